@@ -1,0 +1,148 @@
+package dev.dedup.agent;
+
+import dev.dedup.agent.claims.ClaimService;
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.Durations;
+import dev.dedup.agent.http.HttpVerticle;
+import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.nearcache.NearCache;
+import dev.dedup.agent.nearcache.NearCachedStore;
+import dev.dedup.agent.nearcache.ReleaseSubscriber;
+import dev.dedup.agent.store.embedded.EmbeddedStore;
+import dev.dedup.agent.store.redis.RedisStore;
+import io.micrometer.core.instrument.Gauge;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * A running agent: the store, the claim service, metrics and the HTTP servers, wired together.
+ * {@link #start} returns once it listens; {@link #close} drains requests in flight, then flushes and
+ * closes the store.
+ */
+public final class Agent implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Agent.class.getName());
+
+    private final AgentOptions options;
+    private final Vertx vertx;
+    private final ClaimStore store;
+    private final int port;
+    private boolean closed;
+
+    private Agent(AgentOptions options, Vertx vertx, ClaimStore store, int port) {
+        this.options = options;
+        this.vertx = vertx;
+        this.store = store;
+        this.port = port;
+    }
+
+    /** Starts with the wall clock. */
+    public static Agent start(AgentOptions options) {
+        return start(options, System::currentTimeMillis);
+    }
+
+    /** Starts with the given clock of epoch milliseconds (tests pass a fake one). */
+    public static Agent start(AgentOptions requested, LongSupplier clockMillis) {
+        // Every server instance must ask for the same port to share it: with port 0, choose one now.
+        AgentOptions options = requested.http().port() != 0 ? requested
+                : new AgentOptions(requested.http().withPort(freePort(requested.http().host())), requested.embedded(),
+                        requested.windows(), requested.redis(), requested.nearCache());
+        AgentMetrics metrics = new AgentMetrics();
+        ClaimStore store = openStore(options, clockMillis, metrics);
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
+        try {
+            ClaimService claims = new ClaimService(store, options.windows(), metrics);
+            AtomicInteger boundPort = new AtomicInteger();
+            vertx.deployVerticle(() -> new HttpVerticle(options.http(), claims, metrics, boundPort),
+                            new DeploymentOptions().setInstances(options.http().eventLoops())
+                                    .setThreadingModel(ThreadingModel.EVENT_LOOP))
+                    .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            Agent agent = new Agent(options, vertx, store, boundPort.get());
+            LOG.log(System.Logger.Level.INFO, "dedup-agent listening on http://" + options.http().host() + ":"
+                    + agent.port + " (store " + store.kind() + ": " + describe(options) + ")");
+            return agent;
+        } catch (Exception e) {
+            vertx.close();
+            store.close();
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+                    ? e.getCause() : e;
+            throw new IllegalStateException("cannot listen on " + options.http().host() + ":" + options.http().port()
+                    + ": " + cause.getMessage(), cause);
+        }
+    }
+
+    private static int freePort(String host) {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host))) {
+            return socket.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot find a free port on " + host + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static ClaimStore openStore(AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics) {
+        if (options.redis().enabled()) {
+            RedisStore redis = new RedisStore(options.redis(), clockMillis, metrics.registry());
+            if (!options.nearCache().enabled()) {
+                return redis;
+            }
+            try {
+                NearCache cache = new NearCache(options.nearCache().maxEntries(), clockMillis, metrics.registry());
+                ReleaseSubscriber subscriber = new ReleaseSubscriber(cache, redis.clients(), redis.releaseChannel());
+                return new NearCachedStore(redis, cache, clockMillis, subscriber::listening, subscriber);
+            } catch (RuntimeException e) {
+                redis.close();
+                throw new IllegalStateException("cannot subscribe to the release channel: " + e.getMessage(), e);
+            }
+        }
+        EmbeddedStore embedded = new EmbeddedStore(options.embedded(), clockMillis);
+        Gauge.builder(MetricNames.EMBEDDED_SLOTS, embedded, EmbeddedStore::slots)
+                .description("Slots of the embedded store").register(metrics.registry());
+        Gauge.builder(MetricNames.EMBEDDED_OCCUPIED, embedded, EmbeddedStore::occupiedSlots)
+                .description("Occupied slots of the embedded store").register(metrics.registry());
+        return embedded;
+    }
+
+    private static String describe(AgentOptions options) {
+        if (options.redis().enabled()) {
+            return options.redis().uris().stream().map(RedisOptions::redact).toList() + ", "
+                    + options.redis().buckets() + " buckets, near-cache " + options.nearCache().maxEntries()
+                    + " ids; window " + Durations.format(options.windows().defaultWindow());
+        }
+        return options.embedded().dataDir() + ", " + options.embedded().slots() + " slots, "
+                + options.embedded().ways() + "-way; window " + Durations.format(options.windows().defaultWindow());
+    }
+
+    /** The port it listens on (the chosen one when configured with port 0). */
+    public int port() {
+        return port;
+    }
+
+    public AgentOptions options() {
+        return options;
+    }
+
+    /** Stops accepting, answers what is in flight (up to the shutdown grace), then flushes and closes the store. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long graceMillis = options.http().shutdownGrace().toMillis();
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(graceMillis + 5000, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "HTTP servers did not stop cleanly: " + e);
+        } finally {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.dedup.agent;
+
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.ConfigException;
+import dev.dedup.agent.config.ConfigLoader;
+import java.util.Arrays;
+import java.util.List;
+import sun.misc.Signal;
+
+/**
+ * {@code java -jar dedup-agent.jar [--setting value ...]}. Exits 2 with one line naming the setting when
+ * the configuration is bad, 1 when the agent cannot start, and 0 after SIGTERM or SIGINT once requests in
+ * flight are answered and the store is flushed.
+ */
+public final class Main {
+
+    private Main() {
+    }
+
+    private static void startDrain(Runnable drainAndExit) {
+        Thread t = new Thread(drainAndExit, "dedup-shutdown");
+        t.setDaemon(false);
+        t.start();
+    }
+
+    public static void main(String[] args) {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
+        }
+        List<String> argList = Arrays.asList(args);
+        if (argList.contains("--help") || argList.contains("-h")) {
+            System.out.print(ConfigLoader.help());
+            return;
+        }
+        AgentOptions options;
+        try {
+            options = ConfigLoader.load(argList, System.getenv());
+        } catch (ConfigException e) {
+            System.err.println("dedup-agent: configuration error: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Agent agent;
+        try {
+            agent = Agent.start(options);
+        } catch (RuntimeException e) {
+            System.err.println("dedup-agent: cannot start: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Runnable drainAndExit = () -> {
+            agent.close();
+            System.err.println("dedup-agent: stopped");
+            Runtime.getRuntime().halt(0);
+        };
+        // Our own handlers, so that SIGTERM ends with exit code 0 after the drain rather than 143. The
+        // drain runs on a non-daemon thread: the signal thread is a daemon, and once Vert.x has stopped no
+        // other thread would keep the JVM alive until the store is flushed.
+        Signal.handle(new Signal("TERM"), sig -> startDrain(drainAndExit));
+        Signal.handle(new Signal("INT"), sig -> startDrain(drainAndExit));
+    }
+}

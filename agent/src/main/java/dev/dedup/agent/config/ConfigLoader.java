@@ -1,0 +1,287 @@
+package dev.dedup.agent.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * Builds {@link AgentOptions} from flags, {@code DEDUP_*} environment variables, a properties file and
+ * defaults, in that order of precedence. Every setting has one name: {@code --max-batch} on the command
+ * line, {@code DEDUP_MAX_BATCH} in the environment, {@code max-batch} in the file. Windows of single
+ * namespaces are {@code namespace.<ns>.window=48h} in the file, {@code --namespace-window ns=48h}
+ * (repeatable) or {@code DEDUP_NAMESPACE_WINDOWS=ns=48h,other=1h}.
+ *
+ * <p>Unknown settings are errors, so that a typo does not silently fall back to a default.
+ */
+public final class ConfigLoader {
+
+    /** The settings, in the order {@code --help} lists them. */
+    public static final Map<String, String> SETTINGS = settings();
+
+    private static final java.util.Set<String> BOOLEAN_FLAGS = java.util.Set.of("insecure-bind");
+    private static final String NAMESPACE_PREFIX = "namespace.";
+    private static final String WINDOW_SUFFIX = ".window";
+
+    private final Map<String, String> values = new HashMap<>();
+    private final Map<String, String> origins = new HashMap<>();
+
+    private ConfigLoader() {
+    }
+
+    private static Map<String, String> settings() {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("host", "address to bind (default " + HttpOptions.DEFAULT_HOST + ")");
+        s.put("port", "port to bind (default " + HttpOptions.DEFAULT_PORT + "; 0 picks a free one)");
+        s.put("data-dir", "directory of the embedded store (default ./" + EmbeddedStoreOptions.DEFAULT_DATA_DIR + ")");
+        s.put("embedded-slots", "capacity of the embedded store in ids (default " + EmbeddedStoreOptions.DEFAULT_SLOTS
+                + ", 16 bytes each)");
+        s.put("embedded-ways", "slots per set of the embedded store: 4, 8 or 16 (default 8)");
+        s.put("redis", "Redis shards, comma-separated redis://[user:password@]host:port or rediss:// (TLS);"
+                + " none: the embedded store");
+        s.put("redis-timeout", "how long a shard may take to answer before the batch is answered 503 (default 2s)");
+        s.put("redis-buckets", "hash buckets over all shards (default " + RedisOptions.DEFAULT_BUCKETS + ")");
+        s.put("redis-level-entries", "claims per bucket level, below hash-max-listpack-entries (default "
+                + RedisOptions.DEFAULT_LEVEL_ENTRIES + ")");
+        s.put("redis-max-levels", "levels a bucket may grow (default " + RedisOptions.DEFAULT_MAX_LEVELS + ")");
+        s.put("redis-prefix", "first bytes of every Redis key (default " + RedisOptions.DEFAULT_KEY_PREFIX + ")");
+        s.put("redis-max-in-flight", "script calls queued per shard before 503 (default "
+                + RedisOptions.DEFAULT_MAX_IN_FLIGHT + ")");
+        s.put("near-cache-size", "ids the near-cache in front of Redis keeps; 0 turns it off (default "
+                + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
+        s.put("window", "how long a claim is remembered (default 24h)");
+        s.put("namespace-window", "window of one namespace, ns=duration (repeatable)");
+        s.put("max-batch", "most items per request (default " + HttpOptions.DEFAULT_MAX_BATCH + ")");
+        s.put("max-body", "largest request body (default 8MiB)");
+        s.put("idle-timeout", "close connections idle this long (default 60s)");
+        s.put("event-loops", "HTTP event loops (default: one per core)");
+        s.put("shutdown-grace", "how long SIGTERM waits for requests in flight (default 10s)");
+        s.put("token", "bearer token required on every endpoint but /health/live (at least 16 characters)");
+        s.put("insecure-bind", "allow a non-loopback --host without --token (true/false; the flag alone means true)");
+        s.put("config", "a properties file with any of these settings");
+        return s;
+    }
+
+    /** Loads the options; {@code args} are the command-line arguments (without {@code --help}). */
+    public static AgentOptions load(List<String> args, Map<String, String> env) {
+        ConfigLoader loader = new ConfigLoader();
+        Map<String, String> flags = loader.parseFlags(args);
+        String file = flags.containsKey("config") ? flags.get("config") : env.get("DEDUP_CONFIG");
+        if (file != null) {
+            loader.readFile(Path.of(file));
+        }
+        env.forEach((name, value) -> {
+            if (name.startsWith("DEDUP_") && !name.equals("DEDUP_CONFIG")) {
+                loader.putEnv(name, value);
+            }
+        });
+        flags.forEach((key, value) -> {
+            if (key.equals("namespace-window")) {
+                loader.putNamespaceWindows(value, "--namespace-window");
+            } else if (!key.equals("config")) {
+                loader.put(key, value, "--" + key);
+            }
+        });
+        return loader.build();
+    }
+
+    private Map<String, String> parseFlags(List<String> args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (!arg.startsWith("--") || arg.length() == 2) {
+                throw new ConfigException("'" + arg + "': expected a setting such as --port 7070 (see --help)");
+            }
+            String name = arg.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (BOOLEAN_FLAGS.contains(name) && (i + 1 == args.size() || args.get(i + 1).startsWith("--"))) {
+                value = "true";
+            } else if (i + 1 < args.size()) {
+                value = args.get(++i);
+            } else {
+                throw new ConfigException("--" + name + ": needs a value");
+            }
+            if (!SETTINGS.containsKey(name)) {
+                throw new ConfigException("--" + name + ": unknown setting (see --help)");
+            }
+            if (name.equals("namespace-window")) {
+                String earlier = flags.get(name);
+                flags.put(name, earlier == null ? value : earlier + "," + value);
+            } else {
+                flags.put(name, value);
+            }
+        }
+        return flags;
+    }
+
+    private void readFile(Path path) {
+        Properties props = new Properties();
+        try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            props.load(r);
+        } catch (IOException e) {
+            throw new ConfigException("config: cannot read " + path + ": " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("config: " + path + " is not a properties file: " + e.getMessage());
+        }
+        for (String key : new TreeSet<>(props.stringPropertyNames())) {
+            String value = props.getProperty(key).trim();
+            String origin = key + " (in " + path + ")";
+            if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(WINDOW_SUFFIX)) {
+                put(key, value, origin);
+            } else if (SETTINGS.containsKey(key) && !key.equals("config") && !key.equals("namespace-window")) {
+                put(key, value, origin);
+            } else {
+                throw new ConfigException(origin + ": unknown setting");
+            }
+        }
+    }
+
+    private void putEnv(String name, String value) {
+        if (name.equals("DEDUP_NAMESPACE_WINDOWS")) {
+            putNamespaceWindows(value, name);
+            return;
+        }
+        String key = name.substring("DEDUP_".length()).toLowerCase(Locale.ROOT).replace('_', '-');
+        if (!SETTINGS.containsKey(key) || key.equals("namespace-window")) {
+            throw new ConfigException(name + ": unknown setting (see --help for the DEDUP_* variables)");
+        }
+        put(key, value, name);
+    }
+
+    private void putNamespaceWindows(String list, String origin) {
+        for (String entry : list.split(",")) {
+            int eq = entry.indexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException(origin + ": '" + entry + "' is not ns=duration, e.g. clicks=48h");
+            }
+            put(NAMESPACE_PREFIX + entry.substring(0, eq).trim() + WINDOW_SUFFIX, entry.substring(eq + 1).trim(),
+                    origin);
+        }
+    }
+
+    private void put(String key, String value, String origin) {
+        values.put(key, value);
+        origins.put(key, origin);
+    }
+
+    private AgentOptions build() {
+        HttpOptions http = new HttpOptions(
+                get("host", Function.identity(), HttpOptions.DEFAULT_HOST),
+                get("port", v -> integer("port", v), HttpOptions.DEFAULT_PORT),
+                get("max-batch", v -> integer("max-batch", v), HttpOptions.DEFAULT_MAX_BATCH),
+                get("max-body", v -> Sizes.parse(origin("max-body"), v), HttpOptions.DEFAULT_MAX_BODY),
+                get("idle-timeout", v -> Durations.parse(origin("idle-timeout"), v), HttpOptions.DEFAULT_IDLE_TIMEOUT),
+                get("event-loops", v -> integer("event-loops", v), HttpOptions.defaultEventLoops()),
+                get("shutdown-grace", v -> Durations.parse(origin("shutdown-grace"), v),
+                        HttpOptions.DEFAULT_SHUTDOWN_GRACE),
+                get("token", v -> v.isEmpty() ? null : v, null),
+                get("insecure-bind", v -> bool("insecure-bind", v), false));
+        EmbeddedStoreOptions embedded = new EmbeddedStoreOptions(
+                get("data-dir", Path::of, EmbeddedStoreOptions.DEFAULT_DATA_DIR),
+                get("embedded-slots", v -> longValue("embedded-slots", v), EmbeddedStoreOptions.DEFAULT_SLOTS),
+                get("embedded-ways", v -> integer("embedded-ways", v), EmbeddedStoreOptions.DEFAULT_WAYS));
+        Map<String, Duration> perNamespace = new TreeMap<>();
+        values.forEach((key, value) -> {
+            if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(WINDOW_SUFFIX)) {
+                String ns = key.substring(NAMESPACE_PREFIX.length(), key.length() - WINDOW_SUFFIX.length());
+                perNamespace.put(ns, Durations.parse(origins.get(key), value));
+            }
+        });
+        WindowOptions windows = new WindowOptions(
+                get("window", v -> Durations.parse(origin("window"), v), WindowOptions.DEFAULT_WINDOW), perNamespace);
+        String redisList = get("redis", Function.identity(), "");
+        List<String> uris = shardUris(redisList);
+        RedisOptions redis = new RedisOptions(uris,
+                get("redis-timeout", v -> Durations.parse(origin("redis-timeout"), v), RedisOptions.DEFAULT_TIMEOUT),
+                get("redis-buckets", v -> integer("redis-buckets", v), RedisOptions.DEFAULT_BUCKETS),
+                get("redis-level-entries", v -> integer("redis-level-entries", v), RedisOptions.DEFAULT_LEVEL_ENTRIES),
+                get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
+                get("redis-prefix", Function.identity(), RedisOptions.DEFAULT_KEY_PREFIX),
+                get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT));
+        NearCacheOptions nearCache = new NearCacheOptions(
+                get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
+        return new AgentOptions(http, embedded, windows, redis, nearCache);
+    }
+
+    /**
+     * Splits the shard list on commas, except the commas between the sentinels of one
+     * {@code redis-sentinel://s1:26379,s2:26379#master} URI: a piece without a scheme continues the last URI.
+     */
+    static List<String> shardUris(String list) {
+        List<String> uris = new java.util.ArrayList<>();
+        for (String piece : list.split(",")) {
+            String p = piece.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            if (!p.contains("://") && !uris.isEmpty() && uris.get(uris.size() - 1).startsWith("redis-sentinel://")) {
+                uris.set(uris.size() - 1, uris.get(uris.size() - 1) + "," + p);
+            } else {
+                uris.add(p);
+            }
+        }
+        return List.copyOf(uris);
+    }
+
+    private <T> T get(String key, Function<String, T> parse, T fallback) {
+        String value = values.get(key);
+        return value == null ? fallback : parse.apply(value.trim());
+    }
+
+    private String origin(String key) {
+        return origins.getOrDefault(key, key);
+    }
+
+    private int integer(String key, String value) {
+        long n = longValue(key, value);
+        if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+            throw new ConfigException(origin(key) + ": '" + value + "' is out of range");
+        }
+        return (int) n;
+    }
+
+    private boolean bool(String key, String value) {
+        return switch (value.toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "1" -> true;
+            case "false", "no", "0" -> false;
+            default -> throw new ConfigException(origin(key) + ": '" + value + "' is not true or false");
+        };
+    }
+
+    private long longValue(String key, String value) {
+        try {
+            return Long.parseLong(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new ConfigException(origin(key) + ": '" + value + "' is not a whole number");
+        }
+    }
+
+    /** The text of {@code --help}. */
+    public static String help() {
+        StringBuilder sb = new StringBuilder("""
+                Usage: java -jar dedup-agent.jar [--setting value ...]
+
+                Answers new / retry / duplicate for batches of (id, owner) on http://HOST:PORT/v1/claims.
+                Each setting is also DEDUP_<NAME> in the environment and <name>=value in a --config file;
+                a flag beats the environment, which beats the file, which beats the default.
+
+                """);
+        SETTINGS.forEach((name, text) -> sb.append(String.format("  --%-18s %s%n", name, text)));
+        return sb.toString();
+    }
+}

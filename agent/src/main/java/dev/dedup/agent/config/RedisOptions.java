@@ -1,0 +1,82 @@
+package dev.dedup.agent.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The Redis store: its shards and how claims are laid out in them.
+ *
+ * @param uris        one URI per shard ({@code redis://host:port}, {@code rediss://} for TLS, credentials in
+ *                    the URI, or {@code redis-sentinel://s1:26379,s2:26379#master} for a Sentinel-managed
+ *                    primary, followed to its replica on failover); empty means the embedded store
+ * @param timeout     how long one script call may take before the batch is answered 503
+ * @param buckets     hash buckets over all shards; each bucket grows extra levels when it holds more than
+ *                    {@code levelEntries} claims, so this sets the volume above which lookups slow down,
+ *                    not a limit
+ * @param levelEntries claims one level of a bucket holds; kept below the server's
+ *                    {@code hash-max-listpack-entries} so every level stays a compact listpack
+ * @param maxLevels   levels a bucket may grow before it forgets its soonest-expiring claims
+ * @param keyPrefix   first bytes of every key, and of the release channel's name
+ * @param maxInFlight script calls queued per shard before new batches are answered 503
+ */
+public record RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
+                           String keyPrefix, int maxInFlight) {
+
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * 16 Ki buckets: ~240 claims each at 4 M ids, 24 at 400 K (where a bucket's own ~150 bytes still add
+     * only ~6 per id), second levels from ~6 M ids on, and room for 50 M live ids before a bucket forgets.
+     */
+    public static final int DEFAULT_BUCKETS = 1 << 14;
+    public static final int DEFAULT_LEVEL_ENTRIES = 384;
+    public static final int DEFAULT_MAX_LEVELS = 8;
+    public static final String DEFAULT_KEY_PREFIX = "dd";
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+    /** Expiries are kept modulo 2^20 seconds and levels are trimmed hourly: windows must stay under this. */
+    public static final Duration MAX_WINDOW = Duration.ofDays(5);
+
+    public RedisOptions {
+        uris = List.copyOf(uris);
+        for (String uri : uris) {
+            ConfigException.require(uri.startsWith("redis://") || uri.startsWith("rediss://")
+                            || uri.startsWith("redis-sentinel://"), "redis", redact(uri),
+                    "each shard is redis://host:port, rediss://host:port or redis-sentinel://s1:port,s2:port#master");
+        }
+        ConfigException.require(!timeout.isNegative() && timeout.toMillis() >= 10, "redis-timeout",
+                Durations.format(timeout), "use 10ms or more");
+        ConfigException.require(buckets >= 1 && buckets <= (1 << 30), "redis-buckets", buckets, "use 1 to 2^30");
+        ConfigException.require(levelEntries >= 8 && levelEntries <= 4096, "redis-level-entries", levelEntries,
+                "use 8 to 4096 (and below the server's hash-max-listpack-entries)");
+        ConfigException.require(maxLevels >= 1 && maxLevels <= 64, "redis-max-levels", maxLevels, "use 1 to 64");
+        ConfigException.require(keyPrefix != null && !keyPrefix.isEmpty() && keyPrefix.length() <= 32
+                && keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}'),
+                "redis-prefix", keyPrefix, "use 1 to 32 printable characters other than { and }");
+        ConfigException.require(maxInFlight >= 1, "redis-max-in-flight", maxInFlight, "use 1 or more");
+    }
+
+    public static RedisOptions none() {
+        return new RedisOptions(List.of(), DEFAULT_TIMEOUT, DEFAULT_BUCKETS, DEFAULT_LEVEL_ENTRIES,
+                DEFAULT_MAX_LEVELS, DEFAULT_KEY_PREFIX, DEFAULT_MAX_IN_FLIGHT);
+    }
+
+    public RedisOptions withUris(List<String> newUris) {
+        return new RedisOptions(newUris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight);
+    }
+
+    public boolean enabled() {
+        return !uris.isEmpty();
+    }
+
+    /** A URI fit for logs and stats: the password, if any, replaced by {@code ***}. */
+    public static String redact(String uri) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        if (scheme < 0 || at < scheme) {
+            return uri;
+        }
+        String userInfo = uri.substring(scheme + 3, at);
+        int colon = userInfo.indexOf(':');
+        String user = colon < 0 ? "" : userInfo.substring(0, colon);
+        return uri.substring(0, scheme + 3) + (user.isEmpty() ? "" : user + ":") + "***" + uri.substring(at);
+    }
+}

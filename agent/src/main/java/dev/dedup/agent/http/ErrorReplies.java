@@ -1,0 +1,52 @@
+package dev.dedup.agent.http;
+
+import dev.dedup.wire.BatchEncoder;
+import io.vertx.core.http.HttpServerResponse;
+
+/** The contract's error bodies: {@code {"error": "<code>", "message": "<what and where>"}}. */
+final class ErrorReplies {
+
+    static final String BAD_REQUEST = "bad_request";
+    static final String TOO_LARGE = "too_large";
+    static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
+    static final String UNAVAILABLE = "unavailable";
+    static final String NOT_FOUND = "not_found";
+    static final String METHOD_NOT_ALLOWED = "method_not_allowed";
+    static final String INTERNAL = "internal";
+
+    /** Seconds a worker should wait before retrying a 503. */
+    static final String RETRY_AFTER_SECONDS = "1";
+
+    private ErrorReplies() {
+    }
+
+    static int status(String code) {
+        return switch (code) {
+            case BAD_REQUEST -> 400;
+            case BearerAuth.UNAUTHORIZED -> 401;
+            case NOT_FOUND -> 404;
+            case METHOD_NOT_ALLOWED -> 405;
+            case TOO_LARGE -> 413;
+            case UNSUPPORTED_MEDIA_TYPE -> 415;
+            case UNAVAILABLE -> 503;
+            default -> 500;
+        };
+    }
+
+    static void send(HttpServerResponse response, String code, String message) {
+        if (response.headWritten()) {
+            return;
+        }
+        StringBuilder body = new StringBuilder(64 + message.length());
+        body.append("{\"error\":");
+        BatchEncoder.quote(body, code);
+        body.append(",\"message\":");
+        BatchEncoder.quote(body, message);
+        body.append('}');
+        response.setStatusCode(status(code)).putHeader("Content-Type", "application/json");
+        if (code.equals(UNAVAILABLE)) {
+            response.putHeader("Retry-After", RETRY_AFTER_SECONDS);
+        }
+        response.end(body.toString());
+    }
+}

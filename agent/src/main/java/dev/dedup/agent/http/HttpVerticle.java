@@ -1,0 +1,96 @@
+package dev.dedup.agent.http;
+
+import dev.dedup.agent.claims.ClaimService;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.metrics.AgentMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One HTTP server instance on one event loop; the agent deploys one per event loop and Vert.x spreads
+ * connections over them. Stopping it stops accepting and waits up to the shutdown grace for requests in
+ * flight, so SIGTERM drains.
+ */
+public final class HttpVerticle extends VerticleBase {
+
+    private static final System.Logger LOG = System.getLogger(HttpVerticle.class.getName());
+
+    private final HttpOptions options;
+    private final ClaimService claims;
+    private final AgentMetrics metrics;
+    private final AtomicInteger boundPort;
+    private HttpServer server;
+
+    public HttpVerticle(HttpOptions options, ClaimService claims, AgentMetrics metrics, AtomicInteger boundPort) {
+        this.options = options;
+        this.claims = claims;
+        this.metrics = metrics;
+        this.boundPort = boundPort;
+    }
+
+    @Override
+    public Future<?> start() {
+        Router router = router();
+        HttpServerOptions serverOptions = new HttpServerOptions()
+                .setHost(options.host())
+                .setPort(options.port())
+                .setIdleTimeout((int) options.idleTimeout().toMillis())
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setTcpNoDelay(true)
+                .setCompressionSupported(false);
+        server = vertx.createHttpServer(serverOptions).requestHandler(router);
+        return server.listen(options.port(), options.host()).onSuccess(s -> boundPort.compareAndSet(0, s.actualPort()));
+    }
+
+    private Router router() {
+        Router router = Router.router(vertx);
+        BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
+        OpsRoutes ops = new OpsRoutes(claims, metrics);
+        BodyHandler body = BodyHandler.create(false).setBodyLimit(options.maxBody());
+        if (options.token() != null) {
+            router.route().handler(new BearerAuth(options.token())::handle);
+        }
+
+        // The content type is checked on a route of its own, before the body is read.
+        router.post("/v1/claims").handler(BatchRoutes::requireBatchContentType);
+        router.post("/v1/claims").handler(body).handler(batches::claims);
+        router.post("/v1/releases").handler(BatchRoutes::requireBatchContentType);
+        router.post("/v1/releases").handler(body).handler(batches::releases);
+        router.get("/health/live").handler(ops::live);
+        router.get("/health/ready").handler(ops::ready);
+        router.get("/metrics").handler(ops::metrics);
+        router.get("/v1/stats").handler(ops::stats);
+
+        router.errorHandler(404, ctx -> error(ctx, ErrorReplies.NOT_FOUND,
+                "no endpoint " + ctx.request().method() + " " + ctx.request().path()));
+        router.errorHandler(405, ctx -> error(ctx, ErrorReplies.METHOD_NOT_ALLOWED,
+                ctx.request().method() + " is not allowed on " + ctx.request().path()));
+        router.errorHandler(413, ctx -> error(ctx, ErrorReplies.TOO_LARGE,
+                "body: larger than max-body (" + options.maxBody() + " bytes)"));
+        router.errorHandler(400, ctx -> error(ctx, ErrorReplies.BAD_REQUEST,
+                "body: " + (ctx.failure() == null ? "unreadable" : ctx.failure().getMessage())));
+        router.errorHandler(500, ctx -> {
+            LOG.log(Level.ERROR, "unexpected failure on " + ctx.request().path(), ctx.failure());
+            error(ctx, ErrorReplies.INTERNAL, "internal error");
+        });
+        return router;
+    }
+
+    private void error(io.vertx.ext.web.RoutingContext ctx, String code, String message) {
+        metrics.recordError(code);
+        ErrorReplies.send(ctx.response(), code, message);
+    }
+
+    @Override
+    public Future<?> stop() {
+        return server == null ? Future.succeededFuture()
+                : server.shutdown(options.shutdownGrace());
+    }
+}

@@ -1,0 +1,118 @@
+package dev.dedup.agent.metrics;
+
+import dev.dedup.wire.Verdict;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The agent's meters, registered once and reused: counting costs an add per batch, not a lookup per item.
+ * Backed by a Prometheus registry whose text {@link #scrape()} serves {@code GET /metrics}.
+ */
+public final class AgentMetrics {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Counter[] claims = new Counter[Verdict.values().length];
+    private final Counter released;
+    private final Counter notHeld;
+    private final DistributionSummary claimBatchItems;
+    private final DistributionSummary releaseBatchItems;
+    private final Map<String, Counter> errors = new ConcurrentHashMap<>();
+    private final Map<String, Timer> requests = new ConcurrentHashMap<>();
+
+    public AgentMetrics() {
+        for (Verdict v : Verdict.values()) {
+            claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS).tag(MetricNames.TAG_VERDICT, v.wireName())
+                    .description("Items claimed, by verdict").register(registry);
+        }
+        released = Counter.builder(MetricNames.RELEASES).tag(MetricNames.TAG_RESULT, "released")
+                .description("Items released, by result").register(registry);
+        notHeld = Counter.builder(MetricNames.RELEASES).tag(MetricNames.TAG_RESULT, "not_held")
+                .description("Items released, by result").register(registry);
+        claimBatchItems = batchItems("claims");
+        releaseBatchItems = batchItems("releases");
+    }
+
+    private DistributionSummary batchItems(String endpoint) {
+        return DistributionSummary.builder(MetricNames.BATCH_ITEMS).tag(MetricNames.TAG_ENDPOINT, endpoint)
+                .description("Items per accepted request").serviceLevelObjectives(1, 10, 100, 1000, 10_000)
+                .register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Counts the verdicts of one claimed batch. */
+    public void recordClaims(byte[] codes) {
+        long[] counts = new long[claims.length];
+        for (byte c : codes) {
+            counts[c]++;
+        }
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] > 0) {
+                claims[i].increment(counts[i]);
+            }
+        }
+        claimBatchItems.record(codes.length);
+    }
+
+    /** Counts the results of one released batch. */
+    public void recordReleases(byte[] results) {
+        long n = 0;
+        for (byte r : results) {
+            n += r;
+        }
+        released.increment(n);
+        notHeld.increment(results.length - n);
+        releaseBatchItems.record(results.length);
+    }
+
+    public void recordError(String kind) {
+        errors.computeIfAbsent(kind, k -> Counter.builder(MetricNames.ERRORS).tag(MetricNames.TAG_KIND, k)
+                .description("Rejected or failed requests, by error code").register(registry)).increment();
+    }
+
+    /** A store failure, by its kind ({@code timeout}, {@code connection}, {@code oom}, ...). */
+    public void recordStoreError(String kind) {
+        errors.computeIfAbsent("store:" + kind, k -> Counter.builder(MetricNames.STORE_ERRORS)
+                .tag(MetricNames.TAG_KIND, kind).description("Store failures, by kind").register(registry)).increment();
+    }
+
+    public void recordRequest(String endpoint, String format, String outcome, long nanos) {
+        String key = endpoint + '|' + format + '|' + outcome;
+        requests.computeIfAbsent(key, k -> Timer.builder(MetricNames.REQUESTS)
+                .tags(MetricNames.TAG_ENDPOINT, endpoint, MetricNames.TAG_FORMAT, format, MetricNames.TAG_OUTCOME, outcome)
+                .description("Claim and release requests").publishPercentileHistogram()
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Totals by verdict, for {@code /v1/stats}. */
+    public Map<String, Long> claimTotals() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Verdict v : Verdict.values()) {
+            out.put(v.wireName(), (long) claims[v.ordinal()].count());
+        }
+        return out;
+    }
+
+    /** Totals by result, for {@code /v1/stats}. */
+    public Map<String, Long> releaseTotals() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        out.put("released", (long) released.count());
+        out.put("not_held", (long) notHeld.count());
+        return out;
+    }
+
+    /** Prometheus text format. */
+    public String scrape() {
+        return registry.scrape();
+    }
+}

@@ -1,0 +1,38 @@
+package dev.dedup.agent.metrics;
+
+/** Every metric the agent publishes; dotted lowercase names, dimensions as tags, never an id as a tag. */
+public final class MetricNames {
+
+    /** Items claimed, tag {@code verdict=new|retry|duplicate}. */
+    public static final String CLAIMS = "dedup.claims";
+    /** Items released, tag {@code result=released|not_held}. */
+    public static final String RELEASES = "dedup.releases";
+    /** Items per accepted request, tag {@code endpoint=claims|releases}. */
+    public static final String BATCH_ITEMS = "dedup.batch.items";
+    /** Request latency, tags {@code endpoint}, {@code format=json|binary}, {@code outcome=ok|<error code>}. */
+    public static final String REQUESTS = "dedup.http.requests";
+    /** Rejected or failed requests, tag {@code kind=<error code>}. */
+    public static final String ERRORS = "dedup.errors";
+    /** Slots of the embedded store. */
+    public static final String EMBEDDED_SLOTS = "dedup.embedded.slots";
+    /** Occupied slots of the embedded store (live or expired but not yet replaced). */
+    public static final String EMBEDDED_OCCUPIED = "dedup.embedded.slots.occupied";
+
+    /** Script calls per shard, tags {@code shard}, {@code op=claim|release}. */
+    public static final String REDIS_SCRIPT = "dedup.redis.script";
+    /** Live claims a full bucket forgot, tag {@code shard}. */
+    public static final String REDIS_EVICTIONS = "dedup.redis.evictions";
+    /** Store failures by kind ({@code timeout}, {@code connection}, {@code oom}, ...). */
+    public static final String STORE_ERRORS = "dedup.store.errors";
+
+    public static final String TAG_VERDICT = "verdict";
+    public static final String TAG_SHARD = "shard";
+    public static final String TAG_RESULT = "result";
+    public static final String TAG_ENDPOINT = "endpoint";
+    public static final String TAG_FORMAT = "format";
+    public static final String TAG_OUTCOME = "outcome";
+    public static final String TAG_KIND = "kind";
+
+    private MetricNames() {
+    }
+}

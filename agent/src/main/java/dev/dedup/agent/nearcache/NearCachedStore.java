@@ -1,0 +1,141 @@
+package dev.dedup.agent.nearcache;
+
+import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.wire.Batch;
+import dev.dedup.wire.Verdict;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * A {@link ClaimStore} in front of another: items whose id this agent claimed recently are answered from
+ * the {@link NearCache} without a round trip, the rest go to the store in one sub-batch, in order.
+ *
+ * <p>The cache answers only what the store would: an entry is made when the store answered {@code new}
+ * (so the owner and the end of the claim are known exactly), it ends with the claim, and releases drop it
+ * here and, through the release channel, in every other agent. While that channel is down the cache is
+ * bypassed ({@code usable} is false) and cleared, since releases elsewhere would go unseen. It compares
+ * whole 64-bit owner fingerprints, where Redis keeps 20-bit tags, so when two owners' tags collide the
+ * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
+ */
+public final class NearCachedStore implements ClaimStore {
+
+    private static final byte NEW = Verdict.NEW.code();
+    private static final byte RETRY = Verdict.RETRY.code();
+    private static final byte DUPLICATE = Verdict.DUPLICATE.code();
+
+    private final ClaimStore store;
+    private final NearCache cache;
+    private final LongSupplier clockMillis;
+    private final BooleanSupplier usable;
+    private final AutoCloseable closeFirst;
+
+    /**
+     * @param usable     whether the cache may be used now (the release channel is subscribed)
+     * @param closeFirst closed before the store, e.g. the subscriber that uses the store's connections
+     */
+    public NearCachedStore(ClaimStore store, NearCache cache, LongSupplier clockMillis, BooleanSupplier usable,
+                           AutoCloseable closeFirst) {
+        this.store = store;
+        this.cache = cache;
+        this.clockMillis = clockMillis;
+        this.usable = usable;
+        this.closeFirst = closeFirst;
+    }
+
+    @Override
+    public String kind() {
+        return store.kind();
+    }
+
+    @Override
+    public CompletionStage<byte[]> claim(Batch batch, long windowMillis) {
+        if (!usable.getAsBoolean()) {
+            return store.claim(batch, windowMillis);
+        }
+        int n = batch.size();
+        byte[] verdicts = new byte[n];
+        int[] misses = new int[n];
+        int missCount = 0;
+        Set<Long> sentToStore = null;
+        for (int i = 0; i < n; i++) {
+            long key = batch.key(i);
+            // A repeat of an id already sent to the store in this batch must follow it there, in order.
+            NearCache.Claim hit = sentToStore != null && sentToStore.contains(key) ? null : cache.get(key);
+            if (hit != null) {
+                verdicts[i] = hit.owner() == batch.owner(i) ? RETRY : DUPLICATE;
+            } else {
+                misses[missCount++] = i;
+                if (sentToStore == null) {
+                    sentToStore = new HashSet<>();
+                }
+                sentToStore.add(key);
+            }
+        }
+        if (missCount == 0) {
+            return CompletableFuture.completedFuture(verdicts);
+        }
+        Batch sub = missCount == n ? batch : batch.subset(misses, missCount);
+        int subSize = missCount;
+        long expiresAt = clockMillis.getAsLong() + windowMillis;
+        return store.claim(sub, windowMillis).thenApply(answers -> {
+            for (int j = 0; j < subSize; j++) {
+                int i = misses[j];
+                verdicts[i] = answers[j];
+                if (answers[j] == NEW && usable.getAsBoolean()) {
+                    cache.put(batch.key(i), batch.owner(i), expiresAt);
+                }
+            }
+            return verdicts;
+        });
+    }
+
+    @Override
+    public CompletionStage<byte[]> release(Batch batch) {
+        for (int i = 0; i < batch.size(); i++) {
+            cache.invalidate(batch.key(i));
+        }
+        return store.release(batch);
+    }
+
+    @Override
+    public CompletionStage<Void> ready() {
+        return store.ready();
+    }
+
+    @Override
+    public Map<String, Object> stats() {
+        Map<String, Object> s = new LinkedHashMap<>(store.stats());
+        Map<String, Object> near = new LinkedHashMap<>();
+        near.put("enabled", true);
+        near.put("usable", usable.getAsBoolean());
+        near.put("size", cache.size());
+        near.put("hits", cache.hits());
+        near.put("misses", cache.misses());
+        near.put("hit_ratio", cache.hitRatio());
+        s.put("near_cache", near);
+        return s;
+    }
+
+    @Override
+    public void flush() {
+        store.flush();
+    }
+
+    @Override
+    public void close() {
+        try {
+            closeFirst.close();
+        } catch (Exception e) {
+            System.getLogger(NearCachedStore.class.getName()).log(System.Logger.Level.WARNING,
+                    "closing the release subscriber failed: " + e);
+        } finally {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package dev.dedup.agent.store.embedded;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * {@code <dataDir>/claims.slots} mapped into memory, and the {@code <dataDir>/agent.lock} that keeps a
+ * second agent away from it.
+ *
+ * <p>The file is a {@link SlotFileHeader} then {@code sets × ways} slots of {@value
+ * SlotFileHeader#SLOT_BYTES} bytes. It is mapped in chunks of at most 1 GiB, each a whole number of
+ * sets, because one {@link MappedByteBuffer} cannot pass 2 GiB and a set read across two chunks would
+ * cost a branch on every probe. Writes to the mapping reach the page cache at once, so a killed agent
+ * loses nothing; {@link #force()} is only needed against a machine crash.
+ *
+ * <p>A new file is written under a temporary name and renamed into place, so a crash while creating it
+ * never leaves a headerless file behind. The slot area is sparse until written.
+ *
+ * <p>Not thread-safe as to opening and closing; reads and writes of slots go through the chunk
+ * buffers' absolute accessors, which callers order with their own locks.
+ */
+final class SlotFile implements AutoCloseable {
+
+    static final String FILE_NAME = "claims.slots";
+    static final String LOCK_NAME = "agent.lock";
+    private static final long MAX_CHUNK_BYTES = 1L << 30;
+
+    private final Path path;
+    private final SlotFileHeader header;
+    private final FileChannel lockChannel;
+    private final long setsPerChunk;
+    private final int setBytes;
+    private final MappedByteBuffer[] chunks;
+    private boolean closed;
+
+    private SlotFile(Path path, SlotFileHeader header, FileChannel lockChannel, MappedByteBuffer[] chunks,
+            long setsPerChunk) {
+        this.path = path;
+        this.header = header;
+        this.lockChannel = lockChannel;
+        this.chunks = chunks;
+        this.setsPerChunk = setsPerChunk;
+        this.setBytes = header.ways() * SlotFileHeader.SLOT_BYTES;
+    }
+
+    /**
+     * Opens the slot file of {@code dataDir}, creating the directory and an empty table of {@code sets ×
+     * ways} slots if there is none.
+     *
+     * @param nowMillis the clock, read once if the file is created: its second becomes the expiry base
+     * @throws IllegalStateException with a one-line message naming the file or directory when another
+     *                               agent holds the lock, the file has another shape or format, is
+     *                               truncated, or cannot be read
+     */
+    static SlotFile open(Path dataDir, long sets, int ways, long nowMillis) {
+        Path path = dataDir.resolve(FILE_NAME);
+        FileChannel lockChannel = null;
+        try {
+            Files.createDirectories(dataDir);
+            lockChannel = FileChannel.open(dataDir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+            if (tryLock(lockChannel) == null) {
+                throw new IllegalStateException("another agent is using " + dataDir + " (" + dataDir.resolve(LOCK_NAME)
+                        + " is locked): stop it, or point --data-dir elsewhere");
+            }
+            if (!Files.exists(path)) {
+                create(path, new SlotFileHeader(ways, sets, Math.floorDiv(nowMillis, 1000), nowMillis));
+            }
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                SlotFileHeader header = readHeader(channel, path);
+                header.requireShape(sets, ways, path);
+                long size = channel.size();
+                if (size != header.fileBytes()) {
+                    throw new IllegalStateException("embedded store " + path + " is " + size + " bytes but its header"
+                            + " says " + header.fileBytes() + " (truncated or damaged): move it away to start empty");
+                }
+                long setsPerChunk = MAX_CHUNK_BYTES / ((long) ways * SlotFileHeader.SLOT_BYTES);
+                // The mappings outlive the channel; closing it here leaves one descriptor fewer open.
+                return new SlotFile(path, header, lockChannel, map(channel, header, setsPerChunk), setsPerChunk);
+            }
+        } catch (IOException e) {
+            closeQuietly(lockChannel);
+            throw new IllegalStateException("embedded store " + path + " cannot be opened: " + e, e);
+        } catch (RuntimeException e) {
+            closeQuietly(lockChannel);
+            throw e;
+        }
+    }
+
+    Path path() {
+        return path;
+    }
+
+    SlotFileHeader header() {
+        return header;
+    }
+
+    /** The chunk that holds {@code set}; index it from {@link #offset(long)}. */
+    ByteBuffer chunk(long set) {
+        return chunks[(int) (set / setsPerChunk)];
+    }
+
+    /** Byte offset of {@code set}'s first slot within its {@link #chunk(long) chunk}. */
+    int offset(long set) {
+        return (int) (set % setsPerChunk) * setBytes;
+    }
+
+    /** Counts the slots that hold a key: one pass over the whole file. */
+    long countOccupied() {
+        long occupied = 0;
+        for (MappedByteBuffer chunk : chunks) {
+            for (int at = 0, end = chunk.capacity(); at < end; at += SlotFileHeader.SLOT_BYTES) {
+                if (chunk.getLong(at) != 0) {
+                    occupied++;
+                }
+            }
+        }
+        return occupied;
+    }
+
+    /** Writes every changed page of the mapping to disk (msync). */
+    void force() {
+        for (MappedByteBuffer chunk : chunks) {
+            chunk.force();
+        }
+    }
+
+    /**
+     * Forces the mapping and releases the lock. The pages are unmapped once nothing references this
+     * object any more, since Java has no supported way to unmap at once; a claim still running on
+     * another thread therefore never touches unmapped memory, and the next open of the same file simply
+     * maps it again.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            force();
+        } finally {
+            closeQuietly(lockChannel);
+        }
+    }
+
+    private static FileLock tryLock(FileChannel channel) throws IOException {
+        try {
+            return channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            return null;
+        }
+    }
+
+    private static void create(Path path, SlotFileHeader header) throws IOException {
+        Path temporary = path.resolveSibling(FILE_NAME + ".tmp");
+        Files.deleteIfExists(temporary);
+        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer encoded = header.encode();
+            while (encoded.hasRemaining()) {
+                channel.write(encoded, encoded.position());
+            }
+            // One byte at the end sets the length; the slots between read as zero (empty).
+            channel.write(ByteBuffer.allocate(1), header.fileBytes() - 1);
+            channel.force(true);
+        }
+        Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static SlotFileHeader readHeader(FileChannel channel, Path path) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(SlotFileHeader.BYTES);
+        while (buffer.hasRemaining() && channel.read(buffer, buffer.position()) > 0) {
+            // keep reading: a read may return fewer bytes than asked
+        }
+        if (buffer.hasRemaining()) {
+            throw new IllegalStateException("embedded store " + path + " is " + channel.size() + " bytes, shorter"
+                    + " than its " + SlotFileHeader.BYTES + "-byte header (truncated): move it away to start empty");
+        }
+        return SlotFileHeader.decode(buffer, path);
+    }
+
+    private static MappedByteBuffer[] map(FileChannel channel, SlotFileHeader header, long setsPerChunk)
+            throws IOException {
+        long setBytes = (long) header.ways() * SlotFileHeader.SLOT_BYTES;
+        int count = (int) ((header.sets() + setsPerChunk - 1) / setsPerChunk);
+        MappedByteBuffer[] chunks = new MappedByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            long firstSet = i * setsPerChunk;
+            long setsHere = Math.min(setsPerChunk, header.sets() - firstSet);
+            chunks[i] = channel.map(FileChannel.MapMode.READ_WRITE, SlotFileHeader.BYTES + firstSet * setBytes,
+                    setsHere * setBytes);
+        }
+        return chunks;
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.close(); // also releases its lock
+        } catch (IOException e) {
+            // nothing to do: the descriptor is gone either way
+        }
+    }
+}

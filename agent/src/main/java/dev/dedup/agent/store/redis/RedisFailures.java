@@ -1,0 +1,62 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.agent.store.StoreUnavailableException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Translates what Lettuce and Redis answer into {@link StoreUnavailableException}s that say which shard
+ * and why, in one place. Redis error replies start with a code: {@code OOM} (maxmemory reached with
+ * noeviction), {@code READONLY} (a replica, e.g. after a failover not yet followed), {@code LOADING}
+ * (restarting), {@code BUSY} (another script runs too long), {@code NOSCRIPT} (handled by
+ * {@link DedupScript} before it gets here).
+ */
+final class RedisFailures {
+
+    private RedisFailures() {
+    }
+
+    static StoreUnavailableException translate(String shard, Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof StoreUnavailableException s) {
+            return s;
+        }
+        if (t instanceof RedisCommandTimeoutException) {
+            return new StoreUnavailableException("timeout", "redis shard " + shard + " did not answer in time", t);
+        }
+        if (t instanceof RedisCommandExecutionException) {
+            String message = String.valueOf(t.getMessage());
+            String code = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
+            String kind = switch (code) {
+                case "OOM" -> "oom";
+                case "READONLY" -> "readonly";
+                case "LOADING" -> "loading";
+                case "BUSY" -> "busy";
+                case "NOAUTH", "WRONGPASS", "NOPERM" -> "auth";
+                default -> "error";
+            };
+            return new StoreUnavailableException(kind, "redis shard " + shard + " answered: " + firstLine(message), t);
+        }
+        if (t instanceof RedisConnectionException || (t instanceof RedisException
+                && String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("connect"))) {
+            return new StoreUnavailableException("connection", "redis shard " + shard + " is not connected: "
+                    + firstLine(String.valueOf(t.getMessage())), t);
+        }
+        if (t instanceof RedisException && String.valueOf(t.getMessage()).contains("Request queue size exceeded")) {
+            return new StoreUnavailableException("overloaded", "redis shard " + shard
+                    + " has too many script calls in flight (redis-max-in-flight)", t);
+        }
+        return new StoreUnavailableException("error", "redis shard " + shard + " failed: " + t, t);
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

@@ -1,0 +1,358 @@
+package dev.dedup.agent.contract;
+
+import static dev.dedup.agent.testing.AgentHttp.BINARY;
+import static dev.dedup.agent.testing.AgentHttp.JSON;
+import static dev.dedup.agent.testing.AgentHttp.text;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.Item;
+import java.io.ByteArrayOutputStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The contract of API.md, written once and run against every store: a subclass says how to start an
+ * agent on its store; every test here talks HTTP to it. Each test uses fresh ids, so tests share one agent.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ClaimContractSuite {
+
+    /** Settings every store's agent is started with, so that limits are reached cheaply. */
+    protected static final int MAX_BATCH = 100;
+    protected static final long MAX_BODY = 64 * 1024;
+    protected static final Duration WINDOW = Duration.ofHours(24);
+    protected static final String SHORT_NS = "short";
+    protected static final Duration SHORT_WINDOW = Duration.ofSeconds(10);
+
+    protected final FakeClock clock = new FakeClock(1_767_225_600_000L); // 2026-01-01T00:00:00Z
+    protected Agent agent;
+    protected AgentHttp http;
+
+    /**
+     * Starts an agent on the store under test on a free port with the given clock, {@link #MAX_BATCH},
+     * {@link #MAX_BODY}, a default window of {@link #WINDOW} and {@link #SHORT_WINDOW} for {@link #SHORT_NS}.
+     */
+    protected abstract Agent startAgent(FakeClock clock);
+
+    @BeforeAll
+    void start() {
+        agent = startAgent(clock);
+        http = new AgentHttp(agent.port());
+    }
+
+    @AfterAll
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+    }
+
+    private static String id() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static List<Item> items(String owner, String... ids) {
+        List<Item> out = new ArrayList<>();
+        for (String id : ids) {
+            out.add(new Item(id, owner));
+        }
+        return out;
+    }
+
+    // --- verdicts ---
+
+    @Test
+    void firstClaimIsNew_sameOwnerAgainIsRetry() {
+        String id = id();
+        assertEquals(List.of("new"), http.claim("t", items("3:100", id)));
+        assertEquals(List.of("retry"), http.claim("t", items("3:100", id)));
+    }
+
+    @Test
+    void duplicateWhenAnotherOwnerClaimedFirst() {
+        String id = id();
+        assertEquals(List.of("new"), http.claim("t", items("3:100", id)));
+        assertEquals(List.of("duplicate"), http.claim("t", items("7:555", id)));
+        assertEquals(List.of("retry"), http.claim("t", items("3:100", id)), "the first owner keeps its claim");
+    }
+
+    @Test
+    void repeatsInOneBatchAreDecidedInOrder() {
+        String a = id();
+        String b = id();
+        List<Item> batch = List.of(new Item(a, "o1"), new Item(a, "o1"), new Item(a, "o2"),
+                new Item(b, "o9"), new Item(b, "o8"));
+        assertEquals(List.of("new", "retry", "duplicate", "new", "duplicate"), http.claim("t", batch));
+    }
+
+    @Test
+    void manyItemsOneBatch_allNewThenAllRetry() {
+        List<Item> batch = IntStream.range(0, MAX_BATCH).mapToObj(i -> new Item(id(), "p:" + i)).toList();
+        assertTrue(http.claim("t", batch).stream().allMatch("new"::equals));
+        assertTrue(http.claim("t", batch).stream().allMatch("retry"::equals));
+    }
+
+    // --- releases ---
+
+    @Test
+    void releaseOnlyBySameOwner_thenNextClaimIsNew() {
+        String id = id();
+        http.claim("t", items("o1", id));
+        assertEquals(List.of(false), http.release("t", items("o2", id)), "another owner cannot release");
+        assertEquals(List.of("duplicate"), http.claim("t", items("o2", id)));
+        assertEquals(List.of(true), http.release("t", items("o1", id)));
+        assertEquals(List.of(false), http.release("t", items("o1", id)), "nothing left to release");
+        assertEquals(List.of("new"), http.claim("t", items("o2", id)));
+    }
+
+    @Test
+    void releaseOfUnclaimedIdIsFalse_andClaimsNothing() {
+        String id = id();
+        assertEquals(List.of(false), http.release("t", items("o1", id)));
+        assertEquals(List.of("new"), http.claim("t", items("o2", id)));
+    }
+
+    @Test
+    void releasesAnswerJson() {
+        String held = id();
+        http.claim("t", items("o1", held));
+        HttpResponse<byte[]> r = AgentHttp.ok(http.post("/v1/releases", JSON,
+                BatchEncoder.json("t", items("o1", held, id()))));
+        assertEquals("{\"released\":[true,false]}", text(r));
+        assertEquals(JSON, r.headers().firstValue("Content-Type").orElse(""));
+    }
+
+    // --- namespaces and windows ---
+
+    @Test
+    void namespacesAreIsolated() {
+        String id = id();
+        assertEquals(List.of("new"), http.claim("clicks", items("o1", id)));
+        assertEquals(List.of("new"), http.claim("views", items("o2", id)));
+        assertEquals(List.of("duplicate"), http.claim("clicks", items("o2", id)));
+    }
+
+    @Test
+    void defaultNamespaceIsShared_jsonWithoutNs_binaryWithEmptyNs_andNamedDefault() {
+        String id = id();
+        byte[] json = ("{\"items\":[{\"id\":\"" + id + "\",\"owner\":\"o1\"}]}").getBytes(StandardCharsets.UTF_8);
+        assertEquals("{\"verdicts\":[\"new\"]}", text(AgentHttp.ok(http.post("/v1/claims", JSON, json))));
+        assertEquals(List.of("duplicate"), http.claim("", items("o2", id)));
+        assertEquals(List.of("retry"), http.claim("default", items("o1", id)));
+    }
+
+    @Test
+    void claimExpiresAfterItsWindow() {
+        String id = id();
+        assertEquals(List.of("new"), http.claim("t", items("o1", id)));
+        clock.advance(WINDOW.minusSeconds(1));
+        assertEquals(List.of("duplicate"), http.claim("t", items("o2", id)), "still inside the window");
+        clock.advance(Duration.ofSeconds(2));
+        assertEquals(List.of("new"), http.claim("t", items("o2", id)), "the window is over");
+    }
+
+    @Test
+    void namespaceWindowOverridesTheDefault() {
+        String shortId = id();
+        String longId = id();
+        http.claim(SHORT_NS, items("o1", shortId));
+        http.claim("t", items("o1", longId));
+        clock.advance(SHORT_WINDOW.plusSeconds(1));
+        assertEquals(List.of("new"), http.claim(SHORT_NS, items("o2", shortId)));
+        assertEquals(List.of("duplicate"), http.claim("t", items("o2", longId)));
+    }
+
+    // --- formats ---
+
+    @Test
+    void jsonAndBinaryShareClaims() {
+        String id = id();
+        assertEquals("{\"verdicts\":[\"new\"]}", http.claimJson("t", items("o1", id)));
+        assertEquals(List.of("duplicate"), http.claim("t", items("o2", id)));
+        assertEquals("{\"verdicts\":[\"retry\"]}", http.claimJson("t", items("o1", id)));
+    }
+
+    @Test
+    void binaryAnswerIsOneBytePerItem() {
+        HttpResponse<byte[]> r = AgentHttp.ok(http.post("/v1/claims", BINARY,
+                BatchEncoder.binary("t", items("o", id(), id(), id()))));
+        assertEquals("application/x-dedup-verdicts", r.headers().firstValue("Content-Type").orElse(""));
+        assertEquals(3, r.body().length);
+    }
+
+    @Test
+    void contentTypeParametersAreAccepted() {
+        HttpResponse<byte[]> r = http.post("/v1/claims", "application/json; charset=utf-8",
+                BatchEncoder.json("t", items("o", id())));
+        assertEquals(200, r.statusCode(), text(r));
+    }
+
+    @Test
+    void emptyBatchAnswersEmptyVerdicts() {
+        HttpResponse<byte[]> r = AgentHttp.ok(http.post("/v1/claims", JSON, "{\"items\":[]}".getBytes()));
+        assertEquals("{\"verdicts\":[]}", text(r));
+    }
+
+    // --- rejected requests change nothing ---
+
+    /** Sends a bad request, checks its status, code and message, then checks that {@code probe} is still unclaimed. */
+    private void rejected(int status, String code, String messagePart, String contentType, byte[] body,
+                          String probeNs, String... probeIds) {
+        HttpResponse<byte[]> r = http.post("/v1/claims", contentType, body);
+        String text = text(r);
+        assertEquals(status, r.statusCode(), text);
+        assertTrue(text.contains("\"error\":\"" + code + "\""), text);
+        assertTrue(text.contains(messagePart), "message should contain '" + messagePart + "': " + text);
+        assertEquals("application/json", r.headers().firstValue("Content-Type").orElse(""));
+        for (String probe : probeIds) {
+            assertEquals(List.of("new"), http.claim(probeNs, items("other-owner", probe)),
+                    "a rejected request claimed " + probe);
+        }
+    }
+
+    @Test
+    void emptyIdIs400_andEarlierItemsAreNotClaimed() {
+        String first = id();
+        byte[] body = ("{\"ns\":\"t\",\"items\":[{\"id\":\"" + first + "\",\"owner\":\"o\"},{\"id\":\"\",\"owner\":\"o\"}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        rejected(400, "bad_request", "items[1].id: empty", JSON, body, "t", first);
+    }
+
+    @Test
+    void missingOwnerIs400() {
+        String first = id();
+        byte[] body = ("{\"ns\":\"t\",\"items\":[{\"id\":\"" + first + "\",\"owner\":\"o\"},{\"id\":\"x\"}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        rejected(400, "bad_request", "items[1].owner: missing", JSON, body, "t", first);
+    }
+
+    @Test
+    void idTooLongIs400() {
+        for (String type : List.of(JSON, BINARY)) {
+            String first = id();
+            List<Item> batch = List.of(new Item(first, "o"), new Item("x".repeat(513), "o"));
+            byte[] body = type.equals(JSON) ? BatchEncoder.json("t", batch) : BatchEncoder.binary("t", batch);
+            rejected(400, "bad_request", "items[1].id", type, body, "t", first);
+        }
+    }
+
+    @Test
+    void ownerTooLongIs400() {
+        String first = id();
+        List<Item> batch = List.of(new Item(first, "o"), new Item(id(), "o".repeat(129)));
+        rejected(400, "bad_request", "items[1].owner", BINARY, BatchEncoder.binary("t", batch), "t", first);
+    }
+
+    @Test
+    void badNamespaceIs400() {
+        String first = id();
+        rejected(400, "bad_request", "ns:", JSON, BatchEncoder.json("no spaces", items("o", first)), "t", first);
+    }
+
+    @Test
+    void malformedJsonIs400() {
+        rejected(400, "bad_request", "malformed JSON", JSON, "{\"items\":[{\"id\":".getBytes(), "t");
+    }
+
+    @Test
+    void truncatedBinaryIs400_andEarlierItemsAreNotClaimed() {
+        String first = id();
+        byte[] whole = BatchEncoder.binary("t", List.of(new Item(first, "o"), new Item(id(), "owner")));
+        byte[] cut = java.util.Arrays.copyOf(whole, whole.length - 2);
+        rejected(400, "bad_request", "items[1].owner: truncated", BINARY, cut, "t", first);
+    }
+
+    @Test
+    void moreThanMaxBatchItemsIs413() {
+        List<Item> batch = IntStream.range(0, MAX_BATCH + 1).mapToObj(i -> new Item(id(), "o")).toList();
+        rejected(413, "too_large", "max-batch", BINARY, BatchEncoder.binary("t", batch), "t", batch.get(0).id());
+        rejected(413, "too_large", "max-batch", JSON, BatchEncoder.json("t", batch), "t", batch.get(1).id());
+    }
+
+    @Test
+    void bodyOverMaxBodyIs413() {
+        String first = id();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(BatchEncoder.binary("t", items("o", first)));
+        out.writeBytes(new byte[(int) MAX_BODY]);
+        rejected(413, "too_large", "max-body", BINARY, out.toByteArray(), "t", first);
+    }
+
+    @Test
+    void otherContentTypeIs415() {
+        String first = id();
+        rejected(415, "unsupported_media_type", "text/plain", "text/plain", BatchEncoder.json("t", items("o", first)),
+                "t", first);
+    }
+
+    @Test
+    void missingContentTypeIs415() {
+        String first = id();
+        rejected(415, "unsupported_media_type", "missing", null, BatchEncoder.json("t", items("o", first)), "t", first);
+    }
+
+    @Test
+    void badReleaseIs400_andReleasesNothing() {
+        String id = id();
+        http.claim("t", items("o1", id));
+        byte[] body = ("{\"ns\":\"t\",\"items\":[{\"id\":\"" + id + "\",\"owner\":\"o1\"},{\"id\":5,\"owner\":\"o\"}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<byte[]> r = http.post("/v1/releases", JSON, body);
+        assertEquals(400, r.statusCode());
+        assertTrue(text(r).contains("items[1].id: must be a string"), text(r));
+        assertEquals(List.of("retry"), http.claim("t", items("o1", id)), "the claim is still held");
+    }
+
+    // --- operations ---
+
+    @Test
+    void unknownPathIs404_wrongMethodIs405_asJson() {
+        HttpResponse<byte[]> r = http.get("/v1/nothing");
+        assertEquals(404, r.statusCode());
+        assertTrue(text(r).contains("\"error\":\"not_found\""), text(r));
+        r = http.get("/v1/claims");
+        assertEquals(405, r.statusCode());
+        assertTrue(text(r).contains("\"error\":\"method_not_allowed\""), text(r));
+    }
+
+    @Test
+    void healthAnswers() {
+        assertEquals(200, http.get("/health/live").statusCode());
+        HttpResponse<byte[]> ready = http.get("/health/ready");
+        assertEquals(200, ready.statusCode(), text(ready));
+    }
+
+    @Test
+    void metricsCountVerdictsInPrometheusFormat() {
+        String id = id();
+        http.claim("t", items("o1", id));
+        http.claim("t", items("o2", id));
+        String metrics = text(AgentHttp.ok(http.get("/metrics")));
+        assertTrue(metrics.contains("dedup_claims_total{verdict=\"new\"}"), metrics);
+        assertTrue(metrics.contains("dedup_claims_total{verdict=\"duplicate\"}"), metrics);
+        assertTrue(metrics.contains("dedup_http_requests_seconds"), metrics);
+    }
+
+    @Test
+    void statsNameTheStoreAndCountClaims() {
+        http.claim("t", items("o1", id()));
+        String stats = text(AgentHttp.ok(http.get("/v1/stats")));
+        assertTrue(stats.contains("\"kind\""), stats);
+        assertTrue(stats.contains("\"claims\""), stats);
+        assertTrue(stats.contains("\"new\""), stats);
+    }
+}

@@ -1,0 +1,10 @@
+package dev.dedup.agent.contract;
+
+/** The contract against one Redis shard with the near-cache off: every answer comes from the script. */
+class RedisWithoutNearCacheContractTest extends RedisContractTest {
+
+    @Override
+    protected long nearCacheSize() {
+        return 0;
+    }
+}

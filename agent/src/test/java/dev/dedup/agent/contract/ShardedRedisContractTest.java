@@ -1,0 +1,10 @@
+package dev.dedup.agent.contract;
+
+/** The contract against three Redis shards, with the near-cache in front. */
+class ShardedRedisContractTest extends RedisContractTest {
+
+    @Override
+    protected int shards() {
+        return 3;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.dedup.agent.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.Item;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** An agent started with {@code --token}: every endpoint but /health/live wants the bearer token. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BearerTokenTest {
+
+    private static final String TOKEN = "s3cret-token-0123456789";
+
+    @TempDir
+    static Path dir;
+
+    private final StringBuilder logs = new StringBuilder();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            logs.append(r.getMessage()).append('\n');
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private Agent agent;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @BeforeAll
+    void start() {
+        Logger.getLogger("").addHandler(capture);
+        Logger.getLogger("").setLevel(Level.ALL);
+        agent = Agent.start(new AgentOptions(
+                new HttpOptions("127.0.0.1", 0, 100, 1 << 16, Duration.ofSeconds(30), 1, Duration.ofSeconds(1))
+                        .withToken(TOKEN, false),
+                new EmbeddedStoreOptions(dir, 1 << 12, 8), WindowOptions.defaults()));
+    }
+
+    @AfterAll
+    void stop() {
+        agent.close();
+        Logger.getLogger("").removeHandler(capture);
+    }
+
+    private HttpResponse<String> send(String path, String authorization, byte[] body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.port() + path));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        if (body != null) {
+            b.header("Content-Type", AgentHttp.BINARY).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static byte[] batch() {
+        return BatchEncoder.binary("t", List.of(new Item("id-" + System.nanoTime(), "o")));
+    }
+
+    @Test
+    void claimWithoutTokenIs401_andClaimsNothing() throws Exception {
+        byte[] body = batch();
+        HttpResponse<String> r = send("/v1/claims", null, body);
+        assertEquals(401, r.statusCode());
+        assertTrue(r.body().contains("\"error\":\"unauthorized\""), r.body());
+        assertEquals("Bearer", r.headers().firstValue("WWW-Authenticate").orElse(""));
+        HttpResponse<String> authorised = send("/v1/claims", "Bearer " + TOKEN, body);
+        assertEquals(200, authorised.statusCode());
+        assertEquals(0, authorised.body().charAt(0), "new: the rejected request claimed nothing");
+    }
+
+    @Test
+    void wrongTokenIs401_onEveryEndpointButLiveness() throws Exception {
+        for (String path : List.of("/v1/stats", "/metrics", "/health/ready", "/v1/nothing")) {
+            assertEquals(401, send(path, "Bearer not-the-token-at-all", null).statusCode(), path);
+            assertEquals(401, send(path, "Basic " + TOKEN, null).statusCode(), path);
+        }
+        assertEquals(401, send("/v1/claims", "Bearer " + TOKEN + "x", batch()).statusCode());
+        assertEquals(200, send("/health/live", null, null).statusCode());
+    }
+
+    @Test
+    void rightTokenIsAccepted_caseInsensitiveScheme() throws Exception {
+        assertEquals(200, send("/v1/stats", "Bearer " + TOKEN, null).statusCode());
+        assertEquals(200, send("/health/ready", "bearer " + TOKEN, null).statusCode());
+    }
+
+    @Test
+    void theTokenAppearsInNoAnswerAndNoLog() throws Exception {
+        send("/v1/claims", "Bearer wrong-token-wrong-token", batch());
+        String stats = send("/v1/stats", "Bearer " + TOKEN, null).body();
+        String metrics = send("/metrics", "Bearer " + TOKEN, null).body();
+        assertFalse(stats.contains(TOKEN), stats);
+        assertFalse(metrics.contains(TOKEN));
+        assertFalse(logs.toString().contains(TOKEN), logs.toString());
+        assertFalse(agent.options().http().toString().contains(TOKEN));
+    }
+}

@@ -1,0 +1,110 @@
+package dev.dedup.agent.redis;
+
+import static dev.dedup.agent.redis.RedisTier.items;
+import static dev.dedup.agent.redis.RedisTier.withOwner;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.wire.Item;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One of three shards (no persistence) is killed: batches that touch only the others still succeed, a batch
+ * that touches it is refused with 503 naming it. When it comes back empty, its claims are lost: the
+ * documented loss of an unpersisted shard, which turns copies into {@code new} but never turns an
+ * unclaimed id into {@code duplicate}. The near-cache is off, so every answer comes from Redis.
+ */
+class RedisShardDownIT {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void deadShard_failsOnlyBatchesTouchingIt_andComesBackEmptyWithoutFalseDuplicates() throws Exception {
+        List<RedisServer> shards = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                shards.add(RedisServer.start(dir.resolve("shard-" + i)));
+            }
+            RedisServer dead = shards.get(1);
+            try (Agent agent = RedisTier.agent(dir, shards, RedisTier.Layout.defaults(TIMEOUT), 0,
+                    new FakeClock(RedisTier.EPOCH))) {
+                AgentHttp http = new AgentHttp(agent.port());
+                List<Item> claimed = items("sd", 0, 300, "o1");
+                assertEquals(Collections.nCopies(300, "new"), http.claim(RedisTier.NS, claimed));
+
+                dead.kill();
+
+                // Which ids live on the dead shard: ask one at a time.
+                List<Item> onLive = new ArrayList<>();
+                List<Item> onDead = new ArrayList<>();
+                for (Item item : claimed) {
+                    HttpResponse<byte[]> r = RedisTier.postClaims(http, List.of(item));
+                    if (r.statusCode() == 200) {
+                        assertEquals(List.of("retry"), AgentHttp.verdicts(r), item.toString());
+                        onLive.add(item);
+                    } else {
+                        assertEquals(503, r.statusCode(), AgentHttp.text(r));
+                        onDead.add(item);
+                    }
+                }
+                // Jump hash over 3 shards: about a third each.
+                assertTrue(onDead.size() > 50 && onLive.size() > 150, onDead.size() + " on the dead shard, "
+                        + onLive.size() + " on the live ones");
+
+                // Batches of live-shard ids only: answered.
+                assertEquals(Collections.nCopies(onLive.size(), "retry"), http.claim(RedisTier.NS, onLive));
+                List<Item> liveCopies = withOwner(onLive, "o2");
+                assertEquals(List.of(), RedisTier.slippedDuplicates(liveCopies, http.claim(RedisTier.NS, liveCopies)));
+
+                // One dead-shard id in a batch fails the batch: 503, Retry-After, the shard named.
+                List<Item> mixed = new ArrayList<>(onLive);
+                mixed.add(onDead.get(0));
+                HttpResponse<byte[]> refused = RedisTier.postClaims(http, mixed);
+                assertEquals(503, refused.statusCode(), AgentHttp.text(refused));
+                assertTrue(refused.headers().firstValue("Retry-After").isPresent(), "Retry-After on a 503");
+                JsonObject error = new JsonObject(AgentHttp.text(refused));
+                assertEquals("unavailable", error.getString("error"));
+                assertTrue(error.getString("message").contains("127.0.0.1:" + dead.port()),
+                        "the message names the dead shard " + dead.uri() + ": " + error);
+                assertEquals(503, http.get("/health/ready").statusCode());
+
+                dead.restart();
+                RedisServer.await(Duration.ofSeconds(20), () -> RedisTier.status(http, "/health/ready") == 200);
+
+                // Live shards kept everything.
+                assertEquals(Collections.nCopies(onLive.size(), "retry"), http.claim(RedisTier.NS, onLive));
+                // The restarted shard kept nothing (no AOF, no RDB): its ids are new again, to any owner. This
+                // is the documented loss of an unpersisted shard; what must never happen is a duplicate.
+                List<Item> deadCopies = withOwner(onDead, "o3");
+                List<String> afterLoss = http.claim(RedisTier.NS, deadCopies);
+                RedisTier.assertNoFalseDuplicate(deadCopies, afterLoss);
+                assertEquals(Collections.nCopies(onDead.size(), "new"), afterLoss,
+                        "every claim of the unpersisted shard was lost");
+                // And they are claimed again from now on.
+                assertEquals(Collections.nCopies(onDead.size(), "duplicate"), http.claim(RedisTier.NS, onDead));
+
+                List<Item> fresh = items("sd-fresh", 0, 300, "o4");
+                List<String> freshVerdicts = http.claim(RedisTier.NS, fresh);
+                RedisTier.assertNoFalseDuplicate(fresh, freshVerdicts);
+                assertEquals(Collections.nCopies(300, "new"), freshVerdicts);
+            }
+        } finally {
+            shards.forEach(RedisServer::close);
+        }
+    }
+}

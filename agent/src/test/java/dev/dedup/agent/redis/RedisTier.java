@@ -1,0 +1,133 @@
+package dev.dedup.agent.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.Item;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
+
+/**
+ * What the Redis-tier integration tests share: starting an in-process agent on shards the test started,
+ * building batches, reading metrics, and the two fault questions every fault test asks.
+ */
+final class RedisTier {
+
+    static final String NS = "it";
+    static final Duration WINDOW = Duration.ofHours(24);
+    /** 2026-01-01T00:00:00Z: claims' expiries come from this clock, Redis TTLs from its own. */
+    static final long EPOCH = 1_767_225_600_000L;
+
+    private RedisTier() {
+    }
+
+    /** The Redis settings a test varies. */
+    record Layout(Duration timeout, int buckets, int levelEntries, int maxLevels) {
+        static Layout defaults(Duration timeout) {
+            return new Layout(timeout, 1024, 64, 8);
+        }
+    }
+
+    static Agent agent(Path dir, List<RedisServer> shards, Layout layout, long nearCacheEntries, LongSupplier clock) {
+        return agentAt(dir, shards.stream().map(RedisServer::uri).toList(), layout, nearCacheEntries, clock);
+    }
+
+    /** An agent on shards given by URI, e.g. reached through a proxy. */
+    static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock) {
+        RedisOptions redis = new RedisOptions(uris, layout.timeout(), layout.buckets(), layout.levelEntries(),
+                layout.maxLevels(), "dd", 1024);
+        return Agent.start(new AgentOptions(
+                new HttpOptions("127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
+                new WindowOptions(WINDOW, Map.of()), redis, new NearCacheOptions(nearCacheEntries)), clock);
+    }
+
+    /** Ids {@code prefix-from .. prefix-(to-1)}, all with {@code owner}. */
+    static List<Item> items(String prefix, int from, int to, String owner) {
+        return IntStream.range(from, to).mapToObj(i -> new Item(prefix + "-" + i, owner)).toList();
+    }
+
+    static List<Item> withOwner(List<Item> items, String owner) {
+        return items.stream().map(i -> new Item(i.id(), owner)).toList();
+    }
+
+    static HttpResponse<byte[]> postClaims(AgentHttp http, List<Item> items) {
+        return http.post("/v1/claims", AgentHttp.BINARY, BatchEncoder.binary(NS, items));
+    }
+
+    /** Verdict counts, e.g. {@code {new=3, retry=1}}, for messages that show the whole picture. */
+    static Map<String, Integer> tally(List<String> verdicts) {
+        Map<String, Integer> out = new TreeMap<>();
+        verdicts.forEach(v -> out.merge(v, 1, Integer::sum));
+        return out;
+    }
+
+    /**
+     * Fault question 1: ids nobody claimed before must never be answered {@code duplicate}. {@code verdicts}
+     * answer a batch of fresh ids.
+     */
+    static void assertNoFalseDuplicate(List<Item> fresh, List<String> verdicts) {
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < verdicts.size(); i++) {
+            if (verdicts.get(i).equals("duplicate")) {
+                wrong.add(fresh.get(i).id());
+            }
+        }
+        assertEquals(List.of(), wrong, "unclaimed ids answered duplicate (false drops)");
+    }
+
+    /**
+     * Fault question 2: which copies of claimed ids, sent by another owner, slipped through as {@code new}.
+     * Returns their ids; a verdict other than {@code new} or {@code duplicate} fails the test.
+     */
+    static List<String> slippedDuplicates(List<Item> copies, List<String> verdicts) {
+        List<String> slipped = new ArrayList<>();
+        for (int i = 0; i < verdicts.size(); i++) {
+            switch (verdicts.get(i)) {
+                case "new" -> slipped.add(copies.get(i).id());
+                case "duplicate" -> { }
+                default -> throw new AssertionError(copies.get(i) + " answered " + verdicts.get(i)
+                        + " for a copy by another owner");
+            }
+        }
+        return slipped;
+    }
+
+    /** The sum of every sample of {@code name} (Prometheus text) whose labels contain {@code labels}. */
+    static double metric(AgentHttp http, String name, String labels) {
+        String text = AgentHttp.text(AgentHttp.ok(http.get("/metrics")));
+        double sum = 0;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(name) && line.length() > name.length()
+                    && (line.charAt(name.length()) == '{' || line.charAt(name.length()) == ' ')
+                    && line.contains(labels)) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    static int status(AgentHttp http, String path) {
+        try {
+            return http.get(path).statusCode();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+}

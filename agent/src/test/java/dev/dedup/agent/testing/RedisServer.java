@@ -1,0 +1,276 @@
+package dev.dedup.agent.testing;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code redis-server} on a free loopback port, started by a test with the configuration it needs
+ * and stopped by its PID. Never the machine's shared 6379.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private final Path dir;
+    private final int port;
+    private final List<String> extraArgs;
+    private Process process;
+
+    private RedisServer(Path dir, int port, List<String> extraArgs) {
+        this.dir = dir;
+        this.port = port;
+        this.extraArgs = extraArgs;
+    }
+
+    /** Starts a server keeping nothing on disk. */
+    public static RedisServer start(Path dir, String... args) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of("--save", "", "--appendonly", "no"));
+        all.addAll(List.of(args));
+        return startWith(dir, all);
+    }
+
+    /** Starts a server with an append-only file fsynced on every write, kept in {@code dir}. */
+    public static RedisServer startWithAof(Path dir, String... args) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of("--save", "", "--appendonly", "yes", "--appendfsync", "always"));
+        all.addAll(List.of(args));
+        return startWith(dir, all);
+    }
+
+    private static RedisServer startWith(Path dir, List<String> args) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        RedisServer server = new RedisServer(dir, AgentProcess.freePort(), args);
+        server.launch();
+        return server;
+    }
+
+    private void launch() throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "yes",
+                "--maxmemory-policy", "noeviction", "--logfile", dir.resolve("redis-" + port + ".log").toString()));
+        cmd.addAll(extraArgs);
+        process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis-" + port + ".out").toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited with " + process.exitValue() + ": " + log());
+            }
+            try {
+                if (command("PING").contains("PONG")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet, or loading
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("redis-server on " + port + " not ready: " + log());
+    }
+
+    public String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL, like a crashed host: nothing more is written. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Starts again on the same port and directory (an AOF there is loaded). */
+    public void restart() throws IOException, InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+        launch();
+    }
+
+    /**
+     * One command in the inline protocol, answered as text (enough for tests: PING, INFO, CONFIG, OBJECT,
+     * SCRIPT FLUSH, DBSIZE, ...). Arguments must not contain spaces.
+     */
+    public String command(String... words) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write((String.join(" ", words) + "\r\n").getBytes(StandardCharsets.UTF_8));
+            s.getOutputStream().flush();
+            byte[] buf = new byte[1 << 16];
+            StringBuilder out = new StringBuilder();
+            var in = s.getInputStream();
+            int n = in.read(buf);
+            if (n < 0) {
+                throw new IOException("closed");
+            }
+            out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+            // Bulk replies may come in several reads: read until the declared length has arrived.
+            while (incomplete(out)) {
+                n = in.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+            }
+            return out.toString();
+        }
+    }
+
+    /**
+     * One command in RESP form, so that arguments may hold any bytes (binary keys), with the reply parsed:
+     * a simple string as {@code String}, an integer as {@code Long}, a bulk string as {@code byte[]} (null
+     * when absent), an array as {@code List<Object>}. An error reply throws {@link IllegalStateException}.
+     */
+    public Object call(byte[]... args) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(10_000);
+            java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
+            req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            for (byte[] a : args) {
+                req.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                req.writeBytes(a);
+                req.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            s.getOutputStream().write(req.toByteArray());
+            s.getOutputStream().flush();
+            return readReply(new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream())));
+        }
+    }
+
+    /** {@link #call(byte[]...)} with UTF-8 words. */
+    public Object call(String... words) throws IOException {
+        byte[][] args = new byte[words.length][];
+        for (int i = 0; i < words.length; i++) {
+            args[i] = words[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return call(args);
+    }
+
+    /** Every key of the database, by SCAN (binary keys intact). */
+    public List<byte[]> keys() throws IOException {
+        List<byte[]> keys = new ArrayList<>();
+        String cursor = "0";
+        do {
+            List<?> reply = (List<?>) call("SCAN", cursor, "COUNT", "1000");
+            cursor = new String((byte[]) reply.get(0), StandardCharsets.US_ASCII);
+            for (Object k : (List<?>) reply.get(1)) {
+                keys.add((byte[]) k);
+            }
+        } while (!cursor.equals("0"));
+        return keys;
+    }
+
+    private static Object readReply(java.io.DataInputStream in) throws IOException {
+        int type = in.read();
+        if (type < 0) {
+            throw new IOException("closed");
+        }
+        String line = readLine(in);
+        switch (type) {
+            case '+':
+                return line;
+            case '-':
+                throw new IllegalStateException("redis answered: " + line);
+            case ':':
+                return Long.parseLong(line);
+            case '$': {
+                int len = Integer.parseInt(line);
+                if (len < 0) {
+                    return null;
+                }
+                byte[] b = new byte[len];
+                in.readFully(b);
+                readLine(in);
+                return b;
+            }
+            case '*': {
+                int n = Integer.parseInt(line);
+                if (n < 0) {
+                    return null;
+                }
+                List<Object> out = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    out.add(readReply(in));
+                }
+                return out;
+            }
+            default:
+                throw new IOException("not a RESP reply: " + (char) type + line);
+        }
+    }
+
+    private static String readLine(java.io.DataInputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) != '\r') {
+            if (c < 0) {
+                throw new IOException("closed");
+            }
+            sb.append((char) c);
+        }
+        in.read(); // '\n'
+        return sb.toString();
+    }
+
+    private static boolean incomplete(StringBuilder reply) {
+        if (reply.length() == 0 || reply.charAt(0) != '$') {
+            return false;
+        }
+        int nl = reply.indexOf("\r\n");
+        int len = Integer.parseInt(reply.substring(1, nl));
+        return len >= 0 && reply.length() < nl + 2 + len + 2;
+    }
+
+    /** A field of INFO, e.g. {@code used_memory}. */
+    public long info(String section, String field) throws IOException {
+        for (String line : command("INFO", section).split("\r\n")) {
+            if (line.startsWith(field + ":")) {
+                return Long.parseLong(line.substring(field.length() + 1).trim());
+            }
+        }
+        throw new IllegalStateException("no " + field + " in INFO " + section);
+    }
+
+    public String log() {
+        try {
+            return Files.readString(dir.resolve("redis-" + port + ".log"));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits a little for a condition, for state that Redis or Lettuce reach asynchronously. */
+    public static void await(Duration timeout, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not reached within " + timeout);
+            }
+            Thread.sleep(20);
+        }
+    }
+}

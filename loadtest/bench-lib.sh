@@ -1,0 +1,98 @@
+# Shared by the bench-*.sh scripts: sourced, not run. Starts and stops the processes of a benchmark
+# (the agent jar, redis-server), always by PID, and runs the load generator.
+# Expects: root (the repository), name (the script's name for messages), work (a temp directory).
+
+agent_jar="$root/agent/target/dedup-agent.jar"
+loadtest_jar="$root/loadtest/target/dedup-loadtest.jar"
+pids=()
+lines=()
+status=0
+
+require_jars() {
+  for jar in "$agent_jar" "$loadtest_jar"; do
+    if [ ! -f "$jar" ]; then
+      echo "$name: $jar is missing; run 'mvn -B -DskipTests package' first" >&2
+      exit 2
+    fi
+  done
+}
+
+free_port() {
+  local port
+  for _ in $(seq 1 100); do
+    port=$(( 20000 + RANDOM % 40000 ))
+    # A port nobody accepts on is free enough for a benchmark.
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  echo "$name: no free port found" >&2
+  return 1
+}
+
+# Stops every process started here (SIGTERM, then SIGKILL after 10 s) and removes the work directory.
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 100); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+
+# start_redis PORT: a redis-server keeping nothing on disk, evicting nothing.
+start_redis() {
+  local port=$1
+  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --maxmemory-policy noeviction \
+    --dir "$work" --logfile "$work/redis-$port.log" --daemonize no >/dev/null 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "$name: redis-server on $port did not start" >&2
+  cat "$work/redis-$port.log" >&2
+  exit 1
+}
+
+# start_agent PORT ARGS...: the agent jar, waited for until /health/ready answers.
+start_agent() {
+  local port=$1
+  shift
+  # shellcheck disable=SC2086
+  java ${AGENT_JAVA_OPTS:-} -jar "$agent_jar" --port "$port" "$@" >"$work/agent-$port.log" 2>&1 &
+  local pid=$!
+  pids+=($pid)
+  for _ in $(seq 1 300); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$name: the agent exited during start:" >&2
+      cat "$work/agent-$port.log" >&2
+      exit 1
+    fi
+    curl -fsS "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "$name: the agent was not ready after 30 s" >&2
+  cat "$work/agent-$port.log" >&2
+  exit 1
+}
+
+# run_load ARGS...: the load generator; its table goes to stderr, its JSON lines are collected in lines.
+run_load() {
+  local out rc=0
+  # shellcheck disable=SC2086
+  out="$(java ${LOADTEST_JAVA_OPTS:-} -jar "$loadtest_jar" --output json --quiet "$@")" || rc=$?
+  printf '%s\n' "$out" | grep -v '^{' >&2
+  while IFS= read -r line; do lines+=("$line"); done < <(printf '%s\n' "$out" | grep '^{' || true)
+  if [ "$rc" -ne 0 ]; then
+    echo "$name: load generator exited $rc for: $*" >&2
+    status=$rc
+  fi
+}

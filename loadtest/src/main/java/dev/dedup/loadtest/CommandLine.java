@@ -1,0 +1,204 @@
+package dev.dedup.loadtest;
+
+import dev.dedup.loadtest.driver.Target;
+import dev.dedup.loadtest.workload.Format;
+import dev.dedup.loadtest.workload.Scenario;
+import dev.dedup.wire.Limits;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** Parses the command line into {@link LoadOptions}; every mistake is a {@link UsageException} of one line. */
+public final class CommandLine {
+
+    static final String USAGE = """
+            usage: java -jar dedup-loadtest.jar [options]
+
+            Sends batches of (id, owner) to dedup agents, checks every verdict against what it should be,
+            and reports throughput and latency per scenario.
+
+              --target URL[,URL...]  agents, http://HOST:PORT (default %s); workers round-robin over them
+              --workers W            requests in flight, one connection per worker and target (default %d)
+              --batch B              items per request (default %d)
+              --ids N                distinct ids per scenario (default %d); 2000000, 2_000_000 and 2M all work
+              --binary | --json      request format (default binary)
+              --ns NAME              namespace (default %s)
+              --scenario S           cold | retry | duplicate | all (default all: cold, retry, duplicate
+                                     over the same ids)
+                                       cold       fresh ids, owners p<partition>:<offset>; all must be new
+                                       retry      same ids, same owners; all must be retry
+                                       duplicate  same ids, other owners; all must be duplicate
+                                     retry or duplicate alone need --run-id of a run that ran cold
+              --run-id ID            derive ids from this run id (default: a random one, so every run
+                                     claims fresh ids); printed at the start so a later run can reuse it
+              --seed S               key of the id derivation, with the run id (default %d)
+              --warmup N             ids sent first through the same scenarios and not measured (default 0)
+              --max-errors N         failed requests tolerated (default 0); beyond, the run stops and exits 1
+              --timeout-ms MS        per request (default %d)
+              --output table|json    json: also print one JSON line per scenario after the table
+              --quiet                no progress line on stderr
+              --help                 this text
+
+            Request bodies of a scenario are all encoded before its clock starts, so the generator's own
+            encoding does not count against the agent.
+
+            exit status: 0 all verdicts as expected; 3 a false drop (a first copy answered duplicate) or a
+            missed duplicate (a later copy by another owner answered new); 1 more failed requests than
+            --max-errors; 2 bad arguments.
+            """.formatted(LoadOptions.DEFAULT_TARGET, LoadOptions.DEFAULT_WORKERS, LoadOptions.DEFAULT_BATCH,
+            LoadOptions.DEFAULT_IDS, LoadOptions.DEFAULT_NAMESPACE, LoadOptions.DEFAULT_SEED,
+            LoadOptions.DEFAULT_TIMEOUT.toMillis());
+
+    private static final Set<String> FLAGS = Set.of("--binary", "--json", "--quiet", "--help", "-h");
+
+    private CommandLine() {
+    }
+
+    /** True when {@code args} ask for the usage text. */
+    public static boolean wantsHelp(String[] args) {
+        for (String a : args) {
+            if (a.equals("--help") || a.equals("-h")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public static LoadOptions parse(String... args) {
+        String targets = LoadOptions.DEFAULT_TARGET;
+        int workers = LoadOptions.DEFAULT_WORKERS;
+        int batch = LoadOptions.DEFAULT_BATCH;
+        int ids = LoadOptions.DEFAULT_IDS;
+        Format format = null;
+        String ns = LoadOptions.DEFAULT_NAMESPACE;
+        String scenario = "all";
+        long seed = LoadOptions.DEFAULT_SEED;
+        String runId = null;
+        int warmup = 0;
+        boolean json = false;
+        boolean quiet = false;
+        long maxErrors = 0;
+        long timeoutMillis = LoadOptions.DEFAULT_TIMEOUT.toMillis();
+
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            if (FLAGS.contains(name)) {
+                if (value != null) {
+                    throw new UsageException(name + " takes no value");
+                }
+                switch (name) {
+                    case "--binary", "--json" -> {
+                        Format chosen = name.equals("--json") ? Format.JSON : Format.BINARY;
+                        if (format != null && format != chosen) {
+                            throw new UsageException("--binary and --json exclude each other");
+                        }
+                        format = chosen;
+                    }
+                    case "--quiet" -> quiet = true;
+                    default -> { } // --help is handled before parsing
+                }
+                continue;
+            }
+            if (value == null) {
+                if (!name.startsWith("--")) {
+                    throw new UsageException("unexpected argument '" + arg + "' (see --help)");
+                }
+                if (i + 1 >= args.length) {
+                    throw new UsageException(name + " needs a value (see --help)");
+                }
+                value = args[++i];
+            }
+            switch (name) {
+                case "--target" -> targets = value;
+                case "--workers" -> workers = (int) count(name, value, 1, LoadOptions.MAX_WORKERS);
+                case "--batch" -> batch = (int) count(name, value, 1, LoadOptions.MAX_BATCH);
+                case "--ids" -> ids = (int) count(name, value, 1, LoadOptions.MAX_IDS);
+                case "--ns" -> ns = value;
+                case "--scenario" -> scenario = value;
+                case "--seed" -> seed = seed(value);
+                case "--run-id" -> runId = value;
+                case "--warmup" -> warmup = (int) count(name, value, 0, LoadOptions.MAX_IDS);
+                case "--max-errors" -> maxErrors = count(name, value, 0, Long.MAX_VALUE);
+                case "--timeout-ms" -> timeoutMillis = count(name, value, 1, Duration.ofHours(1).toMillis());
+                case "--output" -> json = switch (value) {
+                    case "json" -> true;
+                    case "table" -> false;
+                    default -> throw new UsageException("--output: '" + value + "' is not table or json");
+                };
+                default -> throw new UsageException("unknown option '" + name + "' (see --help)");
+            }
+        }
+
+        if (!Limits.isValidNamespace(ns)) {
+            throw new UsageException("--ns: '" + ns + "' is not a namespace (1 to 64 of A-Z a-z 0-9 . _ -)");
+        }
+        if (runId != null && runId.isBlank()) {
+            throw new UsageException("--run-id: empty");
+        }
+        List<Scenario> scenarios;
+        List<Target> targetList = new ArrayList<>();
+        try {
+            scenarios = Scenario.parse(scenario);
+            for (String t : targets.split(",", -1)) {
+                targetList.add(Target.parse(t));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (scenarios.get(0) != Scenario.COLD && runId == null) {
+            throw new UsageException("--scenario " + scenario + " re-sends the ids of an earlier run: give that run's"
+                    + " --run-id (and --seed), or use --scenario all");
+        }
+        boolean runIdGiven = runId != null;
+        if (runId == null) {
+            runId = Long.toHexString(new SecureRandom().nextLong());
+        }
+        return new LoadOptions(targetList, workers, batch, ids, format == null ? Format.BINARY : format, ns,
+                scenarios, seed, runId, runIdGiven, warmup, json, quiet, maxErrors, Duration.ofMillis(timeoutMillis));
+    }
+
+    /** A whole number in {@code [min, max]}; {@code _} separators and a {@code k}, {@code M} or {@code G} suffix. */
+    static long count(String name, String value, long min, long max) {
+        String s = value.trim().replace("_", "").toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (!s.isEmpty()) {
+            switch (s.charAt(s.length() - 1)) {
+                case 'k' -> unit = 1_000;
+                case 'm' -> unit = 1_000_000;
+                case 'g' -> unit = 1_000_000_000;
+                default -> { }
+            }
+        }
+        if (unit != 1) {
+            s = s.substring(0, s.length() - 1);
+        }
+        long n;
+        try {
+            n = Math.multiplyExact(Long.parseLong(s), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new UsageException(name + ": '" + value + "' is not a whole number");
+        }
+        if (n < min || n > max) {
+            throw new UsageException(name + ": " + value + " is out of range; use " + min + " to " + max);
+        }
+        return n;
+    }
+
+    private static long seed(String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("--seed: '" + value + "' is not a 64-bit integer");
+        }
+    }
+}

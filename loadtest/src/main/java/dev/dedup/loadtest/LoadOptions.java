@@ -1,0 +1,52 @@
+package dev.dedup.loadtest;
+
+import dev.dedup.loadtest.driver.Target;
+import dev.dedup.loadtest.workload.Format;
+import dev.dedup.loadtest.workload.Scenario;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A load run, as given on the command line (see {@link CommandLine} for the flags and their defaults).
+ *
+ * @param targets   agents to send to; workers round-robin over them
+ * @param workers   requests in flight, each worker with its own connection to each target
+ * @param batch     items per request
+ * @param ids       distinct ids each scenario sends
+ * @param format    request format
+ * @param namespace namespace of every request
+ * @param scenarios scenarios in the order they run
+ * @param seed      key of the id derivation
+ * @param runId     the run id the ids derive from
+ * @param runIdGiven true when {@code --run-id} was given (the ids may have been claimed by an earlier run)
+ * @param warmup    ids sent before measuring, never measured, never the same as the measured ones
+ * @param json      also print one JSON line per scenario
+ * @param quiet     no progress lines
+ * @param maxErrors failed requests tolerated before the run stops and exits 1
+ * @param timeout   per request
+ */
+public record LoadOptions(List<Target> targets, int workers, int batch, int ids, Format format, String namespace,
+                          List<Scenario> scenarios, long seed, String runId, boolean runIdGiven, int warmup,
+                          boolean json, boolean quiet, long maxErrors, Duration timeout) {
+
+    public static final String DEFAULT_TARGET = "http://127.0.0.1:7070";
+    public static final int DEFAULT_WORKERS = 4;
+    public static final int DEFAULT_BATCH = 1000;
+    public static final int DEFAULT_IDS = 1_000_000;
+    public static final String DEFAULT_NAMESPACE = "loadtest";
+    public static final long DEFAULT_SEED = 1;
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    public static final int MAX_WORKERS = 4096;
+    public static final int MAX_BATCH = 1_000_000;
+    /** One byte of ledger per id, plus the encoded bodies: a bound that keeps a run within a few GiB. */
+    public static final int MAX_IDS = 100_000_000;
+
+    public LoadOptions {
+        targets = List.copyOf(targets);
+        scenarios = List.copyOf(scenarios);
+    }
+
+    public String scenarioNames() {
+        return String.join(",", scenarios.stream().map(Scenario::cliName).toList());
+    }
+}

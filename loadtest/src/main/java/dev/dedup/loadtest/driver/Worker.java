@@ -1,0 +1,92 @@
+package dev.dedup.loadtest.driver;
+
+import dev.dedup.loadtest.workload.PreparedBatch;
+import dev.dedup.loadtest.workload.VerdictTally;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One request in flight at a time: take the next batch, send it, await the answer, record the latency and
+ * check the verdicts, repeat until the batches run out or the error budget is spent. All of its state is
+ * touched only on its own event-loop context.
+ */
+final class Worker<B> {
+
+    /** Latencies in microseconds, up to an hour, three significant digits. */
+    static Histogram newHistogram() {
+        return new Histogram(TimeUnit.HOURS.toMicros(1), 3);
+    }
+
+    private final int id;
+    private final Context context;
+    private final Transport<B> transport;
+    private final List<B> bodies;
+    private final List<PreparedBatch> batches;
+    private final AtomicInteger cursor;
+    private final ErrorBudget budget;
+    private final Progress progress;
+    private final Promise<Void> done = Promise.promise();
+
+    final Histogram latencyMicros = newHistogram();
+    final VerdictTally tally = new VerdictTally();
+    final Map<String, Long> errors = new TreeMap<>();
+    long requests;
+
+    Worker(int id, Context context, Transport<B> transport, List<B> bodies, List<PreparedBatch> batches,
+           AtomicInteger cursor, ErrorBudget budget, Progress progress) {
+        this.id = id;
+        this.context = context;
+        this.transport = transport;
+        this.bodies = bodies;
+        this.batches = batches;
+        this.cursor = cursor;
+        this.budget = budget;
+        this.progress = progress;
+    }
+
+    Future<Void> start() {
+        context.runOnContext(v -> next());
+        return done.future();
+    }
+
+    private void next() {
+        int index;
+        if (budget.exceeded() || (index = cursor.getAndIncrement()) >= batches.size()) {
+            done.tryComplete();
+            return;
+        }
+        PreparedBatch batch = batches.get(index);
+        long start = System.nanoTime();
+        Future<byte[]> answer;
+        try {
+            answer = transport.send(id, bodies.get(index), batch.items());
+        } catch (RuntimeException e) {
+            answer = Future.failedFuture(e);
+        }
+        answer.onComplete(ar -> {
+            long micros = (System.nanoTime() - start) / 1000;
+            requests++;
+            if (ar.succeeded()) {
+                latencyMicros.recordValue(Math.max(1, Math.min(micros, latencyMicros.getHighestTrackableValue())));
+                tally.record(batch.expected(), ar.result());
+                progress.answered(batch.items());
+            } else {
+                String reason = ar.cause() instanceof RequestFailure f ? f.reason()
+                        : "io:" + ar.cause().getClass().getSimpleName();
+                errors.merge(reason, 1L, Long::sum);
+                budget.spend();
+                progress.failed();
+            }
+            // Through the context, so that answers completed on the spot (a refused connection) do not
+            // deepen the stack batch after batch.
+            context.runOnContext(v -> next());
+        });
+    }
+}

@@ -1,0 +1,86 @@
+package dev.dedup.loadtest.workload;
+
+import dev.dedup.wire.Verdict;
+
+/**
+ * Counts the verdicts received and how they compare with what the {@link Ledger} expected:
+ * <ul>
+ * <li>a <em>false drop</em> is a first copy (nobody claimed the id before) answered {@code duplicate}: the
+ * worker would skip a message nobody processed, i.e. data loss;</li>
+ * <li>a <em>missed duplicate</em> is a later copy by another owner answered {@code new}: it would be processed
+ * twice;</li>
+ * <li>any other mismatch is <em>unexpected</em> (e.g. {@code new} where {@code retry} was expected: the store
+ * forgot the claim).</li>
+ * </ul>
+ * One tally per worker (not thread-safe); {@link #add} merges them.
+ */
+public final class VerdictTally {
+
+    private final long[] received = new long[Verdict.values().length];
+    private long falseDrops;
+    private long missedDuplicates;
+    private long unexpected;
+
+    /** Classifies one answer. */
+    public void record(Verdict expected, Verdict actual) {
+        received[actual.ordinal()]++;
+        if (expected == actual) {
+            return;
+        }
+        if (expected == Verdict.NEW && actual == Verdict.DUPLICATE) {
+            falseDrops++;
+        } else if (expected == Verdict.DUPLICATE && actual == Verdict.NEW) {
+            missedDuplicates++;
+        } else {
+            unexpected++;
+        }
+    }
+
+    /** Classifies a batch of answers given as verdict codes, item by item. */
+    public void record(byte[] expectedCodes, byte[] actualCodes) {
+        if (expectedCodes.length != actualCodes.length) {
+            throw new IllegalArgumentException(actualCodes.length + " verdicts for " + expectedCodes.length + " items");
+        }
+        for (int i = 0; i < expectedCodes.length; i++) {
+            record(Verdict.ofCode(expectedCodes[i]), Verdict.ofCode(actualCodes[i]));
+        }
+    }
+
+    public void add(VerdictTally other) {
+        for (int i = 0; i < received.length; i++) {
+            received[i] += other.received[i];
+        }
+        falseDrops += other.falseDrops;
+        missedDuplicates += other.missedDuplicates;
+        unexpected += other.unexpected;
+    }
+
+    public long count(Verdict verdict) {
+        return received[verdict.ordinal()];
+    }
+
+    public long total() {
+        long sum = 0;
+        for (long n : received) {
+            sum += n;
+        }
+        return sum;
+    }
+
+    public long falseDrops() {
+        return falseDrops;
+    }
+
+    public long missedDuplicates() {
+        return missedDuplicates;
+    }
+
+    public long unexpected() {
+        return unexpected;
+    }
+
+    /** True when no answer lost data or let a duplicate through. */
+    public boolean safe() {
+        return falseDrops == 0 && missedDuplicates == 0;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.dedup.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.loadtest.driver.Target;
+import dev.dedup.loadtest.workload.Format;
+import dev.dedup.loadtest.workload.Scenario;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CommandLineTest {
+
+    @Test
+    void noArguments_givesTheDefaults_withARandomRunId() {
+        LoadOptions o = CommandLine.parse();
+        assertEquals(List.of(new Target("127.0.0.1", 7070)), o.targets());
+        assertEquals(4, o.workers());
+        assertEquals(1000, o.batch());
+        assertEquals(1_000_000, o.ids());
+        assertEquals(Format.BINARY, o.format());
+        assertEquals("loadtest", o.namespace());
+        assertEquals(List.of(Scenario.COLD, Scenario.RETRY, Scenario.DUPLICATE), o.scenarios());
+        assertEquals(0, o.warmup());
+        assertEquals(0, o.maxErrors());
+        assertFalse(o.json());
+        assertFalse(o.quiet());
+        assertFalse(o.runIdGiven());
+        assertFalse(o.runId().isEmpty());
+        assertTrue(!o.runId().equals(CommandLine.parse().runId()), "every run gets fresh ids");
+    }
+
+    @Test
+    void everyOption_spaceOrEqualsSeparated() {
+        LoadOptions o = CommandLine.parse("--target", "http://10.0.0.1:7071,http://localhost:7072", "--workers=8",
+                "--batch", "10k", "--ids", "2_000_000", "--json", "--ns", "clicks", "--scenario", "cold",
+                "--seed", "-5", "--run-id", "abc", "--warmup", "1M", "--output", "json", "--quiet",
+                "--max-errors", "3", "--timeout-ms", "500");
+        assertEquals(List.of(new Target("10.0.0.1", 7071), new Target("localhost", 7072)), o.targets());
+        assertEquals(8, o.workers());
+        assertEquals(10_000, o.batch());
+        assertEquals(2_000_000, o.ids());
+        assertEquals(Format.JSON, o.format());
+        assertEquals("clicks", o.namespace());
+        assertEquals(List.of(Scenario.COLD), o.scenarios());
+        assertEquals(-5, o.seed());
+        assertEquals("abc", o.runId());
+        assertTrue(o.runIdGiven());
+        assertEquals(1_000_000, o.warmup());
+        assertTrue(o.json());
+        assertTrue(o.quiet());
+        assertEquals(3, o.maxErrors());
+        assertEquals(500, o.timeout().toMillis());
+    }
+
+    @Test
+    void retryAlone_needsTheRunIdOfAnEarlierRun() {
+        UsageException e = assertThrows(UsageException.class, () -> CommandLine.parse("--scenario", "retry"));
+        assertTrue(e.getMessage().contains("--run-id"), e.getMessage());
+        assertEquals(List.of(Scenario.DUPLICATE),
+                CommandLine.parse("--scenario", "duplicate", "--run-id", "r1").scenarios());
+    }
+
+    @Test
+    void badArguments_sayWhichOneAndWhy() {
+        assertMessage("--workers: 0 is out of range; use 1 to 4096", "--workers", "0");
+        assertMessage("--batch: 'ten' is not a whole number", "--batch", "ten");
+        assertMessage("--ids needs a value (see --help)", "--ids");
+        assertMessage("unknown option '--bogus' (see --help)", "--bogus", "1");
+        assertMessage("unexpected argument 'stray' (see --help)", "stray");
+        assertMessage("--binary and --json exclude each other", "--binary", "--json");
+        assertMessage("--scenario: 'warm' is not one of cold, retry, duplicate, all", "--scenario", "warm");
+        assertMessage("--target: 'https://h:1' must start with http://", "--target", "https://h:1");
+        assertMessage("--output: 'xml' is not table or json", "--output", "xml");
+        assertMessage("--quiet takes no value", "--quiet=yes");
+        assertTrue(parseError("--ns", "no spaces").startsWith("--ns: 'no spaces' is not a namespace"));
+        assertTrue(parseError("--target", "http://h:1/v1/claims").contains("only http://HOST:PORT"));
+    }
+
+    @Test
+    void main_printsOneLineAndExitsTwo_onBadArguments_andUsageOnHelp() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(new String[] {"--workers", "-1"}, print(out), print(err));
+        assertEquals(2, status);
+        String line = err.toString(StandardCharsets.UTF_8);
+        assertEquals(1, line.lines().count(), line);
+        assertTrue(line.startsWith("dedup-loadtest: --workers"), line);
+
+        assertEquals(0, Main.run(new String[] {"--ids", "5", "--help"}, print(out), print(err)));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("usage: java -jar dedup-loadtest.jar"));
+    }
+
+    private static PrintStream print(ByteArrayOutputStream sink) {
+        return new PrintStream(sink, true, StandardCharsets.UTF_8);
+    }
+
+    private static void assertMessage(String expected, String... args) {
+        assertEquals(expected, parseError(args));
+    }
+
+    private static String parseError(String... args) {
+        return assertThrows(UsageException.class, () -> CommandLine.parse(args)).getMessage();
+    }
+}

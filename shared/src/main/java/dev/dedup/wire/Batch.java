@@ -1,0 +1,117 @@
+package dev.dedup.wire;
+
+import com.dynatrace.hash4j.hashing.HashValue128;
+import dev.dedup.fingerprint.Fingerprints;
+import java.util.Arrays;
+
+/**
+ * A decoded batch: its namespace and, per item in request order, the id's fingerprint (key and route
+ * halves, salted with the namespace) and the owner's fingerprint. Stores see only fingerprints; the
+ * raw ids never travel past the decoder.
+ *
+ * <p>Instances are immutable once built; the arrays are shared, not copied, so callers must not
+ * change them.
+ */
+public final class Batch {
+
+    private final String namespace;
+    private final int size;
+    private final long[] keys;
+    private final long[] routes;
+    private final long[] owners;
+
+    private Batch(String namespace, int size, long[] keys, long[] routes, long[] owners) {
+        this.namespace = namespace;
+        this.size = size;
+        this.keys = keys;
+        this.routes = routes;
+        this.owners = owners;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** The part of item {@code i}'s id fingerprint that tells ids apart; never 0. */
+    public long key(int i) {
+        return keys[i];
+    }
+
+    /** The part of item {@code i}'s id fingerprint that chooses a bucket, shard or set. */
+    public long route(int i) {
+        return routes[i];
+    }
+
+    /** Item {@code i}'s owner fingerprint. */
+    public long owner(int i) {
+        return owners[i];
+    }
+
+    /** The items at {@code indexes[0..count)}, in that order, in a new batch of the same namespace. */
+    public Batch subset(int[] indexes, int count) {
+        long[] k = new long[count];
+        long[] r = new long[count];
+        long[] o = new long[count];
+        for (int i = 0; i < count; i++) {
+            int at = indexes[i];
+            k[i] = keys[at];
+            r[i] = routes[at];
+            o[i] = owners[at];
+        }
+        return new Batch(namespace, count, k, r, o);
+    }
+
+    public static Builder builder(int expectedItems) {
+        return new Builder(expectedItems);
+    }
+
+    /** Collects items in order, then salts them with the namespace in {@link #build(String)}. */
+    public static final class Builder {
+        private long[] keys;
+        private long[] routes;
+        private long[] owners;
+        private int size;
+
+        private Builder(int expectedItems) {
+            int capacity = Math.max(4, Math.min(expectedItems, 1 << 16));
+            keys = new long[capacity];
+            routes = new long[capacity];
+            owners = new long[capacity];
+        }
+
+        /** Adds one item from byte ranges of {@code idBytes} and {@code ownerBytes}. */
+        public Builder add(byte[] idBytes, int idOff, int idLen, byte[] ownerBytes, int ownerOff, int ownerLen) {
+            if (size == keys.length) {
+                int capacity = keys.length * 2;
+                keys = Arrays.copyOf(keys, capacity);
+                routes = Arrays.copyOf(routes, capacity);
+                owners = Arrays.copyOf(owners, capacity);
+            }
+            HashValue128 id = Fingerprints.id(idBytes, idOff, idLen);
+            keys[size] = Fingerprints.key(id);
+            routes[size] = Fingerprints.route(id);
+            owners[size] = Fingerprints.owner(ownerBytes, ownerOff, ownerLen);
+            size++;
+            return this;
+        }
+
+        public int size() {
+            return size;
+        }
+
+        public Batch build(String namespace) {
+            Fingerprints.Salt salt = Fingerprints.salt(namespace);
+            for (int i = 0; i < size; i++) {
+                keys[i] = salt.key(keys[i]);
+                routes[i] = salt.route(routes[i]);
+            }
+            Batch batch = new Batch(namespace, size, keys, routes, owners);
+            keys = routes = owners = null;
+            return batch;
+        }
+    }
+}
