@@ -5,6 +5,7 @@ import dev.dedup.loadtest.workload.Format;
 import dev.dedup.loadtest.workload.Scenario;
 import dev.dedup.wire.Limits;
 import java.security.SecureRandom;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,12 +27,24 @@ public final class CommandLine {
               --ids N                distinct ids per scenario (default %d); 2000000, 2_000_000 and 2M all work
               --binary | --json      request format (default binary)
               --ns NAME              namespace (default %s)
-              --scenario S           cold | retry | duplicate | all (default all: cold, retry, duplicate
-                                     over the same ids)
+              --direct URI[,URI...]  instead of agents, send straight to these Redis shards (redis://HOST:PORT)
+                                     with Tapjoy's design: buckets of ~100 ids keyed by the message's
+                                     second and a slice, one Lua call per bucket (HMGET, compare, HMSET,
+                                     return the duplicates), pipelined, shards in parallel
+              --scenario S           cold | retry | duplicate | mixed | all, or a comma-separated list
+                                     (default all: cold, retry, duplicate over the same ids, then mixed)
                                        cold       fresh ids, owners p<partition>:<offset>; all must be new
                                        retry      same ids, same owners; all must be retry
                                        duplicate  same ids, other owners; all must be duplicate
-                                     retry or duplicate alone need --run-id of a run that ran cold
+                                       mixed      fresh ids of its own, with producer duplicates and
+                                                  replayed batches spread through the stream
+                                     retry or duplicate first need --run-id of a run that ran cold
+              --dup-rate F           mixed: share of messages the producer writes twice (default %s)
+              --retry-rate F         mixed: share of batches replayed by a retried task (default %s)
+              --dup-spread N         mixed: a copy comes 4 batches plus up to N ids after its original
+                                     (default %d)
+              --rate R               offer R ids per second (latency counted from each batch's scheduled
+                                     time) instead of sending as fast as answers come back
               --run-id ID            derive ids from this run id (default: a random one, so every run
                                      claims fresh ids); printed at the start so a later run can reuse it
               --seed S               key of the id derivation, with the run id (default %d)
@@ -39,17 +52,22 @@ public final class CommandLine {
               --max-errors N         failed requests tolerated (default 0); beyond, the run stops and exits 1
               --timeout-ms MS        per request (default %d)
               --output table|json    json: also print one JSON line per scenario after the table
+              --report FILE.html     also write an HTML report: latency distribution and throughput over time
               --quiet                no progress line on stderr
               --help                 this text
 
             Request bodies of a scenario are all encoded before its clock starts, so the generator's own
             encoding does not count against the agent.
 
+            With --direct, Tapjoy's script answers only duplicate or not: a not-duplicate counts as the new or retry
+            the ledger expected (and as a missed duplicate where a duplicate was expected).
+
             exit status: 0 all verdicts as expected; 3 a false drop (a first copy answered duplicate) or a
             missed duplicate (a later copy by another owner answered new); 1 more failed requests than
             --max-errors; 2 bad arguments.
             """.formatted(LoadOptions.DEFAULT_TARGET, LoadOptions.DEFAULT_WORKERS, LoadOptions.DEFAULT_BATCH,
-            LoadOptions.DEFAULT_IDS, LoadOptions.DEFAULT_NAMESPACE, LoadOptions.DEFAULT_SEED,
+            LoadOptions.DEFAULT_IDS, LoadOptions.DEFAULT_NAMESPACE, LoadOptions.Mix.DEFAULT.dupRate(),
+            LoadOptions.Mix.DEFAULT.retryRate(), LoadOptions.Mix.DEFAULT.spread(), LoadOptions.DEFAULT_SEED,
             LoadOptions.DEFAULT_TIMEOUT.toMillis());
 
     private static final Set<String> FLAGS = Set.of("--binary", "--json", "--quiet", "--help", "-h");
@@ -82,6 +100,13 @@ public final class CommandLine {
         boolean quiet = false;
         long maxErrors = 0;
         long timeoutMillis = LoadOptions.DEFAULT_TIMEOUT.toMillis();
+        String direct = null;
+        boolean targetGiven = false;
+        double dupRate = LoadOptions.Mix.DEFAULT.dupRate();
+        double retryRate = LoadOptions.Mix.DEFAULT.retryRate();
+        int spread = LoadOptions.Mix.DEFAULT.spread();
+        double rate = 0;
+        Path report = null;
 
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -119,7 +144,16 @@ public final class CommandLine {
                 value = args[++i];
             }
             switch (name) {
-                case "--target" -> targets = value;
+                case "--target" -> {
+                    targets = value;
+                    targetGiven = true;
+                }
+                case "--direct" -> direct = value;
+                case "--dup-rate" -> dupRate = share(name, value);
+                case "--retry-rate" -> retryRate = share(name, value);
+                case "--dup-spread" -> spread = (int) count(name, value, 0, LoadOptions.MAX_IDS);
+                case "--rate" -> rate = count(name, value, 1, 1_000_000_000L);
+                case "--report" -> report = Path.of(value);
                 case "--workers" -> workers = (int) count(name, value, 1, LoadOptions.MAX_WORKERS);
                 case "--batch" -> batch = (int) count(name, value, 1, LoadOptions.MAX_BATCH);
                 case "--ids" -> ids = (int) count(name, value, 1, LoadOptions.MAX_IDS);
@@ -155,7 +189,23 @@ public final class CommandLine {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        if (scenarios.get(0) != Scenario.COLD && runId == null) {
+        List<String> directUris = new ArrayList<>();
+        if (direct != null) {
+            if (targetGiven) {
+                throw new UsageException("--direct and --target exclude each other: the run goes to Redis or to agents");
+            }
+            if (format == Format.JSON) {
+                throw new UsageException("--json is a request format of the agent; --direct sends Redis commands");
+            }
+            for (String uri : direct.split(",", -1)) {
+                String u = uri.trim();
+                if (!u.startsWith("redis://") || u.length() <= "redis://".length()) {
+                    throw new UsageException("--direct: '" + uri + "' is not redis://HOST:PORT");
+                }
+                directUris.add(u);
+            }
+        }
+        if (runId == null && repeatsBeforeCold(scenarios)) {
             throw new UsageException("--scenario " + scenario + " re-sends the ids of an earlier run: give that run's"
                     + " --run-id (and --seed), or use --scenario all");
         }
@@ -164,7 +214,8 @@ public final class CommandLine {
             runId = Long.toHexString(new SecureRandom().nextLong());
         }
         return new LoadOptions(targetList, workers, batch, ids, format == null ? Format.BINARY : format, ns,
-                scenarios, seed, runId, runIdGiven, warmup, json, quiet, maxErrors, Duration.ofMillis(timeoutMillis));
+                scenarios, seed, runId, runIdGiven, warmup, json, quiet, maxErrors, Duration.ofMillis(timeoutMillis),
+                directUris, new LoadOptions.Mix(dupRate, retryRate, spread), rate, report);
     }
 
     /** A whole number in {@code [min, max]}; {@code _} separators and a {@code k}, {@code M} or {@code G} suffix. */
@@ -192,6 +243,33 @@ public final class CommandLine {
             throw new UsageException(name + ": " + value + " is out of range; use " + min + " to " + max);
         }
         return n;
+    }
+
+    /** True when retry or duplicate comes before any cold pass that would claim their ids. */
+    private static boolean repeatsBeforeCold(List<Scenario> scenarios) {
+        for (Scenario s : scenarios) {
+            if (s == Scenario.COLD) {
+                return false;
+            }
+            if (s.repeatsCold()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A share from 0 to 1, e.g. {@code 0.05}. */
+    static double share(String name, String value) {
+        double d;
+        try {
+            d = Double.parseDouble(value.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException(name + ": '" + value + "' is not a number");
+        }
+        if (!(d >= 0 && d <= 1)) {
+            throw new UsageException(name + ": " + value + " is out of range; use 0 to 1");
+        }
+        return d;
     }
 
     private static long seed(String value) {

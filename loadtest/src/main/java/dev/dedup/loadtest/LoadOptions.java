@@ -3,6 +3,7 @@ package dev.dedup.loadtest;
 import dev.dedup.loadtest.driver.Target;
 import dev.dedup.loadtest.workload.Format;
 import dev.dedup.loadtest.workload.Scenario;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -24,10 +25,23 @@ import java.util.List;
  * @param quiet     no progress lines
  * @param maxErrors failed requests tolerated before the run stops and exits 1
  * @param timeout   per request
+ * @param direct    Redis URIs to send to directly with Tapjoy's design instead of to agents, or empty
+ * @param mix       the mixed pass's duplicates and replays
+ * @param rate      ids per second offered, or 0 for as fast as answers come back
+ * @param report    where to write the HTML report, or null
  */
 public record LoadOptions(List<Target> targets, int workers, int batch, int ids, Format format, String namespace,
                           List<Scenario> scenarios, long seed, String runId, boolean runIdGiven, int warmup,
-                          boolean json, boolean quiet, long maxErrors, Duration timeout) {
+                          boolean json, boolean quiet, long maxErrors, Duration timeout, List<String> direct,
+                          Mix mix, double rate, Path report) {
+
+    /**
+     * The mixed pass: a share {@code dupRate} of messages written twice by the producer, a share
+     * {@code retryRate} of batches replayed, each placed a few batches plus up to {@code spread} items later.
+     */
+    public record Mix(double dupRate, double retryRate, int spread) {
+        public static final Mix DEFAULT = new Mix(0.05, 0.02, 500_000);
+    }
 
     public static final String DEFAULT_TARGET = "http://127.0.0.1:7070";
     public static final int DEFAULT_WORKERS = 4;
@@ -44,6 +58,11 @@ public record LoadOptions(List<Target> targets, int workers, int batch, int ids,
     public LoadOptions {
         targets = List.copyOf(targets);
         scenarios = List.copyOf(scenarios);
+        direct = List.copyOf(direct);
+    }
+
+    public boolean isDirect() {
+        return !direct.isEmpty();
     }
 
     public String scenarioNames() {

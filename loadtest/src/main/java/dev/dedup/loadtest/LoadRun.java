@@ -1,21 +1,29 @@
 package dev.dedup.loadtest;
 
+import dev.dedup.loadtest.direct.TapjoyEncoding;
+import dev.dedup.loadtest.direct.TapjoyTransport;
 import dev.dedup.loadtest.driver.ErrorBudget;
 import dev.dedup.loadtest.driver.HttpTransport;
 import dev.dedup.loadtest.driver.Progress;
 import dev.dedup.loadtest.driver.ProgressPrinter;
 import dev.dedup.loadtest.driver.ScenarioRunner;
+import dev.dedup.loadtest.driver.Transport;
+import dev.dedup.loadtest.report.HtmlReport;
 import dev.dedup.loadtest.report.JsonLine;
 import dev.dedup.loadtest.report.ResultTable;
 import dev.dedup.loadtest.report.ScenarioResult;
+import dev.dedup.loadtest.workload.BatchEncoding;
 import dev.dedup.loadtest.workload.IdSpace;
 import dev.dedup.loadtest.workload.Ledger;
 import dev.dedup.loadtest.workload.Owners;
 import dev.dedup.loadtest.workload.Scenario;
+import dev.dedup.loadtest.workload.SendPlan;
 import dev.dedup.loadtest.workload.Workload;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,9 +74,10 @@ public final class LoadRun {
     public Outcome execute() {
         err.println(String.format(Locale.ROOT,
                 "dedup-loadtest: run-id %s, seed %d: %s over %,d ids (+%,d warm-up), batch %,d, %d workers, %s,"
-                        + " ns %s, %s", options.runId(), options.seed(), options.scenarioNames(), options.ids(),
-                options.warmup(), options.batch(), options.workers(), options.format().cliName(),
-                options.namespace(), options.targets()));
+                        + " ns %s, %s%s", options.runId(), options.seed(), options.scenarioNames(), options.ids(),
+                options.warmup(), options.batch(), options.workers(), encoding().cliName(),
+                options.namespace(), target(), options.rate() > 0
+                        ? String.format(Locale.ROOT, ", offered %,.0f ids/s", options.rate()) : ""));
         int eventLoops = Math.max(1, Math.min(options.workers(), Runtime.getRuntime().availableProcessors()));
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
         Progress progress = new Progress();
@@ -77,20 +86,21 @@ public final class LoadRun {
         List<ScenarioResult> warmup = new ArrayList<>();
         List<ScenarioResult> results = new ArrayList<>();
         try (ProgressPrinter printer = options.quiet() ? null : new ProgressPrinter(progress, err);
-             HttpTransport transport = new HttpTransport(vertx, options.targets(), options.workers(),
-                     options.format(), options.timeout())) {
+             Transport<?> transport = openTransport(vertx)) {
             if (options.warmup() > 0) {
                 warmUp(runner, transport, progress, budget, warmup);
             }
-            IdSpace ids = new IdSpace(options.runId(), options.seed(), IdSpace.MEASURED);
-            Ledger ledger = options.runIdGiven() && options.scenarios().get(0) != Scenario.COLD
-                    ? Ledger.claimedEarlier(options.ids(), Owners.ORIGINAL)
-                    : new Ledger(options.ids());
+            Pass measured = new Pass(new IdSpace(options.runId(), options.seed(), IdSpace.MEASURED),
+                    options.runIdGiven() && firstUniform() != Scenario.COLD
+                            ? Ledger.claimedEarlier(options.ids(), Owners.ORIGINAL)
+                            : new Ledger(options.ids()));
+            Pass mixed = new Pass(new IdSpace(options.runId(), options.seed(), IdSpace.MIXED), new Ledger(options.ids()));
             for (Scenario scenario : options.scenarios()) {
                 if (budget.exceeded()) {
                     break;
                 }
-                results.add(runOne(scenario.cliName(), scenario, ids, ledger, runner, transport, progress));
+                Pass pass = scenario == Scenario.MIXED ? mixed : measured;
+                results.add(runOne(scenario.cliName(), scenario, pass, runner, transport, progress, options.rate()));
             }
         } finally {
             try {
@@ -113,46 +123,83 @@ public final class LoadRun {
         return outcome;
     }
 
-    /** Prints the table, and the JSON lines when asked for. */
+    /** Prints the table, and the JSON lines when asked for; writes the HTML report when asked for. */
     public void report(Outcome outcome, PrintStream out) {
         out.print(ResultTable.render(outcome.results()));
         if (options.json()) {
-            String target = String.join(",", options.targets().stream().map(Object::toString).toList());
             for (ScenarioResult r : outcome.results()) {
-                out.println(JsonLine.render(r, target, options.runId()));
+                out.println(JsonLine.render(r, target(), options.runId()));
             }
         }
         out.flush();
+        if (options.report() != null) {
+            try {
+                HtmlReport.write(options.report(), outcome.results(), target(), options.runId());
+                err.println("dedup-loadtest: report written to " + options.report());
+            } catch (IOException e) {
+                throw new UncheckedIOException("--report: cannot write " + options.report() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** What the run sends to, as the table and the JSON line name it. */
+    private String target() {
+        return options.isDirect() ? "direct " + String.join(",", options.direct())
+                : String.join(",", options.targets().stream().map(Object::toString).toList());
+    }
+
+    private BatchEncoding encoding() {
+        return options.isDirect() ? new TapjoyEncoding() : options.format();
+    }
+
+    private Transport<?> openTransport(Vertx vertx) {
+        return options.isDirect() ? new TapjoyTransport(options.direct(), options.timeout())
+                : new HttpTransport(vertx, options.targets(), options.workers(), options.format(), options.timeout());
+    }
+
+    private Scenario firstUniform() {
+        return options.scenarios().stream().filter(s -> s != Scenario.MIXED).findFirst().orElse(Scenario.COLD);
+    }
+
+    /** The ids a pass sends and the ledger that knows what they were sent as before. */
+    private record Pass(IdSpace ids, Ledger ledger) {
     }
 
     /**
      * The same scenarios over ids of their own (a fresh random stream every run, so the warm-up always
      * starts with unclaimed ids), starting with cold so that retry and duplicate have claims to hit.
      */
-    private void warmUp(ScenarioRunner runner, HttpTransport transport, Progress progress, ErrorBudget budget,
+    private void warmUp(ScenarioRunner runner, Transport<?> transport, Progress progress, ErrorBudget budget,
                        List<ScenarioResult> into) {
-        IdSpace ids = new IdSpace(options.runId() + "/warmup/" + Long.toHexString(new SecureRandom().nextLong()),
-                options.seed(), IdSpace.WARMUP);
-        Ledger ledger = new Ledger(options.warmup());
+        String warmupRun = options.runId() + "/warmup/" + Long.toHexString(new SecureRandom().nextLong());
+        Pass uniform = new Pass(new IdSpace(warmupRun, options.seed(), IdSpace.WARMUP), new Ledger(options.warmup()));
+        Pass mixed = new Pass(new IdSpace(warmupRun, options.seed(), IdSpace.WARMUP_MIXED),
+                new Ledger(options.warmup()));
         List<Scenario> passes = new ArrayList<>(options.scenarios());
-        if (passes.get(0) != Scenario.COLD) {
+        if (firstUniform() != Scenario.COLD && passes.stream().anyMatch(Scenario::repeatsCold)) {
             passes.add(0, Scenario.COLD);
         }
         for (Scenario scenario : passes) {
             if (budget.exceeded()) {
                 return;
             }
-            into.add(runOne("warmup-" + scenario.cliName(), scenario, ids, ledger, runner, transport, progress));
+            into.add(runOne("warmup-" + scenario.cliName(), scenario, scenario == Scenario.MIXED ? mixed : uniform,
+                    runner, transport, progress, 0));
         }
     }
 
-    private ScenarioResult runOne(String name, Scenario scenario, IdSpace ids, Ledger ledger, ScenarioRunner runner,
-                                  HttpTransport transport, Progress progress) {
+    private <B> ScenarioResult runOne(String name, Scenario scenario, Pass pass, ScenarioRunner runner,
+                                      Transport<B> transport, Progress progress, double rate) {
         progress.phase("preparing " + name, 0);
-        Workload workload = Workload.prepare(name, scenario, ids, ledger, options.namespace(), options.format(),
+        int ids = pass.ledger().size();
+        SendPlan plan = scenario == Scenario.MIXED
+                ? SendPlan.mixed(ids, options.mix().dupRate(), options.mix().retryRate(), options.batch(),
+                        options.mix().spread(), options.seed() ^ name.hashCode())
+                : scenario.uniformPlan(ids);
+        Workload workload = Workload.prepare(name, plan, pass.ids(), pass.ledger(), options.namespace(), encoding(),
                 options.batch());
         // Collect the previous scenario's bodies now rather than in the middle of this one's timed part.
         System.gc();
-        return runner.run(workload, transport, options.batch());
+        return runner.run(workload, transport, options.batch(), rate);
     }
 }

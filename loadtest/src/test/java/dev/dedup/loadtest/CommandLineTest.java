@@ -25,7 +25,11 @@ class CommandLineTest {
         assertEquals(1_000_000, o.ids());
         assertEquals(Format.BINARY, o.format());
         assertEquals("loadtest", o.namespace());
-        assertEquals(List.of(Scenario.COLD, Scenario.RETRY, Scenario.DUPLICATE), o.scenarios());
+        assertEquals(List.of(Scenario.COLD, Scenario.RETRY, Scenario.DUPLICATE, Scenario.MIXED), o.scenarios());
+        assertEquals(LoadOptions.Mix.DEFAULT, o.mix());
+        assertEquals(0, o.rate());
+        assertFalse(o.isDirect());
+        assertEquals(null, o.report());
         assertEquals(0, o.warmup());
         assertEquals(0, o.maxErrors());
         assertFalse(o.json());
@@ -59,6 +63,22 @@ class CommandLineTest {
     }
 
     @Test
+    void mixedDirectRateAndReport() {
+        LoadOptions o = CommandLine.parse("--direct", "redis://127.0.0.1:1,redis://127.0.0.1:2", "--scenario",
+                "cold,mixed", "--dup-rate", "0.1", "--retry-rate", "0", "--dup-spread", "10k", "--rate", "200k",
+                "--report", "r.html");
+        assertEquals(List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2"), o.direct());
+        assertTrue(o.isDirect());
+        assertEquals(List.of(Scenario.COLD, Scenario.MIXED), o.scenarios());
+        assertEquals(new LoadOptions.Mix(0.1, 0, 10_000), o.mix());
+        assertEquals(200_000, o.rate());
+        assertEquals(java.nio.file.Path.of("r.html"), o.report());
+        assertEquals(List.of(Scenario.MIXED), CommandLine.parse("--scenario", "mixed").scenarios(),
+                "mixed has ids of its own: no run id needed");
+        assertThrows(UsageException.class, () -> CommandLine.parse("--scenario", "mixed,retry"));
+    }
+
+    @Test
     void retryAlone_needsTheRunIdOfAnEarlierRun() {
         UsageException e = assertThrows(UsageException.class, () -> CommandLine.parse("--scenario", "retry"));
         assertTrue(e.getMessage().contains("--run-id"), e.getMessage());
@@ -74,10 +94,18 @@ class CommandLineTest {
         assertMessage("unknown option '--bogus' (see --help)", "--bogus", "1");
         assertMessage("unexpected argument 'stray' (see --help)", "stray");
         assertMessage("--binary and --json exclude each other", "--binary", "--json");
-        assertMessage("--scenario: 'warm' is not one of cold, retry, duplicate, all", "--scenario", "warm");
+        assertMessage("--scenario: 'warm' is not one of cold, retry, duplicate, mixed, all (or a comma-separated list)", "--scenario", "warm");
         assertMessage("--target: 'https://h:1' must start with http://", "--target", "https://h:1");
         assertMessage("--output: 'xml' is not table or json", "--output", "xml");
         assertMessage("--quiet takes no value", "--quiet=yes");
+        assertMessage("--dup-rate: 1.5 is out of range; use 0 to 1", "--dup-rate", "1.5");
+        assertMessage("--retry-rate: 'some' is not a number", "--retry-rate", "some");
+        assertMessage("--rate: 0 is out of range; use 1 to 1000000000", "--rate", "0");
+        assertMessage("--direct and --target exclude each other: the run goes to Redis or to agents",
+                "--target", "http://h:1", "--direct", "redis://h:2");
+        assertMessage("--direct: 'http://h:2' is not redis://HOST:PORT", "--direct", "http://h:2");
+        assertMessage("--json is a request format of the agent; --direct sends Redis commands",
+                "--direct", "redis://h:2", "--json");
         assertTrue(parseError("--ns", "no spaces").startsWith("--ns: 'no spaces' is not a namespace"));
         assertTrue(parseError("--target", "http://h:1/v1/claims").contains("only http://HOST:PORT"));
     }

@@ -52,7 +52,8 @@ class LoadGeneratorEndToEndTest {
         LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
 
         List<ScenarioResult> results = outcome.results();
-        assertEquals(List.of("cold", "retry", "duplicate"), results.stream().map(ScenarioResult::scenario).toList());
+        assertEquals(List.of("cold", "retry", "duplicate", "mixed"),
+                results.stream().map(ScenarioResult::scenario).toList());
         Verdict[] expected = {Verdict.NEW, Verdict.RETRY, Verdict.DUPLICATE};
         for (int i = 0; i < 3; i++) {
             ScenarioResult r = results.get(i);
@@ -66,6 +67,32 @@ class LoadGeneratorEndToEndTest {
             assertEquals(50, r.latencyMicros().getTotalCount(), r.scenario());
             assertFalse(r.aborted());
         }
+        ScenarioResult mixed = results.get(3);
+        assertTrue(mixed.ids() > 50_000, "originals plus duplicates and replays: " + mixed.ids());
+        assertEquals(50_000, mixed.tally().count(Verdict.NEW), "every original is new, nothing else");
+        assertTrue(mixed.tally().count(Verdict.DUPLICATE) > 1000, "about 5 % written twice");
+        assertTrue(mixed.tally().count(Verdict.RETRY) > 0, "about 2 % of batches replayed");
+        assertTrue(mixed.tally().safe());
+        assertEquals(0, mixed.tally().unexpected());
+        assertEquals(LoadRun.EXIT_OK, outcome.exitStatus());
+    }
+
+    @Test
+    void fixedRate_takesAboutAsLongAsTheScheduleSays_andTheReportHasACurveOfEachKind(@TempDir Path dir)
+            throws Exception {
+        Path report = dir.resolve("run.html");
+        LoadOptions options = CommandLine.parse("--target", target, "--ids", "20000", "--batch", "500",
+                "--scenario", "cold", "--rate", "20000", "--report", report.toString(), "--quiet");
+        LoadRun run = new LoadRun(options, silent());
+        LoadRun.Outcome outcome = run.execute();
+        run.report(outcome, silent());
+        ScenarioResult cold = outcome.results().get(0);
+        // 40 batches at 20,000 ids/s: the last is due at 0.975 s.
+        assertTrue(cold.seconds() >= 0.95, "paced, not as fast as possible: " + cold.seconds() + " s");
+        assertEquals(20_000, cold.offeredRate());
+        String html = java.nio.file.Files.readString(report);
+        assertTrue(html.contains("latency (ms) by percentile") && html.contains("ids answered per second"), html);
+        assertEquals(2, html.split("<polyline").length - 1, "one latency and one throughput curve");
         assertEquals(LoadRun.EXIT_OK, outcome.exitStatus());
     }
 
@@ -99,6 +126,7 @@ class LoadGeneratorEndToEndTest {
         LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
         assertEquals(LoadRun.EXIT_OK, outcome.exitStatus());
         assertEquals(5000, outcome.results().get(2).tally().count(Verdict.DUPLICATE));
+        assertTrue(outcome.results().get(3).tally().count(Verdict.DUPLICATE) > 0);
     }
 
     private static PrintStream silent() {

@@ -32,8 +32,12 @@ public final class ScenarioRunner {
         this.progress = progress;
     }
 
-    /** Sends {@code workload} through {@code transport}; blocks the calling thread (never an event loop). */
-    public <B> ScenarioResult run(Workload workload, Transport<B> transport, int batchSize) {
+    /**
+     * Sends {@code workload} through {@code transport}; blocks the calling thread (never an event loop).
+     * {@code idsPerSecond} above 0 offers that fixed load (each batch due at its share of the schedule)
+     * instead of sending as fast as answers come back.
+     */
+    public <B> ScenarioResult run(Workload workload, Transport<B> transport, int batchSize, double idsPerSecond) {
         if (Vertx.currentContext() != null) {
             throw new IllegalStateException("run waits for the scenario: call it from a plain thread");
         }
@@ -42,15 +46,17 @@ public final class ScenarioRunner {
         for (PreparedBatch batch : batches) {
             bodies.add(transport.prepare(batch.body()));
         }
+        long[] scheduled = idsPerSecond > 0 ? schedule(batches, idsPerSecond) : null;
         AtomicInteger cursor = new AtomicInteger();
+        Completions completions = new Completions();
         List<Worker<B>> started = new ArrayList<>(workers);
+        progress.phase(workload.name(), workload.ids());
+        long t0 = System.nanoTime();
         for (int w = 0; w < workers; w++) {
             // A fresh context per worker: Vert.x spreads them over its event loops.
             started.add(new Worker<>(w, vertx.getOrCreateContext(), transport, bodies, batches, cursor, budget,
-                    progress));
+                    progress, completions, scheduled, t0));
         }
-        progress.phase(workload.name(), workload.ids());
-        long t0 = System.nanoTime();
         List<Future<Void>> finished = new ArrayList<>(workers);
         for (Worker<B> worker : started) {
             finished.add(worker.start());
@@ -68,8 +74,10 @@ public final class ScenarioRunner {
         Histogram latency = Worker.newHistogram();
         VerdictTally tally = new VerdictTally();
         Map<String, Long> errors = new TreeMap<>();
+        Timeline timeline = new Timeline();
         long requests = 0;
         for (Worker<B> worker : started) {
+            timeline.add(worker.timeline);
             latency.add(worker.latencyMicros);
             tally.add(worker.tally);
             worker.errors.forEach((reason, n) -> errors.merge(reason, n, Long::sum));
@@ -78,6 +86,17 @@ public final class ScenarioRunner {
         // Workers only leave batches untaken when the error budget ran out.
         boolean aborted = cursor.get() < batches.size();
         return new ScenarioResult(workload.name(), tally.total(), requests, seconds, latency, tally, errors,
-                batchSize, workers, workload.format(), aborted);
+                batchSize, workers, workload.encoding(), aborted, timeline.idsPerTick(), idsPerSecond);
+    }
+
+    /** When each batch is due, in nanoseconds from the start, for a steady {@code idsPerSecond}. */
+    static long[] schedule(List<PreparedBatch> batches, double idsPerSecond) {
+        long[] due = new long[batches.size()];
+        long before = 0;
+        for (int b = 0; b < due.length; b++) {
+            due[b] = (long) (before * 1e9 / idsPerSecond);
+            before += batches.get(b).items();
+        }
+        return due;
     }
 }

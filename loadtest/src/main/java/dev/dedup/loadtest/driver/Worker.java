@@ -13,9 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
 
 /**
- * One request in flight at a time: take the next batch, send it, await the answer, record the latency and
- * check the verdicts, repeat until the batches run out or the error budget is spent. All of its state is
+ * One request in flight at a time: take the next batch, wait until it may go (the batch it repeats ids of is
+ * answered; with a fixed rate, its scheduled time has come), send it, await the answer, record the latency
+ * and check the verdicts, repeat until the batches run out or the error budget is spent. All of its state is
  * touched only on its own event-loop context.
+ *
+ * <p>With a fixed rate, latency is counted from the batch's scheduled time, not from when it could be sent,
+ * so a stalled store shows in the percentiles rather than hiding in a slower send rate.
  */
 final class Worker<B> {
 
@@ -33,14 +37,23 @@ final class Worker<B> {
     private final ErrorBudget budget;
     private final Progress progress;
     private final Promise<Void> done = Promise.promise();
+    private final Completions completions;
+    private final long[] scheduledNanos;
+    private final long t0;
 
+    final Timeline timeline = new Timeline();
     final Histogram latencyMicros = newHistogram();
     final VerdictTally tally = new VerdictTally();
     final Map<String, Long> errors = new TreeMap<>();
     long requests;
 
+    /**
+     * {@code scheduledNanos}: when each batch is due, relative to {@code t0}, or null to send as fast as
+     * answers come back.
+     */
     Worker(int id, Context context, Transport<B> transport, List<B> bodies, List<PreparedBatch> batches,
-           AtomicInteger cursor, ErrorBudget budget, Progress progress) {
+           AtomicInteger cursor, ErrorBudget budget, Progress progress, Completions completions,
+           long[] scheduledNanos, long t0) {
         this.id = id;
         this.context = context;
         this.transport = transport;
@@ -49,6 +62,9 @@ final class Worker<B> {
         this.cursor = cursor;
         this.budget = budget;
         this.progress = progress;
+        this.completions = completions;
+        this.scheduledNanos = scheduledNanos;
+        this.t0 = t0;
     }
 
     Future<Void> start() {
@@ -62,8 +78,19 @@ final class Worker<B> {
             done.tryComplete();
             return;
         }
+        sendWhenDue(index);
+    }
+
+    private void sendWhenDue(int index) {
         PreparedBatch batch = batches.get(index);
-        long start = System.nanoTime();
+        long now = System.nanoTime();
+        long due = scheduledNanos == null ? now : t0 + scheduledNanos[index];
+        if (now < due || !completions.isDone(batch.dependsOn())) {
+            long waitMillis = Math.max(1, (due - now) / 1_000_000);
+            context.owner().setTimer(waitMillis, t -> sendWhenDue(index));
+            return;
+        }
+        long start = scheduledNanos == null ? now : due;
         Future<byte[]> answer;
         try {
             answer = transport.send(id, bodies.get(index), batch.items());
@@ -71,12 +98,15 @@ final class Worker<B> {
             answer = Future.failedFuture(e);
         }
         answer.onComplete(ar -> {
-            long micros = (System.nanoTime() - start) / 1000;
+            long end = System.nanoTime();
+            long micros = (end - start) / 1000;
             requests++;
+            completions.complete(index);
             if (ar.succeeded()) {
                 latencyMicros.recordValue(Math.max(1, Math.min(micros, latencyMicros.getHighestTrackableValue())));
                 tally.record(batch.expected(), ar.result());
                 progress.answered(batch.items());
+                timeline.record(end - t0, batch.items());
             } else {
                 String reason = ar.cause() instanceof RequestFailure f ? f.reason()
                         : "io:" + ar.cause().getClass().getSimpleName();

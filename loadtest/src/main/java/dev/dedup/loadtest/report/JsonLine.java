@@ -49,7 +49,8 @@ public final class JsonLine {
         sb.append("\"aborted\":").append(r.aborted()).append(',');
         number(sb, "batch", r.batch());
         number(sb, "workers", r.workers());
-        string(sb, "format", r.format().cliName());
+        string(sb, "format", r.encoding());
+        decimal(sb, "offered_ids_per_s", r.offeredRate());
         string(sb, "target", target);
         BatchEncoder.quote(sb, "run_id");
         sb.append(':');

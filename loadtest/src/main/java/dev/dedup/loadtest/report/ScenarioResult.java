@@ -1,6 +1,5 @@
 package dev.dedup.loadtest.report;
 
-import dev.dedup.loadtest.workload.Format;
 import dev.dedup.loadtest.workload.VerdictTally;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -17,12 +16,15 @@ import org.HdrHistogram.Histogram;
  * @param errors         failed requests by reason (HTTP status, {@code io:...}, {@code bad_response})
  * @param batch          items per request
  * @param workers        requests in flight
- * @param format         request format
+ * @param encoding       request format ({@code binary}, {@code json}) or {@code direct}
  * @param aborted        true when it stopped early because the error budget ran out
+ * @param idsPerTick     ids answered in each {@link dev.dedup.loadtest.driver.Timeline#TICK_MILLIS} since the
+ *                       start
+ * @param offeredRate    the fixed load offered in ids per second, or 0 for as fast as possible
  */
 public record ScenarioResult(String scenario, long ids, long requests, double seconds, Histogram latencyMicros,
-                             VerdictTally tally, Map<String, Long> errors, int batch, int workers, Format format,
-                             boolean aborted) {
+                             VerdictTally tally, Map<String, Long> errors, int batch, int workers, String encoding,
+                             boolean aborted, long[] idsPerTick, double offeredRate) {
 
     public ScenarioResult {
         errors = Map.copyOf(errors);

@@ -2,10 +2,11 @@ package dev.dedup.loadtest.workload;
 
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
+import java.util.ArrayList;
 import java.util.List;
 
-/** The two request formats of {@code POST /v1/claims}. */
-public enum Format {
+/** The two request formats of {@code POST /v1/claims}. The event time is not sent: the API has no field for it. */
+public enum Format implements BatchEncoding {
     BINARY("binary", "application/x-dedup-batch", "application/x-dedup-verdicts"),
     JSON("json", "application/json", "application/json");
 
@@ -19,6 +20,7 @@ public enum Format {
         this.responseType = responseType;
     }
 
+    @Override
     public String cliName() {
         return cliName;
     }
@@ -33,7 +35,12 @@ public enum Format {
         return responseType;
     }
 
-    public byte[] encode(String namespace, List<Item> items) {
+    @Override
+    public byte[] encode(String namespace, List<Message> messages) {
+        List<Item> items = new ArrayList<>(messages.size());
+        for (Message m : messages) {
+            items.add(new Item(m.id(), m.owner()));
+        }
         return this == BINARY ? BatchEncoder.binary(namespace, items) : BatchEncoder.json(namespace, items);
     }
 }

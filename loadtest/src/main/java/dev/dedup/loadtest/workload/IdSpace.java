@@ -13,8 +13,16 @@ public final class IdSpace {
     public static final int MEASURED = 0;
     /** The stream of warm-up ids: never the same as measured ones. */
     public static final int WARMUP = 1;
+    /** The mixed pass's own ids, fresh even after the uniform passes claimed the measured ones. */
+    public static final int MIXED = 2;
+    /** The warm-up's mixed pass. */
+    public static final int WARMUP_MIXED = 3;
+
+    /** Event time of each stream starts this many seconds after the previous stream's. */
+    static final int STREAM_SECONDS = 1_000_000;
 
     private final long key;
+    private final int firstSecond;
 
     public IdSpace(String runId, long seed, int stream) {
         long h = 0xcbf29ce484222325L;
@@ -22,6 +30,16 @@ public final class IdSpace {
             h = (h ^ (b & 0xff)) * 0x100000001b3L;
         }
         this.key = mix(mix(h ^ seed) + stream);
+        this.firstSecond = stream * STREAM_SECONDS;
+    }
+
+    /**
+     * The second message {@code index} was produced at, shared by all its copies: {@link EventTime}'s rate
+     * from the start of this stream's own stretch of event time, so that the passes of a run (and its
+     * warm-up) never share a second.
+     */
+    public int eventSecond(long index) {
+        return firstSecond + EventTime.secondOf(index);
     }
 
     /** The id of index {@code i}, 36 ASCII characters. */

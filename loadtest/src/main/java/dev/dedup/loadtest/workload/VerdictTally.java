@@ -12,9 +12,16 @@ import dev.dedup.wire.Verdict;
  * <li>any other mismatch is <em>unexpected</em> (e.g. {@code new} where {@code retry} was expected: the store
  * forgot the claim).</li>
  * </ul>
- * One tally per worker (not thread-safe); {@link #add} merges them.
+ * A store that only tells duplicates apart from the rest (Tapjoy's script returns only the duplicates)
+ * answers {@link #NOT_DUPLICATE}: it counts as the {@code new} or {@code retry} the ledger expected, and as
+ * a missed duplicate where a duplicate was expected.
+ *
+ * <p>One tally per worker (not thread-safe); {@link #add} merges them.
  */
 public final class VerdictTally {
+
+    /** An answer of "process it" that does not say whether as {@code new} or as {@code retry}. */
+    public static final byte NOT_DUPLICATE = 3;
 
     private final long[] received = new long[Verdict.values().length];
     private long falseDrops;
@@ -42,7 +49,12 @@ public final class VerdictTally {
             throw new IllegalArgumentException(actualCodes.length + " verdicts for " + expectedCodes.length + " items");
         }
         for (int i = 0; i < expectedCodes.length; i++) {
-            record(Verdict.ofCode(expectedCodes[i]), Verdict.ofCode(actualCodes[i]));
+            Verdict expected = Verdict.ofCode(expectedCodes[i]);
+            if (actualCodes[i] == NOT_DUPLICATE) {
+                record(expected, expected == Verdict.DUPLICATE ? Verdict.NEW : expected);
+            } else {
+                record(expected, Verdict.ofCode(actualCodes[i]));
+            }
         }
     }
 
