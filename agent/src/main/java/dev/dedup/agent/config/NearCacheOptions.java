@@ -3,16 +3,18 @@ package dev.dedup.agent.config;
 /**
  * The near-cache in front of Redis.
  *
- * @param maxEntries ids kept; 0 turns the cache off. Each entry costs about 100 bytes of heap.
+ * @param maxEntries ids kept; 0 turns the cache off. Each entry costs 24 bytes of heap, allocated at start.
  */
 public record NearCacheOptions(long maxEntries) {
 
-    /** 256 Ki ids, about 25 MiB of heap. */
-    public static final long DEFAULT_MAX_ENTRIES = 1L << 18;
+    /** 1 Mi ids, 24 MiB of heap. */
+    public static final long DEFAULT_MAX_ENTRIES = 1L << 20;
+    /** 512 Mi ids, 12 GiB of heap: the most one array holds. */
+    public static final long MAX_ENTRIES = 1L << 29;
 
     public NearCacheOptions {
-        ConfigException.require(maxEntries >= 0 && maxEntries <= 1L << 30, "near-cache-size", maxEntries,
-                "use 0 (off) to 2^30 entries");
+        ConfigException.require(maxEntries == 0 || (maxEntries >= 8 && maxEntries <= MAX_ENTRIES), "near-cache-size",
+                maxEntries, "use 0 (off) or 8 to 2^29 entries");
     }
 
     public static NearCacheOptions defaults() {

@@ -3,10 +3,8 @@ package dev.dedup.agent.nearcache;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.Verdict;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
@@ -62,20 +60,16 @@ public final class NearCachedStore implements ClaimStore {
         byte[] verdicts = new byte[n];
         int[] misses = new int[n];
         int missCount = 0;
-        Set<Long> sentToStore = null;
         for (int i = 0; i < n; i++) {
-            long key = batch.key(i);
-            // A repeat of an id already sent to the store in this batch must follow it there, in order.
-            NearCache.Claim hit = sentToStore != null && sentToStore.contains(key) ? null : cache.get(key);
-            if (hit != null) {
-                verdicts[i] = hit.owner() == batch.owner(i) ? RETRY : DUPLICATE;
+            int hit = cache.lookup(batch.key(i), batch.owner(i));
+            if (hit != NearCache.MISS) {
+                verdicts[i] = hit == NearCache.SAME_OWNER ? RETRY : DUPLICATE;
             } else {
                 misses[missCount++] = i;
-                if (sentToStore == null) {
-                    sentToStore = new HashSet<>();
-                }
-                sentToStore.add(key);
             }
+        }
+        if (missCount > 0 && missCount < n) {
+            missCount = followMissedRepeats(batch, misses, missCount);
         }
         if (missCount == 0) {
             return CompletableFuture.completedFuture(verdicts);
@@ -93,6 +87,44 @@ public final class NearCachedStore implements ClaimStore {
             }
             return verdicts;
         });
+    }
+
+    /**
+     * A repeat of an id that goes to the store in this batch must follow it there, in order, rather than be
+     * answered from the cache (which another request may have filled between the two lookups). Returns the
+     * new number of misses, {@code misses} rewritten in batch order.
+     */
+    private static int followMissedRepeats(Batch batch, int[] misses, int missCount) {
+        MissedKeys missed = new MissedKeys(missCount);
+        for (int j = 0; j < missCount; j++) {
+            missed.add(batch.key(misses[j]), misses[j]);
+        }
+        int n = batch.size();
+        int[] merged = null;
+        int count = 0;
+        int next = 0;
+        for (int i = 0; i < n; i++) {
+            boolean miss = next < missCount && misses[next] == i;
+            if (miss) {
+                next++;
+            } else {
+                int first = missed.firstPosition(batch.key(i));
+                miss = first >= 0 && first < i;
+                if (miss && merged == null) {
+                    merged = new int[n];
+                    System.arraycopy(misses, 0, merged, 0, next);
+                    count = next;
+                }
+            }
+            if (merged != null && miss) {
+                merged[count++] = i;
+            }
+        }
+        if (merged == null) {
+            return missCount;
+        }
+        System.arraycopy(merged, 0, misses, 0, count);
+        return count;
     }
 
     @Override

@@ -1,0 +1,163 @@
+package dev.dedup.agent.nearcache;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.testing.FakeClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class NearCacheTest {
+
+    private final FakeClock clock = new FakeClock(1_000_000);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private NearCache cache(long entries) {
+        return new NearCache(entries, clock, registry);
+    }
+
+    @Test
+    void aPutClaimIsFound_withItsOwner_andOnlyByItsWholeKey() {
+        NearCache cache = cache(1024);
+        long key = 0x1234_5678_9abc_def0L;
+        cache.put(key, 42, clock.getAsLong() + 1000);
+        assertEquals(NearCache.SAME_OWNER, cache.lookup(key, 42));
+        assertEquals(NearCache.OTHER_OWNER, cache.lookup(key, 43));
+        assertEquals(NearCache.MISS, cache.lookup(key ^ 1, 42), "same 56-bit field, other key: not a hit");
+        assertEquals(NearCache.MISS, cache.lookup(key + (1L << 8), 42));
+        assertEquals(2, cache.hits());
+        assertEquals(2, cache.misses());
+        assertEquals(2.0 / 4, cache.hitRatio());
+        assertEquals(1, cache.size());
+    }
+
+    @Test
+    void anEndedClaimIsNotAnswered_andItsSlotIsReusedFirst() {
+        NearCache cache = cache(8); // one set
+        for (long k = 1; k <= 8; k++) {
+            cache.put(k << 8, k, clock.getAsLong() + (k == 3 ? 100 : 10_000));
+        }
+        clock.advance(java.time.Duration.ofMillis(100));
+        assertNull(cache.get(3L << 8), "claim ended");
+        cache.put(9L << 8, 9, clock.getAsLong() + 10_000);
+        for (long k = 1; k <= 9; k++) {
+            if (k != 3) {
+                assertNotNull(cache.get(k << 8), "id " + k + " kept: the ended claim's slot was taken");
+            }
+        }
+        assertEquals(0, cache.evictions());
+    }
+
+    @Test
+    void aFullSetForgetsItsOldestEntry() {
+        NearCache cache = cache(8);
+        for (long k = 1; k <= 10; k++) {
+            cache.put(k << 8, k, clock.getAsLong() + 10_000);
+        }
+        assertNull(cache.get(1L << 8));
+        assertNull(cache.get(2L << 8));
+        for (long k = 3; k <= 10; k++) {
+            assertNotNull(cache.get(k << 8), "id " + k);
+        }
+        assertEquals(2, cache.evictions());
+        assertEquals(8, cache.size());
+    }
+
+    @Test
+    void putOfTheSameIdReplacesIt_andInvalidateByFieldDropsIt() {
+        NearCache cache = cache(64);
+        long key = 0xabcdef0123456789L;
+        cache.put(key, 1, clock.getAsLong() + 1000);
+        cache.put(key, 2, clock.getAsLong() + 1000);
+        assertEquals(1, cache.size());
+        assertEquals(2, cache.get(key).owner());
+        cache.invalidateField(key >>> 8);
+        assertNull(cache.get(key));
+        assertEquals(0, cache.size());
+    }
+
+    @Test
+    void invalidateAll_emptiesEverySet() {
+        NearCache cache = cache(1 << 14);
+        SplittableRandom random = new SplittableRandom(1);
+        List<Long> keys = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            long k = random.nextLong() | 1;
+            keys.add(k);
+            cache.put(k, i, clock.getAsLong() + 1000);
+        }
+        assertTrue(cache.size() > 4900, "a table of 16 Ki keeps nearly all of 5,000: " + cache.size());
+        cache.invalidateAll();
+        assertEquals(0, cache.size());
+        for (long k : keys) {
+            assertNull(cache.get(k));
+        }
+    }
+
+    @Test
+    void retention_aTableKeepsNearlyAllOfTheLastHalfOfItsSize() {
+        int entries = 1 << 16;
+        NearCache cache = cache(entries);
+        SplittableRandom random = new SplittableRandom(2);
+        long[] keys = new long[entries];
+        for (int i = 0; i < entries; i++) {
+            keys[i] = random.nextLong() | 1;
+            cache.put(keys[i], i, clock.getAsLong() + 1000);
+        }
+        int kept = 0;
+        for (int i = entries / 2; i < entries; i++) {
+            kept += cache.get(keys[i]) != null ? 1 : 0;
+        }
+        // 8-way FIFO sets: the newest half survives unless its set received 8 later ids (Poisson tail).
+        assertTrue(kept > 0.97 * entries / 2, "kept " + kept + " of the newest " + entries / 2);
+    }
+
+    @Test
+    void concurrentPutsAndLookups_neverPairAKeyWithAnotherClaimsOwner() throws Exception {
+        NearCache cache = cache(1 << 10);
+        AtomicReference<String> wrong = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int seed = t;
+            threads.add(new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                for (int i = 0; i < 200_000 && wrong.get() == null; i++) {
+                    long key = (random.nextInt(5000) + 1L) * 0x9E3779B97F4A7C15L | 1;
+                    long owner = key * 31; // every writer of a key writes the same owner
+                    if (random.nextBoolean()) {
+                        cache.put(key, owner, clock.getAsLong() + 10_000);
+                    } else if (cache.lookup(key, owner) == NearCache.OTHER_OWNER) {
+                        wrong.set("key " + key + " answered with another claim's owner");
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertNull(wrong.get());
+    }
+
+    @Test
+    void sizesOutsideTheRangeAreRefused_andMetricsCarryTheCacheBindersNames() {
+        assertThrows(IllegalArgumentException.class, () -> cache(7));
+        NearCache cache = cache(100);
+        assertEquals(96, cache.capacity(), "rounded down to whole sets of 8");
+        cache.put(5L << 8, 1, clock.getAsLong() + 1000);
+        cache.lookup(5L << 8, 1);
+        cache.lookup(6L << 8, 1);
+        assertEquals(1.0, registry.get("cache.gets").tag("cache", "near_cache").tag("result", "hit")
+                .functionCounter().count());
+        assertEquals(1.0, registry.get("cache.gets").tag("result", "miss").functionCounter().count());
+        assertEquals(1.0, registry.get("cache.puts").functionCounter().count());
+        assertEquals(1.0, registry.get("cache.size").gauge().value());
+    }
+}

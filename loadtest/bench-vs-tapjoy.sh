@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The benchmark of issue 4: the agent against Tapjoy's design on the same three local Redis shards, in one
+# run, with ratios.
+#
+# Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
+# persisted, noeviction) and agent/target/dedup-agent.jar with --redis on them, then for each side runs the
+# load generator over IDS ids: cold, retry, duplicate (the same ids again), and mixed (fresh ids with 5 %
+# producer duplicates and 2 % replayed batches). The agent side goes through HTTP on loopback; the direct
+# side (--direct) sends Tapjoy's Lua script straight to the shards. The shards are flushed between the two
+# sides. Prints the table side by side (ratios first) and every JSON line. Every process is stopped by its
+# PID however the script ends. Exit status: the load generator's worst (3 when any verdict was wrong).
+#
+# Environment: IDS (default 2000000), BATCH (default 10000), WORKERS (default 4), WARMUP (default 400000,
+# both sides), NEAR_CACHE (agent entries, default 4194304), ROUNDS (default 1: with more, the sides
+# alternate and the table shows medians), AGENT_ARGS (more agent flags), AGENT_JAVA_OPTS,
+# LOADTEST_JAVA_OPTS. Everything shares this machine's cores: compare ratios, not absolute figures.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+name=bench-vs-tapjoy
+work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
+# shellcheck source=bench-lib.sh
+. "$root/loadtest/bench-lib.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ids="${IDS:-2000000}"
+batch="${BATCH:-10000}"
+workers="${WORKERS:-4}"
+warmup="${WARMUP:-400000}"
+near_cache="${NEAR_CACHE:-4194304}"
+rounds="${ROUNDS:-1}"
+require_jars
+command -v redis-server >/dev/null || { echo "$name: redis-server is not installed" >&2; exit 2; }
+
+ports=()
+uris=()
+for _ in 1 2 3; do
+  p="$(free_port)"
+  start_redis "$p"
+  ports+=("$p")
+  uris+=("redis://127.0.0.1:$p")
+done
+shards="$(IFS=,; echo "${uris[*]}")"
+port="$(free_port)"
+# shellcheck disable=SC2086
+start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" ${AGENT_ARGS:-}
+echo "$name: agent on port $port, shards $shards, $(nproc) cores, $ids ids, batch $batch, $workers workers" >&2
+
+flush() {
+  for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
+}
+
+common=(--scenario all --ids "$ids" --batch "$batch" --workers "$workers" --warmup "$warmup")
+for round in $(seq 1 "$rounds"); do
+  echo "$name: round $round: agent" >&2
+  flush
+  run_load "${common[@]}" --target "http://127.0.0.1:$port"
+  for line in "${lines[@]}"; do [[ "$line" == *'"format":"binary"'* ]] && echo "agent $line"; done >>"$work/agent.jsonl"
+  lines=()
+  echo "$name: round $round: direct (Tapjoy)" >&2
+  flush
+  run_load "${common[@]}" --direct "$shards"
+  for line in "${lines[@]}"; do echo "direct $line"; done >>"$work/direct.jsonl"
+  lines=()
+done
+
+# field LINE NAME: a number of a JSON line.
+field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
+
+# median of numbers on stdin
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+echo
+printf '%-10s %10s %14s %14s %9s %9s %9s %12s\n' scenario "agent/direct" "agent ids/s" "direct ids/s" \
+  "agent p99" "direct p99" "bar" "ledger errors"
+for scenario in cold retry duplicate mixed; do
+  a="$(grep -h "\"scenario\":\"$scenario\"" "$work/agent.jsonl" || true)"
+  d="$(grep -h "\"scenario\":\"$scenario\"" "$work/direct.jsonl" || true)"
+  [ -n "$a" ] && [ -n "$d" ] || continue
+  a_rate="$(while read -r l; do field "$l" ids_per_s; done <<<"$a" | median)"
+  d_rate="$(while read -r l; do field "$l" ids_per_s; done <<<"$d" | median)"
+  a_p99="$(while read -r l; do field "$l" p99_ms; done <<<"$a" | median)"
+  d_p99="$(while read -r l; do field "$l" p99_ms; done <<<"$d" | median)"
+  errors=0
+  while read -r l; do
+    errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
+  done <<<"$(printf '%s\n%s\n' "$a" "$d")"
+  case "$scenario" in cold) bar=">= 0.8x" ;; retry) bar=">= 2.5x" ;; *) bar="" ;; esac
+  printf '%-10s %10s %14s %14s %9s %9s %9s %12s\n' "$scenario" \
+    "$(awk -v a="$a_rate" -v d="$d_rate" 'BEGIN {printf "%.2fx", (d > 0 ? a / d : 0)}')" \
+    "$(printf "%'.0f" "$a_rate")" "$(printf "%'.0f" "$d_rate")" "${a_p99} ms" "${d_p99} ms" "$bar" "$errors"
+done
+echo
+cat "$work/agent.jsonl" "$work/direct.jsonl"
+exit "$status"
