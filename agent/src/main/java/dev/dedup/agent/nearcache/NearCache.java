@@ -86,7 +86,11 @@ public final class NearCache {
     /** The cached claim belongs to another owner. */
     static final int OTHER_OWNER = 2;
 
-    /** {@link #SAME_OWNER} or {@link #OTHER_OWNER} when the id's claim is cached and live, else {@link #MISS}. */
+    /**
+     * {@link #SAME_OWNER} or {@link #OTHER_OWNER} when the id's claim is cached and live, else {@link #MISS}.
+     * Not counted: the caller reports a batch's lookups at once ({@link #recordLookups}), so that the
+     * counters are touched once a batch rather than once an id.
+     */
     int lookup(long key, long owner) {
         long now = clockMillis.getAsLong();
         int set = setOf(key >>> 8);
@@ -96,18 +100,26 @@ public final class NearCache {
                 int at = base + w * LONGS_PER_SLOT;
                 if (slots[at] == key) {
                     if (slots[at + 2] > now) {
-                        hits.increment();
                         return slots[at + 1] == owner ? SAME_OWNER : OTHER_OWNER;
                     }
                     break;
                 }
             }
         }
-        misses.increment();
         return MISS;
     }
 
-    /** The live claim of an id, or null. */
+    /** Counts {@code hitCount} hits and {@code missCount} misses of {@link #lookup}. */
+    void recordLookups(int hitCount, int missCount) {
+        if (hitCount > 0) {
+            hits.add(hitCount);
+        }
+        if (missCount > 0) {
+            misses.add(missCount);
+        }
+    }
+
+    /** The live claim of an id, or null; not counted in the hit and miss counters. */
     Claim get(long key) {
         long now = clockMillis.getAsLong();
         int set = setOf(key >>> 8);
@@ -118,23 +130,30 @@ public final class NearCache {
                 if (slots[at] == key) {
                     long expires = slots[at + 2];
                     if (expires > now) {
-                        hits.increment();
                         return new Claim(key, slots[at + 1], expires);
                     }
                     break;
                 }
             }
         }
-        misses.increment();
         return null;
     }
 
     void put(long key, long owner, long expiresAtMillis) {
-        long now = clockMillis.getAsLong();
+        int filled = putUncounted(key, owner, expiresAtMillis, clockMillis.getAsLong());
+        recordPuts(1, filled & 1, filled >>> 1);
+    }
+
+    /**
+     * Enters a claim without touching the counters; returns 1 when it took an empty slot, 2 when it
+     * replaced a live claim of another id, else 0. {@link #recordPuts} reports a batch of them.
+     */
+    int putUncounted(long key, long owner, long expiresAtMillis, long now) {
         long field = key >>> 8;
         int set = setOf(field);
         int base = set * WAYS * LONGS_PER_SLOT;
         synchronized (locks[set & (STRIPES - 1)]) {
+            int result = 0;
             int target = -1;
             int ended = -1;
             for (int w = 0; w < WAYS; w++) {
@@ -155,17 +174,32 @@ public final class NearCache {
                     int hand = hands[set];
                     hands[set] = (byte) ((hand + 1) & (WAYS - 1));
                     target = base + hand * LONGS_PER_SLOT;
-                    evictions.increment();
+                    result = 2;
                 }
             }
             if (slots[target] == EMPTY) {
-                occupied.increment();
+                result = 1;
             }
             slots[target] = key;
             slots[target + 1] = owner;
             slots[target + 2] = expiresAtMillis;
+            return result;
         }
-        puts.increment();
+    }
+
+    /** Counts {@code count} puts, of which {@code intoEmpty} took an empty slot and {@code evicting} replaced a live claim. */
+    void recordPuts(int count, int intoEmpty, int evicting) {
+        puts.add(count);
+        if (intoEmpty > 0) {
+            occupied.add(intoEmpty);
+        }
+        if (evicting > 0) {
+            evictions.add(evicting);
+        }
+    }
+
+    long clockMillis() {
+        return clockMillis.getAsLong();
     }
 
     /** Drops the id whose key is {@code key}. */

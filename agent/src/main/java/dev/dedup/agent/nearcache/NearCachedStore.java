@@ -68,6 +68,7 @@ public final class NearCachedStore implements ClaimStore {
                 misses[missCount++] = i;
             }
         }
+        cache.recordLookups(n - missCount, missCount);
         if (missCount > 0 && missCount < n) {
             missCount = followMissedRepeats(batch, misses, missCount);
         }
@@ -78,12 +79,23 @@ public final class NearCachedStore implements ClaimStore {
         int subSize = missCount;
         long expiresAt = clockMillis.getAsLong() + windowMillis;
         return store.claim(sub, windowMillis).thenApply(answers -> {
+            boolean caching = usable.getAsBoolean();
+            long now = cache.clockMillis();
+            int puts = 0;
+            int intoEmpty = 0;
+            int evicting = 0;
             for (int j = 0; j < subSize; j++) {
                 int i = misses[j];
                 verdicts[i] = answers[j];
-                if (answers[j] == NEW && usable.getAsBoolean()) {
-                    cache.put(batch.key(i), batch.owner(i), expiresAt);
+                if (answers[j] == NEW && caching) {
+                    int filled = cache.putUncounted(batch.key(i), batch.owner(i), expiresAt, now);
+                    puts++;
+                    intoEmpty += filled & 1;
+                    evicting += filled >>> 1;
                 }
+            }
+            if (puts > 0) {
+                cache.recordPuts(puts, intoEmpty, evicting);
             }
             return verdicts;
         });
