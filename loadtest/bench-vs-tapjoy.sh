@@ -72,7 +72,7 @@ field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo
-printf '%-10s %10s %14s %14s %9s %9s %9s %12s\n' scenario "agent/direct" "agent ids/s" "direct ids/s" \
+printf '%-10s %12s %13s %13s %10s %11s %8s %14s\n' scenario "agent/direct" "agent ids/s" "direct ids/s" \
   "agent p99" "direct p99" "bar" "ledger errors"
 for scenario in cold retry duplicate mixed; do
   a="$(grep -h "\"scenario\":\"$scenario\"" "$work/agent.jsonl" || true)"
@@ -87,9 +87,10 @@ for scenario in cold retry duplicate mixed; do
     errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
   done <<<"$(printf '%s\n%s\n' "$a" "$d")"
   case "$scenario" in cold) bar=">= 0.8x" ;; retry) bar=">= 2.5x" ;; *) bar="" ;; esac
-  printf '%-10s %10s %14s %14s %9s %9s %9s %12s\n' "$scenario" \
+  printf '%-10s %12s %13s %13s %10s %11s %8s %14s\n' "$scenario" \
     "$(awk -v a="$a_rate" -v d="$d_rate" 'BEGIN {printf "%.2fx", (d > 0 ? a / d : 0)}')" \
-    "$(printf "%'.0f" "$a_rate")" "$(printf "%'.0f" "$d_rate")" "${a_p99} ms" "${d_p99} ms" "$bar" "$errors"
+    "$(LC_ALL=C awk -v v="$a_rate" 'BEGIN {printf "%.0f", v}')" "$(LC_ALL=C awk -v v="$d_rate" 'BEGIN {printf "%.0f", v}')" \
+    "$(awk -v v="$a_p99" 'BEGIN {printf "%.0f ms", v}')" "$(awk -v v="$d_p99" 'BEGIN {printf "%.0f ms", v}')" "$bar" "$errors"
 done
 echo
 cat "$work/agent.jsonl" "$work/direct.jsonl"

@@ -58,6 +58,8 @@ public final class ConfigLoader {
         s.put("redis-prefix", "first bytes of every Redis key (default " + RedisOptions.DEFAULT_KEY_PREFIX + ")");
         s.put("redis-max-in-flight", "script calls queued per shard before 503 (default "
                 + RedisOptions.DEFAULT_MAX_IN_FLIGHT + ")");
+        s.put("redis-ca-file", "PEM file of the certificate authorities trusted for rediss:// shards (default: the"
+                + " JVM's trust store)");
         s.put("near-cache-size", "ids the near-cache in front of Redis keeps; 0 turns it off (default "
                 + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
         s.put("window", "how long a claim is remembered (default 24h)");
@@ -212,7 +214,8 @@ public final class ConfigLoader {
                 get("redis-level-entries", v -> integer("redis-level-entries", v), RedisOptions.DEFAULT_LEVEL_ENTRIES),
                 get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
                 get("redis-prefix", Function.identity(), RedisOptions.DEFAULT_KEY_PREFIX),
-                get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT));
+                get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT),
+                get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null));
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);

@@ -1,5 +1,7 @@
 package dev.dedup.agent.config;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -18,9 +20,11 @@ import java.util.List;
  * @param maxLevels   levels a bucket may grow before it forgets its soonest-expiring claims
  * @param keyPrefix   first bytes of every key, and of the release channel's name
  * @param maxInFlight script calls queued per shard before new batches are answered 503
+ * @param caFile      PEM file of the certificate authorities trusted for {@code rediss://} shards, or null for
+ *                    the JVM's default trust store
  */
 public record RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
-                           String keyPrefix, int maxInFlight) {
+                           String keyPrefix, int maxInFlight, Path caFile) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -52,6 +56,14 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
                 && keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}'),
                 "redis-prefix", keyPrefix, "use 1 to 32 printable characters other than { and }");
         ConfigException.require(maxInFlight >= 1, "redis-max-in-flight", maxInFlight, "use 1 or more");
+        ConfigException.require(caFile == null || Files.isRegularFile(caFile) && Files.isReadable(caFile),
+                "redis-ca-file", caFile, "not a readable file");
+    }
+
+    /** Without a CA file: {@code rediss://} shards are checked against the JVM's default trust store. */
+    public RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
+                        String keyPrefix, int maxInFlight) {
+        this(uris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, null);
     }
 
     public static RedisOptions none() {
@@ -60,7 +72,7 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
     }
 
     public RedisOptions withUris(List<String> newUris) {
-        return new RedisOptions(newUris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight);
+        return new RedisOptions(newUris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, caFile);
     }
 
     public boolean enabled() {

@@ -149,4 +149,14 @@ class ConfigLoaderTest {
         assertTrue(error(List.of("--redis", "http://x:1"), Map.of()).startsWith("redis: http://x:1 is not valid"));
         assertFalse(error(List.of("--redis", "tcp://user:pw@x:1"), Map.of()).contains("pw"), "no password in errors");
     }
+
+    @Test
+    void redisCaFile_mustBeAReadableFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path pem = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        assertEquals(pem, ConfigLoader.load(List.of("--redis", "rediss://h:1", "--redis-ca-file", pem.toString()),
+                Map.of()).redis().caFile());
+        assertEquals(null, ConfigLoader.load(List.of("--redis", "rediss://h:1"), Map.of()).redis().caFile());
+        String message = error(List.of("--redis-ca-file", dir.resolve("missing.pem").toString()), Map.of());
+        assertTrue(message.startsWith("redis-ca-file: ") && message.endsWith("not a readable file"), message);
+    }
 }

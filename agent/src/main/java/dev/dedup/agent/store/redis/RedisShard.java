@@ -5,6 +5,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -55,6 +56,7 @@ final class RedisShard implements AutoCloseable {
                 .requestQueueSize(options.maxInFlight())
                 .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
                 .socketOptions(SocketOptions.builder().connectTimeout(options.timeout()).keepAlive(true).build())
+                .sslOptions(sslOptions(options))
                 .build());
         try {
             return new RedisShard(index, name, client, client.connect(ByteArrayCodec.INSTANCE));
@@ -62,6 +64,14 @@ final class RedisShard implements AutoCloseable {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             throw new IllegalStateException("redis shard " + name + ": cannot connect: " + rootMessage(e), e);
         }
+    }
+
+    /** Trust the CA file's certificates when one is given; else the JVM's default trust store. */
+    private static SslOptions sslOptions(RedisOptions options) {
+        if (options.caFile() == null) {
+            return SslOptions.create();
+        }
+        return SslOptions.builder().jdkSslProvider().trustManager(options.caFile().toFile()).build();
     }
 
     int index() {
