@@ -60,6 +60,8 @@ public final class ConfigLoader {
                 + RedisOptions.DEFAULT_MAX_IN_FLIGHT + ")");
         s.put("redis-ca-file", "PEM file of the certificate authorities trusted for rediss:// shards (default: the"
                 + " JVM's trust store)");
+        s.put("redis-wait-replicas", "replicas that must acknowledge each script call (WAIT) before answering;"
+                + " 0 does not wait (default 0)");
         s.put("near-cache-size", "ids the near-cache in front of Redis keeps; 0 turns it off (default "
                 + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
         s.put("window", "how long a claim is remembered (default 24h)");
@@ -215,7 +217,8 @@ public final class ConfigLoader {
                 get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
                 get("redis-prefix", Function.identity(), RedisOptions.DEFAULT_KEY_PREFIX),
                 get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT),
-                get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null));
+                get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null),
+                get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), 0));
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);

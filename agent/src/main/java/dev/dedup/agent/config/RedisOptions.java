@@ -22,9 +22,12 @@ import java.util.List;
  * @param maxInFlight script calls queued per shard before new batches are answered 503
  * @param caFile      PEM file of the certificate authorities trusted for {@code rediss://} shards, or null for
  *                    the JVM's default trust store
+ * @param waitReplicas replicas that must acknowledge a script call's writes ({@code WAIT}) before its batch
+ *                    is answered; a call they do not acknowledge within {@code timeout} is answered 503. 0
+ *                    (the default) answers as soon as the primary has written
  */
 public record RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
-                           String keyPrefix, int maxInFlight, Path caFile) {
+                           String keyPrefix, int maxInFlight, Path caFile, int waitReplicas) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -58,12 +61,14 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
         ConfigException.require(maxInFlight >= 1, "redis-max-in-flight", maxInFlight, "use 1 or more");
         ConfigException.require(caFile == null || Files.isRegularFile(caFile) && Files.isReadable(caFile),
                 "redis-ca-file", caFile, "not a readable file");
+        ConfigException.require(waitReplicas >= 0 && waitReplicas <= 16, "redis-wait-replicas", waitReplicas,
+                "use 0 (do not wait) to 16");
     }
 
     /** Without a CA file: {@code rediss://} shards are checked against the JVM's default trust store. */
     public RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
                         String keyPrefix, int maxInFlight) {
-        this(uris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, null);
+        this(uris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, null, 0);
     }
 
     public static RedisOptions none() {
@@ -72,7 +77,13 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
     }
 
     public RedisOptions withUris(List<String> newUris) {
-        return new RedisOptions(newUris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, caFile);
+        return new RedisOptions(newUris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, caFile,
+                waitReplicas);
+    }
+
+    public RedisOptions withWaitReplicas(int replicas) {
+        return new RedisOptions(uris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, caFile,
+                replicas);
     }
 
     public boolean enabled() {

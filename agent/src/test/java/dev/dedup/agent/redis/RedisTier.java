@@ -50,8 +50,14 @@ final class RedisTier {
 
     /** An agent on shards given by URI, e.g. reached through a proxy. */
     static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock) {
+        return agentAt(dir, uris, layout, nearCacheEntries, clock, 0);
+    }
+
+    /** The same, waiting for {@code waitReplicas} replicas to acknowledge every script call. */
+    static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock,
+                         int waitReplicas) {
         RedisOptions redis = new RedisOptions(uris, layout.timeout(), layout.buckets(), layout.levelEntries(),
-                layout.maxLevels(), "dd", 1024);
+                layout.maxLevels(), "dd", 1024).withWaitReplicas(waitReplicas);
         return Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
                 new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),

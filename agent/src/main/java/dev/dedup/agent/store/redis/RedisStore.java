@@ -155,6 +155,9 @@ public final class RedisStore implements ClaimStore {
             CompletionStage<List<Object>> result;
             try {
                 result = script.call(shard.async(), call.keys(), args);
+                if (options.waitReplicas() > 0) {
+                    result = result.thenCompose(reply -> replicated(shard, reply));
+                }
             } catch (RuntimeException e) {
                 result = CompletableFuture.failedFuture(e);
             }
@@ -179,6 +182,24 @@ public final class RedisStore implements ClaimStore {
             }).toCompletableFuture());
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(ignored -> answers);
+    }
+
+    /**
+     * {@code reply}, once {@code WAIT} says that enough replicas hold the shard's writes so far; else a
+     * failure, so that the batch is answered 503 and resent (its claims are then answered {@code retry}).
+     */
+    private CompletionStage<List<Object>> replicated(RedisShard shard, List<Object> reply) {
+        int wanted = options.waitReplicas();
+        // WAIT answers on its own a little before the command timeout would fail it.
+        long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
+        return shard.async().waitForReplication(wanted, waitMillis).thenApply(acked -> {
+            if (acked < wanted) {
+                throw new StoreUnavailableException("replication", "redis shard " + shard.name() + ": " + acked
+                        + " of " + wanted + " replicas acknowledged the claims within "
+                        + waitMillis + " ms", null);
+            }
+            return reply;
+        });
     }
 
     /**
