@@ -17,8 +17,12 @@ final class Completions {
         allBelow = done.nextClearBit(allBelow);
     }
 
-    /** True when batch {@code batch} (and so nothing it waits for) is done; always true for -1. */
-    synchronized boolean isDone(int batch) {
-        return batch < 0 || batch < allBelow || done.get(batch);
+    /**
+     * True when batch {@code batch} and every batch before it are done; always true for -1. A batch's
+     * {@code dependsOn} is the latest earlier batch holding one of its ids, but other ids may sit in earlier
+     * batches still in flight: only "all up to" is safe.
+     */
+    synchronized boolean allDoneUpTo(int batch) {
+        return batch < allBelow;
     }
 }

@@ -85,7 +85,7 @@ final class Worker<B> {
         PreparedBatch batch = batches.get(index);
         long now = System.nanoTime();
         long due = scheduledNanos == null ? now : t0 + scheduledNanos[index];
-        if (now < due || !completions.isDone(batch.dependsOn())) {
+        if (now < due || !completions.allDoneUpTo(batch.dependsOn())) {
             long waitMillis = Math.max(1, (due - now) / 1_000_000);
             context.owner().setTimer(waitMillis, t -> sendWhenDue(index));
             return;
