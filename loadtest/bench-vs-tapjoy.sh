@@ -12,8 +12,8 @@
 #
 # Environment: IDS (default 2000000), BATCH (default 10000), WORKERS (default 4), WARMUP (default 400000,
 # both sides), NEAR_CACHE (agent entries, default 4194304), ROUNDS (default 1: with more, the sides
-# alternate and the table shows medians), AGENT_ARGS (more agent flags), AGENT_JAVA_OPTS,
-# LOADTEST_JAVA_OPTS. Everything shares this machine's cores: compare ratios, not absolute figures.
+# alternate and the table shows medians), REPORT_DIR (write an HTML report of each side and round there),
+# AGENT_ARGS (more agent flags), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS. Everything shares this machine's cores: compare ratios, not absolute figures.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -55,12 +55,15 @@ common=(--scenario all --ids "$ids" --batch "$batch" --workers "$workers" --warm
 for round in $(seq 1 "$rounds"); do
   echo "$name: round $round: agent" >&2
   flush
-  run_load "${common[@]}" --target "http://127.0.0.1:$port"
+  report=()
+  [ -n "${REPORT_DIR:-}" ] && mkdir -p "$REPORT_DIR" && report=(--report "$REPORT_DIR/agent-round$round.html")
+  run_load "${common[@]}" --target "http://127.0.0.1:$port" "${report[@]}"
   for line in "${lines[@]}"; do [[ "$line" == *'"format":"binary"'* ]] && echo "agent $line"; done >>"$work/agent.jsonl"
   lines=()
   echo "$name: round $round: direct (Tapjoy)" >&2
   flush
-  run_load "${common[@]}" --direct "$shards"
+  [ -n "${REPORT_DIR:-}" ] && report=(--report "$REPORT_DIR/direct-round$round.html")
+  run_load "${common[@]}" --direct "$shards" "${report[@]}"
   for line in "${lines[@]}"; do echo "direct $line"; done >>"$work/direct.jsonl"
   lines=()
 done

@@ -99,7 +99,7 @@ class RedisFailoverUnderLoadIT {
             RedisServer.await(Duration.ofSeconds(10), () -> replicaLinked(replica));
             String uri = "redis-sentinel://127.0.0.1:" + s1.port() + ",127.0.0.1:" + s2.port() + ",127.0.0.1:"
                     + s3.port() + "#" + MASTER;
-            try (Agent agent = RedisTier.agentAt(d, List.of(uri), RedisTier.Layout.defaults(Duration.ofMillis(500)),
+            try (Agent agent = RedisTier.agentAt(d, List.of(uri), RedisTier.Layout.roomy(Duration.ofMillis(500)),
                     0, new FakeClock(RedisTier.EPOCH), waitReplicas)) {
                 AgentHttp http = new AgentHttp(agent.port());
                 AtomicBoolean stop = new AtomicBoolean();

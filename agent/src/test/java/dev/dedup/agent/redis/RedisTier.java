@@ -42,6 +42,14 @@ final class RedisTier {
         static Layout defaults(Duration timeout) {
             return new Layout(timeout, 1024, 64, 8);
         }
+
+        /**
+         * Room for 8 M claims before a bucket forgets any: for tests that claim as fast as they can for
+         * seconds (the defaults hold 512 K, which a fast run can reach).
+         */
+        static Layout roomy(Duration timeout) {
+            return new Layout(timeout, 16_384, 64, 8);
+        }
     }
 
     static Agent agent(Path dir, List<RedisServer> shards, Layout layout, long nearCacheEntries, LongSupplier clock) {
