@@ -2,9 +2,7 @@ package dev.dedup.agent.store.redis;
 
 import dev.dedup.wire.Batch;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A batch split into script calls: per shard, in batch order, at most {@code maxItems} items a call,
@@ -65,15 +63,16 @@ final class ShardCalls {
 
     private static Call call(Batch batch, RedisLayout layout, int shard, int[] all, int from, int to, int[] bucketOf,
                              int expiry) {
-        Map<Integer, Integer> keyIndex = new HashMap<>();
+        int n = to - from;
+        BucketIndex keyIndex = new BucketIndex(n);
         List<byte[]> keys = new ArrayList<>();
-        byte[] items = new byte[(to - from) * RedisLayout.ITEM_BYTES];
-        int[] indexes = new int[to - from];
+        byte[] items = new byte[n * RedisLayout.ITEM_BYTES];
+        int[] indexes = new int[n];
         for (int j = from; j < to; j++) {
             int i = all[j];
             int bucket = bucketOf[i];
-            Integer k = keyIndex.get(bucket);
-            if (k == null) {
+            int k = keyIndex.get(bucket);
+            if (k == 0) {
                 keys.add(layout.bucketKey(bucket));
                 k = keys.size();
                 keyIndex.put(bucket, k);
@@ -83,5 +82,40 @@ final class ShardCalls {
             indexes[j - from] = i;
         }
         return new Call(shard, keys.toArray(byte[][]::new), items, indexes);
+    }
+
+    /** Bucket number to its 1-based index in a call's keys (0: not yet there): open addressing on ints. */
+    private static final class BucketIndex {
+        private final int[] buckets;
+        private final int[] indexes;
+        private final int mask;
+
+        BucketIndex(int expected) {
+            int capacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
+            buckets = new int[capacity];
+            indexes = new int[capacity];
+            mask = capacity - 1;
+        }
+
+        int get(int bucket) {
+            for (int slot = slot(bucket); ; slot = (slot + 1) & mask) {
+                if (indexes[slot] == 0 || buckets[slot] == bucket) {
+                    return indexes[slot];
+                }
+            }
+        }
+
+        void put(int bucket, int index) {
+            int slot = slot(bucket);
+            while (indexes[slot] != 0 && buckets[slot] != bucket) {
+                slot = (slot + 1) & mask;
+            }
+            buckets[slot] = bucket;
+            indexes[slot] = index;
+        }
+
+        private int slot(int bucket) {
+            return (bucket * 0x9E3779B9) >>> 7 & mask;
+        }
     }
 }
