@@ -20,7 +20,8 @@ require_jars() {
 free_port() {
   local port
   for _ in $(seq 1 100); do
-    port=$(( 20000 + RANDOM % 40000 ))
+    # Below Linux's ephemeral range (32768-60999), so that no outgoing connection holds it.
+    port=$(( 20000 + RANDOM % 12000 ))
     # A port nobody accepts on is free enough for a benchmark.
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
