@@ -63,6 +63,22 @@ start_redis() {
   exit 1
 }
 
+# start_shards N: N redis-servers (start_redis) on free ports; fills ports, uris and shards (comma-joined).
+# Also checks that redis-server is installed.
+start_shards() {
+  command -v redis-server >/dev/null || { echo "$name: redis-server is not installed" >&2; exit 2; }
+  ports=()
+  uris=()
+  local p
+  for _ in $(seq 1 "$1"); do
+    p="$(free_port)"
+    start_redis "$p"
+    ports+=("$p")
+    uris+=("redis://127.0.0.1:$p")
+  done
+  shards="$(IFS=,; echo "${uris[*]}")"
+}
+
 # start_agent PORT ARGS...: the agent jar, waited for until /health/ready answers.
 start_agent() {
   local port=$1

@@ -26,16 +26,9 @@ workers="${WORKERS:-4}"
 warmup="${WARMUP:-200000}"
 near_cache="${NEAR_CACHE:-4194304}"
 require_jars
-command -v redis-server >/dev/null || { echo "$name: redis-server is not installed" >&2; exit 2; }
-
-uris=()
-for _ in 1 2 3; do
-  p="$(free_port)"
-  start_redis "$p"
-  uris+=("redis://127.0.0.1:$p")
-done
+start_shards 3
 port="$(free_port)"
-start_agent "$port" --redis "$(IFS=,; echo "${uris[*]}")" --near-cache-size "$near_cache"
+start_agent "$port" --redis "$shards" --near-cache-size "$near_cache"
 echo "$name: agent on port $port, shards ${uris[*]}, $(nproc) cores" >&2
 
 near_cache_stats() {

@@ -31,17 +31,7 @@ warmup="${WARMUP:-400000}"
 near_cache="${NEAR_CACHE:-4194304}"
 rounds="${ROUNDS:-1}"
 require_jars
-command -v redis-server >/dev/null || { echo "$name: redis-server is not installed" >&2; exit 2; }
-
-ports=()
-uris=()
-for _ in 1 2 3; do
-  p="$(free_port)"
-  start_redis "$p"
-  ports+=("$p")
-  uris+=("redis://127.0.0.1:$p")
-done
-shards="$(IFS=,; echo "${uris[*]}")"
+start_shards 3
 port="$(free_port)"
 # shellcheck disable=SC2086
 start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" ${AGENT_ARGS:-}
