@@ -6,7 +6,10 @@ import dev.dedup.agent.metrics.AgentMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.netty.handler.codec.DecoderResult;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.lang.System.Logger.Level;
@@ -45,7 +48,9 @@ public final class HttpVerticle extends VerticleBase {
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setTcpNoDelay(true)
                 .setCompressionSupported(false);
-        server = vertx.createHttpServer(serverOptions).requestHandler(router);
+        server = vertx.createHttpServer(serverOptions)
+                .requestHandler(router)
+                .invalidRequestHandler(this::invalidRequest);
         return server.listen(options.port(), options.host()).onSuccess(s -> boundPort.compareAndSet(0, s.actualPort()));
     }
 
@@ -76,11 +81,44 @@ public final class HttpVerticle extends VerticleBase {
                 "body: larger than max-body (" + options.maxBody() + " bytes)"));
         router.errorHandler(400, ctx -> error(ctx, ErrorReplies.BAD_REQUEST,
                 "body: " + (ctx.failure() == null ? "unreadable" : ctx.failure().getMessage())));
+        // A body that fails while it is read (broken chunk framing, a client gone mid-body) reaches the
+        // router as a failure without a status, which Vert.x Web reports as 200: answer it as the bad
+        // request it is, unless the connection is already gone.
+        router.errorHandler(200, ctx -> {
+            if (!ctx.response().closed()) {
+                ctx.response().putHeader("Connection", "close");
+                error(ctx, ErrorReplies.BAD_REQUEST, "body: unreadable: " + describe(ctx.failure()));
+                ctx.request().connection().close();
+            }
+        });
         router.errorHandler(500, ctx -> {
             LOG.log(Level.ERROR, "unexpected failure on " + ctx.request().path(), ctx.failure());
             error(ctx, ErrorReplies.INTERNAL, "internal error");
         });
         return router;
+    }
+
+    /**
+     * A request Netty could not parse (bad request line, header or URI too long, non-numeric
+     * Content-Length...): the same JSON error body as every other 400, then the connection is closed,
+     * since the stream cannot be trusted to be in step any more.
+     */
+    private void invalidRequest(HttpServerRequest request) {
+        DecoderResult result = request.decoderResult();
+        String reason = result == null || result.cause() == null ? "unparseable" : describe(result.cause());
+        metrics.recordError(ErrorReplies.BAD_REQUEST);
+        HttpServerResponse response = request.response();
+        response.putHeader("Connection", "close");
+        ErrorReplies.send(response, ErrorReplies.BAD_REQUEST, "request: " + reason);
+        request.connection().close();
+    }
+
+    private static String describe(Throwable failure) {
+        if (failure == null) {
+            return "connection failed";
+        }
+        String message = failure.getMessage();
+        return message == null || message.isBlank() ? failure.getClass().getSimpleName() : message;
     }
 
     private void error(io.vertx.ext.web.RoutingContext ctx, String code, String message) {
