@@ -13,7 +13,9 @@
 # Environment: IDS (default 2000000), BATCH (default 10000), WORKERS (default 4), WARMUP (default 400000,
 # both sides), NEAR_CACHE (agent entries, default 4194304), ROUNDS (default 1: with more, the sides
 # alternate and the table shows medians), REPORT_DIR (write an HTML report of each side and round there),
-# AGENT_ARGS (more agent flags), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS. Everything shares this machine's cores: compare ratios, not absolute figures.
+# EVENT_TIME (default 1: the agent files the run's namespace by event time, --namespace-event-rate
+# loadtest=33334, and the generator sends every message's event time, as Tapjoy's side has it; 0: no event
+# times, the agent's fingerprint layout), AGENT_ARGS (more agent flags), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS. Everything shares this machine's cores: compare ratios, not absolute figures.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,12 +32,20 @@ workers="${WORKERS:-4}"
 warmup="${WARMUP:-400000}"
 near_cache="${NEAR_CACHE:-4194304}"
 rounds="${ROUNDS:-1}"
+event_time="${EVENT_TIME:-1}"
+layout_args=()
+event_args=()
+if [ "$event_time" = 1 ]; then
+  layout_args=(--namespace-event-rate loadtest=33334)
+  event_args=(--event-time)
+fi
 require_jars
 start_shards 3
 port="$(free_port)"
 # shellcheck disable=SC2086
-start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" ${AGENT_ARGS:-}
-echo "$name: agent on port $port, shards $shards, $(nproc) cores, $ids ids, batch $batch, $workers workers" >&2
+start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" "${layout_args[@]}" ${AGENT_ARGS:-}
+echo "$name: agent on port $port, shards $shards, $(nproc) cores, $ids ids, batch $batch, $workers workers," \
+  "event time $event_time" >&2
 
 flush() {
   for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
@@ -47,8 +57,8 @@ for round in $(seq 1 "$rounds"); do
   flush
   report=()
   [ -n "${REPORT_DIR:-}" ] && mkdir -p "$REPORT_DIR" && report=(--report "$REPORT_DIR/agent-round$round.html")
-  run_load "${common[@]}" --target "http://127.0.0.1:$port" "${report[@]}"
-  for line in "${lines[@]}"; do [[ "$line" == *'"format":"binary"'* ]] && echo "agent $line"; done >>"$work/agent.jsonl"
+  run_load "${common[@]}" --target "http://127.0.0.1:$port" "${event_args[@]}" "${report[@]}"
+  for line in "${lines[@]}"; do [[ "$line" == *'"format":"binary'* ]] && echo "agent $line"; done >>"$work/agent.jsonl"
   lines=()
   echo "$name: round $round: direct (Tapjoy)" >&2
   flush

@@ -89,7 +89,7 @@ public final class Agent implements AutoCloseable {
 
     private static ClaimStore openStore(AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics) {
         if (options.redis().enabled()) {
-            RedisStore redis = new RedisStore(options.redis(), clockMillis, metrics.registry());
+            RedisStore redis = new RedisStore(options.redis(), options.windows(), clockMillis, metrics.registry());
             if (!options.nearCache().enabled()) {
                 return redis;
             }

@@ -27,6 +27,11 @@ public final class CommandLine {
               --ids N                distinct ids per scenario (default %d); 2000000, 2_000_000 and 2M all work
               --binary | --json      request format (default binary)
               --ns NAME              namespace (default %s)
+              --event-time           send each message's event time ("ts"; 33,334 messages a second of
+                                     event time, Tapjoy's 2 M a minute), for an agent whose namespace is
+                                     filed by event time (--namespace-event-rate NS=33334)
+              --event-epoch SECOND   epoch second of the first message's event time (default: today's
+                                     midnight UTC, so that runs of one day re-send the same times)
               --direct URI[,URI...]  instead of agents, send straight to these Redis shards (redis://HOST:PORT)
                                      with Tapjoy's design: buckets of ~100 ids keyed by the message's
                                      second and a slice, one Lua call per bucket (HMGET, compare, HMSET,
@@ -70,7 +75,7 @@ public final class CommandLine {
             LoadOptions.Mix.DEFAULT.retryRate(), LoadOptions.Mix.DEFAULT.spread(), LoadOptions.DEFAULT_SEED,
             LoadOptions.DEFAULT_TIMEOUT.toMillis());
 
-    private static final Set<String> FLAGS = Set.of("--binary", "--json", "--quiet", "--help", "-h");
+    private static final Set<String> FLAGS = Set.of("--binary", "--json", "--event-time", "--quiet", "--help", "-h");
 
     private CommandLine() {
     }
@@ -107,6 +112,8 @@ public final class CommandLine {
         int spread = LoadOptions.Mix.DEFAULT.spread();
         double rate = 0;
         Path report = null;
+        boolean eventTime = false;
+        long eventEpoch = 0;
 
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -130,6 +137,7 @@ public final class CommandLine {
                         format = chosen;
                     }
                     case "--quiet" -> quiet = true;
+                    case "--event-time" -> eventTime = true;
                     default -> { } // --help is handled before parsing
                 }
                 continue;
@@ -154,6 +162,7 @@ public final class CommandLine {
                 case "--dup-spread" -> spread = (int) count(name, value, 0, LoadOptions.MAX_IDS);
                 case "--rate" -> rate = count(name, value, 1, 1_000_000_000L);
                 case "--report" -> report = Path.of(value);
+                case "--event-epoch" -> eventEpoch = count(name, value, 1, 0xffff_ffffL - LoadOptions.MAX_IDS);
                 case "--workers" -> workers = (int) count(name, value, 1, LoadOptions.MAX_WORKERS);
                 case "--batch" -> batch = (int) count(name, value, 1, LoadOptions.MAX_BATCH);
                 case "--ids" -> ids = (int) count(name, value, 1, LoadOptions.MAX_IDS);
@@ -209,13 +218,22 @@ public final class CommandLine {
             throw new UsageException("--scenario " + scenario + " re-sends the ids of an earlier run: give that run's"
                     + " --run-id (and --seed), or use --scenario all");
         }
+        if (eventEpoch != 0 && !eventTime) {
+            throw new UsageException("--event-epoch needs --event-time");
+        }
+        if (eventTime && direct != null) {
+            throw new UsageException("--event-time is for agents; --direct always files by event time");
+        }
+        if (eventTime && eventEpoch == 0) {
+            eventEpoch = Math.floorDiv(System.currentTimeMillis() / 1000, 86_400L) * 86_400L;
+        }
         boolean runIdGiven = runId != null;
         if (runId == null) {
             runId = Long.toHexString(new SecureRandom().nextLong());
         }
         return new LoadOptions(targetList, workers, batch, ids, format == null ? Format.BINARY : format, ns,
                 scenarios, seed, runId, runIdGiven, warmup, json, quiet, maxErrors, Duration.ofMillis(timeoutMillis),
-                directUris, new LoadOptions.Mix(dupRate, retryRate, spread), rate, report);
+                directUris, new LoadOptions.Mix(dupRate, retryRate, spread), rate, report, eventEpoch);
     }
 
     /** A whole number in {@code [min, max]}; {@code _} separators and a {@code k}, {@code M} or {@code G} suffix. */

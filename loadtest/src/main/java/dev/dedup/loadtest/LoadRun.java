@@ -13,6 +13,7 @@ import dev.dedup.loadtest.report.JsonLine;
 import dev.dedup.loadtest.report.ResultTable;
 import dev.dedup.loadtest.report.ScenarioResult;
 import dev.dedup.loadtest.workload.BatchEncoding;
+import dev.dedup.loadtest.workload.EventTimeEncoding;
 import dev.dedup.loadtest.workload.IdSpace;
 import dev.dedup.loadtest.workload.Ledger;
 import dev.dedup.loadtest.workload.Owners;
@@ -149,7 +150,10 @@ public final class LoadRun {
     }
 
     private BatchEncoding encoding() {
-        return options.isDirect() ? new TapjoyEncoding() : options.format();
+        if (options.isDirect()) {
+            return new TapjoyEncoding();
+        }
+        return options.eventEpoch() == 0 ? options.format() : new EventTimeEncoding(options.format(), options.eventEpoch());
     }
 
     private Transport<?> openTransport(Vertx vertx) {

@@ -10,20 +10,40 @@ public final class BatchEncoder {
     private BatchEncoder() {
     }
 
-    /** {@code application/x-dedup-batch}. Lengths are checked so that a client fails before the agent would. */
+    /**
+     * {@code application/x-dedup-batch}. Lengths are checked so that a client fails before the agent would.
+     * Event times are sent when the items carry them, which must then be all of them (the binary form has
+     * them for every item or for none).
+     */
     public static byte[] binary(String namespace, List<Item> items) {
         byte[] ns = namespace.getBytes(StandardCharsets.UTF_8);
-        if (ns.length > 255) {
-            throw new IllegalArgumentException("namespace longer than 255 bytes");
+        if (ns.length > 127) {
+            throw new IllegalArgumentException("namespace longer than 127 bytes");
+        }
+        long timed = items.stream().filter(Item::hasEventTime).count();
+        if (timed != 0 && timed != items.size()) {
+            throw new IllegalArgumentException("a binary batch carries event times for every item or for none; "
+                    + timed + " of " + items.size() + " items have one");
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(1 + items.size() * 48);
-        out.write(ns.length);
+        out.write(ns.length | (timed > 0 ? BinaryBatchDecoder.EVENT_TIMES : 0));
         out.writeBytes(ns);
         for (Item item : items) {
             writeField(out, item.id().getBytes(StandardCharsets.UTF_8));
             writeField(out, item.owner().getBytes(StandardCharsets.UTF_8));
+            if (timed > 0) {
+                writeEventSecond(out, item.eventSecond());
+            }
         }
         return out.toByteArray();
+    }
+
+    /** An item's event second in a binary batch whose namespace-length byte has the event-times flag. */
+    public static void writeEventSecond(ByteArrayOutputStream out, long second) {
+        out.write((int) (second >>> 24));
+        out.write((int) (second >>> 16));
+        out.write((int) (second >>> 8));
+        out.write((int) second);
     }
 
     /** One item field of a binary batch: {@code u16 length, bytes}. */
@@ -50,6 +70,9 @@ public final class BatchEncoder {
             quote(sb, items.get(i).id());
             sb.append(",\"owner\":");
             quote(sb, items.get(i).owner());
+            if (items.get(i).hasEventTime()) {
+                sb.append(",\"ts\":").append(items.get(i).eventSecond());
+            }
             sb.append('}');
         }
         sb.append("]}");

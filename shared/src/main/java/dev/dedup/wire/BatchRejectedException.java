@@ -23,7 +23,7 @@ public final class BatchRejectedException extends RuntimeException {
         this.reason = reason;
     }
 
-    static BatchRejectedException bad(String message) {
+    public static BatchRejectedException bad(String message) {
         return new BatchRejectedException(Reason.BAD_REQUEST, message);
     }
 

@@ -2,10 +2,27 @@ package dev.dedup.wire;
 
 import java.util.Objects;
 
-/** One message as a worker sends it: its id and the owner of this copy (e.g. Kafka {@code partition:offset}). */
-public record Item(String id, String owner) {
+/**
+ * One message as a worker sends it: its id, the owner of this copy (e.g. Kafka {@code partition:offset})
+ * and, optionally, the message's event time in epoch seconds (e.g. the Kafka record's timestamp / 1000;
+ * {@link Batch#NO_EVENT_TIME} for none). Every copy of a message must carry the same event time.
+ */
+public record Item(String id, String owner, long eventSecond) {
     public Item {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(owner, "owner");
+        if (eventSecond < Batch.NO_EVENT_TIME || eventSecond > Batch.MAX_EVENT_SECOND) {
+            throw new IllegalArgumentException("eventSecond: " + eventSecond + " is not epoch seconds from 1 to "
+                    + Batch.MAX_EVENT_SECOND);
+        }
+    }
+
+    /** An item without an event time. */
+    public Item(String id, String owner) {
+        this(id, owner, Batch.NO_EVENT_TIME);
+    }
+
+    public boolean hasEventTime() {
+        return eventSecond != Batch.NO_EVENT_TIME;
     }
 }

@@ -104,12 +104,14 @@ public final class JsonBatchDecoder {
             }
             byte[] id = null;
             byte[] owner = null;
+            long ts = Batch.NO_EVENT_TIME;
             while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
                 switch (field) {
                     case "id" -> id = utf8(p, value, index, "id", Limits.MAX_ID_BYTES);
                     case "owner" -> owner = utf8(p, value, index, "owner", Limits.MAX_OWNER_BYTES);
+                    case "ts" -> ts = eventSecond(p, value, index);
                     default -> p.skipChildren();
                 }
             }
@@ -119,10 +121,29 @@ public final class JsonBatchDecoder {
             if (owner == null) {
                 throw BatchRejectedException.bad("items[" + index + "].owner: missing");
             }
-            builder.add(id, 0, id.length, owner, 0, owner.length);
+            builder.add(id, 0, id.length, owner, 0, owner.length, ts);
             index++;
         }
         return builder;
+    }
+
+    /** {@code "ts"}: the message's event time, whole epoch seconds from 1 to 2^32 - 1. */
+    private static long eventSecond(JsonParser p, JsonToken value, int index) throws IOException {
+        String where = "items[" + index + "].ts";
+        if (value != JsonToken.VALUE_NUMBER_INT) {
+            throw BatchRejectedException.bad(where + ": must be whole epoch seconds, got "
+                    + (value == JsonToken.VALUE_NUMBER_FLOAT ? "a fraction" : describe(value)));
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            throw BatchRejectedException.bad(where + ": " + p.getText() + " is not epoch seconds (1 to "
+                    + Batch.MAX_EVENT_SECOND + ")");
+        }
+        long second = p.getLongValue();
+        if (second < 1 || second > Batch.MAX_EVENT_SECOND) {
+            throw BatchRejectedException.bad(where + ": " + second + " is not epoch seconds (1 to "
+                    + Batch.MAX_EVENT_SECOND + ")" + (second > Batch.MAX_EVENT_SECOND ? "; milliseconds?" : ""));
+        }
+        return second;
     }
 
     private static byte[] utf8(JsonParser p, JsonToken value, int index, String field, int maxBytes)

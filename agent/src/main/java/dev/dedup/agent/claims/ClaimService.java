@@ -4,6 +4,7 @@ import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.wire.Batch;
+import dev.dedup.wire.BatchRejectedException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -22,9 +23,15 @@ public final class ClaimService {
         this.metrics = metrics;
     }
 
-    /** One verdict code per item: 0 new, 1 retry, 2 duplicate. Fails with the store's failure. */
+    /**
+     * One verdict code per item: 0 new, 1 retry, 2 duplicate. Fails with the store's failure.
+     *
+     * @throws BatchRejectedException before anything is claimed, when the namespace files claims by event
+     *                                time and an item has none
+     */
     public CompletionStage<byte[]> claim(Batch batch) {
-        return store.claim(batch, windows.windowMillis(batch.namespace())).thenApply(codes -> {
+        Batch checked = eventTimesChecked(batch);
+        return store.claim(checked, windows.windowMillis(batch.namespace())).thenApply(codes -> {
             metrics.recordClaims(codes);
             return codes;
         });
@@ -32,10 +39,27 @@ public final class ClaimService {
 
     /** One byte per item: 1 released, 0 not held by that owner. */
     public CompletionStage<byte[]> release(Batch batch) {
-        return store.release(batch).thenApply(results -> {
+        return store.release(eventTimesChecked(batch)).thenApply(results -> {
             metrics.recordReleases(results);
             return results;
         });
+    }
+
+    /**
+     * The batch as the store must see it: with every item's event time in a namespace filed by event time
+     * (else a 400 naming the first item without one), without event times anywhere else.
+     */
+    private Batch eventTimesChecked(Batch batch) {
+        if (windows.eventRate(batch.namespace()) == 0) {
+            return batch.withoutEventTimes();
+        }
+        int missing = batch.firstWithoutEventTime();
+        if (missing >= 0) {
+            throw BatchRejectedException.bad("items[" + missing + "].ts: missing; namespace " + batch.namespace()
+                    + " files claims by event time (namespace." + batch.namespace()
+                    + ".event-rate), so every item needs its message's event time in epoch seconds");
+        }
+        return batch;
     }
 
     public ClaimStore store() {

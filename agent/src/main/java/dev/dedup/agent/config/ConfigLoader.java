@@ -21,7 +21,9 @@ import java.util.function.Function;
  * defaults, in that order of precedence. Every setting has one name: {@code --max-batch} on the command
  * line, {@code DEDUP_MAX_BATCH} in the environment, {@code max-batch} in the file. Windows of single
  * namespaces are {@code namespace.<ns>.window=48h} in the file, {@code --namespace-window ns=48h}
- * (repeatable) or {@code DEDUP_NAMESPACE_WINDOWS=ns=48h,other=1h}.
+ * (repeatable) or {@code DEDUP_NAMESPACE_WINDOWS=ns=48h,other=1h}; namespaces that file claims by event
+ * time likewise {@code namespace.<ns>.event-rate=33334}, {@code --namespace-event-rate ns=33334} or
+ * {@code DEDUP_NAMESPACE_EVENT_RATES}.
  *
  * <p>Unknown settings are errors, so that a typo does not silently fall back to a default.
  */
@@ -33,6 +35,31 @@ public final class ConfigLoader {
     private static final java.util.Set<String> BOOLEAN_FLAGS = java.util.Set.of("insecure-bind");
     private static final String NAMESPACE_PREFIX = "namespace.";
     private static final String WINDOW_SUFFIX = ".window";
+    private static final String EVENT_RATE_SUFFIX = ".event-rate";
+
+    /** The per-namespace settings: flag, file-key suffix, environment variable, the form of one entry. */
+    private record NamespaceSetting(String flag, String suffix, String env, String form) {
+    }
+
+    private static final List<NamespaceSetting> NAMESPACE_SETTINGS = List.of(
+            new NamespaceSetting("namespace-window", WINDOW_SUFFIX, "DEDUP_NAMESPACE_WINDOWS",
+                    "ns=duration, e.g. clicks=48h"),
+            new NamespaceSetting("namespace-event-rate", EVENT_RATE_SUFFIX, "DEDUP_NAMESPACE_EVENT_RATES",
+                    "ns=ids per second, e.g. clicks=33334"));
+
+    private static NamespaceSetting namespaceSetting(String flagOrEnv) {
+        for (NamespaceSetting setting : NAMESPACE_SETTINGS) {
+            if (setting.flag().equals(flagOrEnv) || setting.env().equals(flagOrEnv)) {
+                return setting;
+            }
+        }
+        return null;
+    }
+
+    private static boolean isNamespaceKey(String key) {
+        return key.startsWith(NAMESPACE_PREFIX)
+                && NAMESPACE_SETTINGS.stream().anyMatch(setting -> key.endsWith(setting.suffix()));
+    }
 
     private final Map<String, String> values = new HashMap<>();
     private final Map<String, String> origins = new HashMap<>();
@@ -66,6 +93,8 @@ public final class ConfigLoader {
                 + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
         s.put("window", "how long a claim is remembered (default 24h)");
         s.put("namespace-window", "window of one namespace, ns=duration (repeatable)");
+        s.put("namespace-event-rate", "file one namespace's claims by the items' event time (\"ts\"), ns=peak ids"
+                + " per second over all workers (repeatable; sizes the time buckets)");
         s.put("max-batch", "most items per request (default " + HttpOptions.DEFAULT_MAX_BATCH + ")");
         s.put("max-body", "largest request body (default 8MiB)");
         s.put("idle-timeout", "close connections idle this long (default 60s)");
@@ -91,8 +120,8 @@ public final class ConfigLoader {
             }
         });
         flags.forEach((key, value) -> {
-            if (key.equals("namespace-window")) {
-                loader.putNamespaceWindows(value, "--namespace-window");
+            if (namespaceSetting(key) != null) {
+                loader.putNamespaceList(namespaceSetting(key), value, "--" + key);
             } else if (!key.equals("config")) {
                 loader.put(key, value, "--" + key);
             }
@@ -123,7 +152,7 @@ public final class ConfigLoader {
             if (!SETTINGS.containsKey(name)) {
                 throw new ConfigException("--" + name + ": unknown setting (see --help)");
             }
-            if (name.equals("namespace-window")) {
+            if (namespaceSetting(name) != null) {
                 String earlier = flags.get(name);
                 flags.put(name, earlier == null ? value : earlier + "," + value);
             } else {
@@ -145,9 +174,9 @@ public final class ConfigLoader {
         for (String key : new TreeSet<>(props.stringPropertyNames())) {
             String value = props.getProperty(key).trim();
             String origin = key + " (in " + path + ")";
-            if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(WINDOW_SUFFIX)) {
+            if (isNamespaceKey(key)) {
                 put(key, value, origin);
-            } else if (SETTINGS.containsKey(key) && !key.equals("config") && !key.equals("namespace-window")) {
+            } else if (SETTINGS.containsKey(key) && !key.equals("config") && namespaceSetting(key) == null) {
                 put(key, value, origin);
             } else {
                 throw new ConfigException(origin + ": unknown setting");
@@ -156,24 +185,24 @@ public final class ConfigLoader {
     }
 
     private void putEnv(String name, String value) {
-        if (name.equals("DEDUP_NAMESPACE_WINDOWS")) {
-            putNamespaceWindows(value, name);
+        if (namespaceSetting(name) != null) {
+            putNamespaceList(namespaceSetting(name), value, name);
             return;
         }
         String key = name.substring("DEDUP_".length()).toLowerCase(Locale.ROOT).replace('_', '-');
-        if (!SETTINGS.containsKey(key) || key.equals("namespace-window")) {
+        if (!SETTINGS.containsKey(key) || namespaceSetting(key) != null) {
             throw new ConfigException(name + ": unknown setting (see --help for the DEDUP_* variables)");
         }
         put(key, value, name);
     }
 
-    private void putNamespaceWindows(String list, String origin) {
+    private void putNamespaceList(NamespaceSetting setting, String list, String origin) {
         for (String entry : list.split(",")) {
             int eq = entry.indexOf('=');
             if (eq <= 0) {
-                throw new ConfigException(origin + ": '" + entry + "' is not ns=duration, e.g. clicks=48h");
+                throw new ConfigException(origin + ": '" + entry + "' is not " + setting.form());
             }
-            put(NAMESPACE_PREFIX + entry.substring(0, eq).trim() + WINDOW_SUFFIX, entry.substring(eq + 1).trim(),
+            put(NAMESPACE_PREFIX + entry.substring(0, eq).trim() + setting.suffix(), entry.substring(eq + 1).trim(),
                     origin);
         }
     }
@@ -200,14 +229,19 @@ public final class ConfigLoader {
                 get("embedded-slots", v -> longValue("embedded-slots", v), EmbeddedStoreOptions.DEFAULT_SLOTS),
                 get("embedded-ways", v -> integer("embedded-ways", v), EmbeddedStoreOptions.DEFAULT_WAYS));
         Map<String, Duration> perNamespace = new TreeMap<>();
+        Map<String, Integer> eventRates = new TreeMap<>();
         values.forEach((key, value) -> {
             if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(WINDOW_SUFFIX)) {
                 String ns = key.substring(NAMESPACE_PREFIX.length(), key.length() - WINDOW_SUFFIX.length());
                 perNamespace.put(ns, Durations.parse(origins.get(key), value));
+            } else if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(EVENT_RATE_SUFFIX)) {
+                String ns = key.substring(NAMESPACE_PREFIX.length(), key.length() - EVENT_RATE_SUFFIX.length());
+                eventRates.put(ns, integerAt(origins.get(key), value));
             }
         });
         WindowOptions windows = new WindowOptions(
-                get("window", v -> Durations.parse(origin("window"), v), WindowOptions.DEFAULT_WINDOW), perNamespace);
+                get("window", v -> Durations.parse(origin("window"), v), WindowOptions.DEFAULT_WINDOW), perNamespace,
+                eventRates);
         String redisList = get("redis", Function.identity(), "");
         List<String> uris = shardUris(redisList);
         RedisOptions redis = new RedisOptions(uris,
@@ -267,6 +301,15 @@ public final class ConfigLoader {
             case "false", "no", "0" -> false;
             default -> throw new ConfigException(origin(key) + ": '" + value + "' is not true or false");
         };
+    }
+
+    /** A whole number whose origin is already spelled out (per-namespace settings). */
+    private static int integerAt(String origin, String value) {
+        try {
+            return Integer.parseInt(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new ConfigException(origin + ": '" + value + "' is not a whole number");
+        }
     }
 
     private long longValue(String key, String value) {

@@ -95,6 +95,9 @@ final class BatchRoutes {
         CompletionStage<byte[]> stage;
         try {
             stage = action.apply(batch);
+        } catch (BatchRejectedException e) { // checked against the namespace's settings, before any claim
+            fail(ctx, endpointName, format, ErrorReplies.BAD_REQUEST, e.getMessage(), start);
+            return;
         } catch (RuntimeException e) {
             stage = java.util.concurrent.CompletableFuture.failedFuture(e);
         }

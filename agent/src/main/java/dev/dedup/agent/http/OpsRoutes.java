@@ -48,6 +48,7 @@ final class OpsRoutes {
         stats.put("claims", metrics.claimTotals());
         stats.put("releases", metrics.releaseTotals());
         stats.put("windows", claims.windows().describe());
+        stats.put("event_rates", claims.windows().describeEventRates());
         ctx.response().putHeader("Content-Type", "application/json").end(new JsonObject(stats).encodePrettily());
     }
 }

@@ -1,5 +1,6 @@
 package dev.dedup.agent.nearcache;
 
+import dev.dedup.agent.store.ClaimEnds;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.Verdict;
@@ -77,7 +78,9 @@ public final class NearCachedStore implements ClaimStore {
         }
         Batch sub = missCount == n ? batch : batch.subset(misses, missCount);
         int subSize = missCount;
-        long expiresAt = clockMillis.getAsLong() + windowMillis;
+        long claimedAt = clockMillis.getAsLong();
+        long expiresAt = claimedAt + windowMillis;
+        boolean eventTimes = batch.hasEventTimes();
         return store.claim(sub, windowMillis).thenApply(answers -> {
             boolean caching = usable.getAsBoolean();
             long now = cache.clockMillis();
@@ -87,8 +90,9 @@ public final class NearCachedStore implements ClaimStore {
             for (int j = 0; j < subSize; j++) {
                 int i = misses[j];
                 verdicts[i] = answers[j];
-                if (answers[j] == NEW && caching) {
-                    int filled = cache.putUncounted(batch.key(i), batch.owner(i), expiresAt, now);
+                long ends = eventTimes ? ClaimEnds.endMillis(batch, i, claimedAt, windowMillis) : expiresAt;
+                if (answers[j] == NEW && caching && ends > now) {
+                    int filled = cache.putUncounted(batch.key(i), batch.owner(i), ends, now);
                     puts++;
                     intoEmpty += filled & 1;
                     evicting += filled >>> 1;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.wire.BatchEncoder;
@@ -17,6 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -48,6 +51,11 @@ public abstract class ClaimContractSuite {
      */
     protected abstract Agent startAgent(FakeClock clock);
 
+    /** The windows the agent is started with: {@link #WINDOW}, and {@link #SHORT_WINDOW} for {@link #SHORT_NS}. */
+    protected WindowOptions windows() {
+        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW));
+    }
+
     @BeforeAll
     void start() {
         agent = startAgent(clock);
@@ -61,14 +69,39 @@ public abstract class ClaimContractSuite {
         }
     }
 
-    private static String id() {
-        return UUID.randomUUID().toString();
+    /** The event second of every id made by {@link #id()}: the clock's second when it was made. */
+    private final Map<String, Long> eventSeconds = new ConcurrentHashMap<>();
+
+    /**
+     * Whether the agent under test files claims by event time: then every item is sent with the second
+     * its id was made (as a producer stamps a message once), and raw bodies carry it too.
+     */
+    protected boolean eventTimes() {
+        return false;
     }
 
-    private static List<Item> items(String owner, String... ids) {
+    private String id() {
+        String id = UUID.randomUUID().toString();
+        eventSeconds.put(id, clock.getAsLong() / 1000);
+        return id;
+    }
+
+    private Item item(String id, String owner) {
+        if (!eventTimes()) {
+            return new Item(id, owner);
+        }
+        return new Item(id, owner, eventSeconds.computeIfAbsent(id, unused -> clock.getAsLong() / 1000));
+    }
+
+    /** {@code ,"ts":<second>} for a raw JSON item of {@code id} when event times are on, else nothing. */
+    private String ts(String id) {
+        return eventTimes() ? ",\"ts\":" + eventSeconds.get(id) : "";
+    }
+
+    private List<Item> items(String owner, String... ids) {
         List<Item> out = new ArrayList<>();
         for (String id : ids) {
-            out.add(new Item(id, owner));
+            out.add(item(id, owner));
         }
         return out;
     }
@@ -94,14 +127,14 @@ public abstract class ClaimContractSuite {
     void repeatsInOneBatchAreDecidedInOrder() {
         String a = id();
         String b = id();
-        List<Item> batch = List.of(new Item(a, "o1"), new Item(a, "o1"), new Item(a, "o2"),
-                new Item(b, "o9"), new Item(b, "o8"));
+        List<Item> batch = List.of(item(a, "o1"), item(a, "o1"), item(a, "o2"),
+                item(b, "o9"), item(b, "o8"));
         assertEquals(List.of("new", "retry", "duplicate", "new", "duplicate"), http.claim("t", batch));
     }
 
     @Test
     void manyItemsOneBatch_allNewThenAllRetry() {
-        List<Item> batch = IntStream.range(0, MAX_BATCH).mapToObj(i -> new Item(id(), "p:" + i)).toList();
+        List<Item> batch = IntStream.range(0, MAX_BATCH).mapToObj(i -> item(id(), "p:" + i)).toList();
         assertTrue(http.claim("t", batch).stream().allMatch("new"::equals));
         assertTrue(http.claim("t", batch).stream().allMatch("retry"::equals));
     }
@@ -149,7 +182,8 @@ public abstract class ClaimContractSuite {
     @Test
     void defaultNamespaceIsShared_jsonWithoutNs_binaryWithEmptyNs_andNamedDefault() {
         String id = id();
-        byte[] json = ("{\"items\":[{\"id\":\"" + id + "\",\"owner\":\"o1\"}]}").getBytes(StandardCharsets.UTF_8);
+        byte[] json = ("{\"items\":[{\"id\":\"" + id + "\",\"owner\":\"o1\"" + ts(id) + "}]}")
+                .getBytes(StandardCharsets.UTF_8);
         assertEquals("{\"verdicts\":[\"new\"]}", text(AgentHttp.ok(http.post("/v1/claims", JSON, json))));
         assertEquals(List.of("duplicate"), http.claim("", items("o2", id)));
         assertEquals(List.of("retry"), http.claim("default", items("o1", id)));
@@ -244,7 +278,7 @@ public abstract class ClaimContractSuite {
     void idTooLongIs400() {
         for (String type : List.of(JSON, BINARY)) {
             String first = id();
-            List<Item> batch = List.of(new Item(first, "o"), new Item("x".repeat(513), "o"));
+            List<Item> batch = List.of(item(first, "o"), item("x".repeat(513), "o"));
             byte[] body = type.equals(JSON) ? BatchEncoder.json("t", batch) : BatchEncoder.binary("t", batch);
             rejected(400, "bad_request", "items[1].id", type, body, "t", first);
         }
@@ -253,7 +287,7 @@ public abstract class ClaimContractSuite {
     @Test
     void ownerTooLongIs400() {
         String first = id();
-        List<Item> batch = List.of(new Item(first, "o"), new Item(id(), "o".repeat(129)));
+        List<Item> batch = List.of(item(first, "o"), item(id(), "o".repeat(129)));
         rejected(400, "bad_request", "items[1].owner", BINARY, BatchEncoder.binary("t", batch), "t", first);
     }
 
@@ -271,14 +305,20 @@ public abstract class ClaimContractSuite {
     @Test
     void truncatedBinaryIs400_andEarlierItemsAreNotClaimed() {
         String first = id();
-        byte[] whole = BatchEncoder.binary("t", List.of(new Item(first, "o"), new Item(id(), "owner")));
-        byte[] cut = java.util.Arrays.copyOf(whole, whole.length - 2);
+        byte[] whole = BatchEncoder.binary("t", List.of(item(first, "o"), item(id(), "owner")));
+        byte[] cut = java.util.Arrays.copyOf(whole, whole.length - 2 - (eventTimes() ? 4 : 0));
         rejected(400, "bad_request", "items[1].owner: truncated", BINARY, cut, "t", first);
+        if (eventTimes()) {
+            String other = id();
+            byte[] cutSecond = java.util.Arrays.copyOf(
+                    BatchEncoder.binary("t", List.of(item(other, "o"), item(id(), "owner"))), whole.length - 1);
+            rejected(400, "bad_request", "items[1].ts: truncated", BINARY, cutSecond, "t", other);
+        }
     }
 
     @Test
     void moreThanMaxBatchItemsIs413() {
-        List<Item> batch = IntStream.range(0, MAX_BATCH + 1).mapToObj(i -> new Item(id(), "o")).toList();
+        List<Item> batch = IntStream.range(0, MAX_BATCH + 1).mapToObj(i -> item(id(), "o")).toList();
         rejected(413, "too_large", "max-batch", BINARY, BatchEncoder.binary("t", batch), "t", batch.get(0).id());
         rejected(413, "too_large", "max-batch", JSON, BatchEncoder.json("t", batch), "t", batch.get(1).id());
     }

@@ -4,11 +4,9 @@ import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
-import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.FakeClock;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The contract against the embedded store. */
@@ -22,6 +20,6 @@ class EmbeddedContractTest extends ClaimContractSuite {
         return Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
                 new EmbeddedStoreOptions(dataDir, 1 << 16, 8),
-                new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW))), clock);
+                windows()), clock);
     }
 }

@@ -6,14 +6,12 @@ import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
-import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +48,7 @@ class RedisContractTest extends ClaimContractSuite {
         return Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
                 new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
-                new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW)), redis, new NearCacheOptions(nearCacheSize())),
+                windows(), redis, new NearCacheOptions(nearCacheSize())),
                 clock);
     }
 

@@ -5,7 +5,7 @@ import dev.dedup.wire.Item;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The two request formats of {@code POST /v1/claims}. The event time is not sent: the API has no field for it. */
+/** The two request formats of {@code POST /v1/claims}, without event times ({@link EventTimeEncoding} adds them). */
 public enum Format implements BatchEncoding {
     BINARY("binary", "application/x-dedup-batch", "application/x-dedup-verdicts"),
     JSON("json", "application/json", "application/json");

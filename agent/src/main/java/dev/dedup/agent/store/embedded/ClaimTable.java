@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.ClaimEnds;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.Verdict;
 import java.nio.ByteBuffer;
@@ -67,11 +68,15 @@ final class ClaimTable {
     byte[] claim(Batch batch, long windowMillis, long nowMillis) {
         long now = SlotMeta.nowSeconds(baseEpochSeconds, nowMillis);
         long expiry = SlotMeta.expiryAt(baseEpochSeconds, nowMillis, windowMillis);
+        boolean eventTimes = batch.hasEventTimes();
         long[] setOf = setsOf(batch);
         byte[] verdicts = new byte[batch.size()];
         int filled = 0;
         for (int i = 0; i < verdicts.length; i++) {
             long set = setOf[i];
+            if (eventTimes) {
+                expiry = SlotMeta.expiryAt(baseEpochSeconds, ClaimEnds.endMillis(batch, i, nowMillis, windowMillis), 0);
+            }
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
                 byte v = claimInSet(set, batch.key(i), batch.owner(i), now, expiry);
                 if (v == FILLED_EMPTY) {

@@ -12,21 +12,25 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The claim and release script ({@code dedup.lua} beside this class), called by its SHA. When a shard
+ * A claim and release script ({@code dedup.lua} or {@code timed.lua} beside this class), called by its SHA. When a shard
  * answers {@code NOSCRIPT} (restarted, failed over, {@code SCRIPT FLUSH}), the script is loaded on that
  * shard and the call made once more.
  */
 final class DedupScript {
 
-    private static final String RESOURCE = "dedup.lua";
-
     private final byte[] body;
     private final String sha;
 
+    /** {@code dedup.lua}: the fingerprint layout's claims, releases and sweeps. */
     DedupScript() {
-        try (InputStream in = DedupScript.class.getResourceAsStream(RESOURCE)) {
+        this("dedup.lua");
+    }
+
+    /** A script beside this class, e.g. {@code timed.lua} for claims filed by event time. */
+    DedupScript(String resource) {
+        try (InputStream in = DedupScript.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is missing from the agent's classpath");
+                throw new IllegalStateException(resource + " is missing from the agent's classpath");
             }
             body = in.readAllBytes();
         } catch (IOException e) {

@@ -1,7 +1,9 @@
 package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.ClaimEnds;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.wire.Batch;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -49,6 +52,9 @@ public final class RedisStore implements ClaimStore {
     private final List<RedisShard> shards;
     private final RedisLayout layout;
     private final DedupScript script = new DedupScript();
+    private final DedupScript timedScript = new DedupScript("timed.lua");
+    private final TimeLayout timeLayout;
+    private final WindowOptions windows;
     private final byte[] levelEntries;
     private final byte[] maxLevels;
     private final byte[] keyTtl = ascii(KEY_TTL_MILLIS);
@@ -56,11 +62,21 @@ public final class RedisStore implements ClaimStore {
     private final Timer[] claimTimers;
     private final Timer[] releaseTimers;
     private final Counter[] evictions;
+    private final Counter[] spills;
     private final MeterRegistry registry;
 
-    /** Connects to every shard (or fails naming the one that cannot be reached) and loads the script. */
+    /** A store with no namespace filed by event time. */
     public RedisStore(RedisOptions options, LongSupplier clockMillis, MeterRegistry registry) {
+        this(options, WindowOptions.defaults(), clockMillis, registry);
+    }
+
+    /**
+     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts.
+     * {@code windows} tells which namespaces file claims by event time, and their rates.
+     */
+    public RedisStore(RedisOptions options, WindowOptions windows, LongSupplier clockMillis, MeterRegistry registry) {
         this.options = options;
+        this.windows = windows;
         this.clockMillis = clockMillis;
         this.registry = registry;
         this.resources = DefaultClientResources.create();
@@ -76,6 +92,7 @@ public final class RedisStore implements ClaimStore {
         }
         this.shards = List.copyOf(connected);
         this.layout = new RedisLayout(options.buckets(), shards.size(), options.keyPrefix());
+        this.timeLayout = new TimeLayout(shards.size(), options.keyPrefix());
         int entries = options.levelEntries();
         for (RedisShard shard : shards) {
             int serverMax = shard.inspect();
@@ -85,12 +102,14 @@ public final class RedisStore implements ClaimStore {
                 entries = serverMax - 2;
             }
             script.load(shard.async()).toCompletableFuture().join();
+            timedScript.load(shard.async()).toCompletableFuture().join();
         }
         this.levelEntries = ascii(Math.max(1, entries));
         this.maxLevels = ascii(options.maxLevels());
         this.claimTimers = new Timer[shards.size()];
         this.releaseTimers = new Timer[shards.size()];
         this.evictions = new Counter[shards.size()];
+        this.spills = new Counter[shards.size()];
         for (int i = 0; i < shards.size(); i++) {
             String shard = String.valueOf(i);
             claimTimers[i] = Timer.builder(MetricNames.REDIS_SCRIPT).tags(MetricNames.TAG_SHARD, shard, "op", "claim")
@@ -99,6 +118,10 @@ public final class RedisStore implements ClaimStore {
                     .description("Script calls per shard").publishPercentileHistogram().register(registry);
             evictions[i] = Counter.builder(MetricNames.REDIS_EVICTIONS).tag(MetricNames.TAG_SHARD, shard)
                     .description("Live claims forgotten because every level of their bucket was full")
+                    .register(registry);
+            spills[i] = Counter.builder(MetricNames.REDIS_SPILLS).tag(MetricNames.TAG_SHARD, shard)
+                    .description("Claims filed by event time beyond their bucket's first level: the namespace's"
+                            + " event rate is set below its real rate")
                     .register(registry);
         }
         this.sweeper = new RedisSweeper(this, options.buckets(), SWEEP_PERIOD_SECONDS, clockMillis);
@@ -122,12 +145,54 @@ public final class RedisStore implements ClaimStore {
     @Override
     public CompletionStage<byte[]> claim(Batch batch, long windowMillis) {
         long now = clockMillis.getAsLong();
+        if (batch.hasEventTimes()) {
+            return byEventTime(batch, 'c', now, windowMillis, claimTimers);
+        }
         return run(batch, now, 'c', RedisLayout.expiry(now, windowMillis), null, claimTimers);
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch) {
+        if (batch.hasEventTimes()) {
+            return byEventTime(batch, 'r', clockMillis.getAsLong(), windows.windowMillis(batch.namespace()),
+                    releaseTimers);
+        }
         return run(batch, clockMillis.getAsLong(), 'r', 0, layout.releaseChannel(), releaseTimers);
+    }
+
+    /**
+     * Claims or releases a batch whose every item has an event time, in the {@link TimeLayout}; its
+     * buckets per second come from the namespace's event rate.
+     */
+    private CompletionStage<byte[]> byEventTime(Batch batch, char mode, long nowMillis, long window,
+                                                Timer[] timers) {
+        int rate = windows.eventRate(batch.namespace());
+        if (rate == 0) {
+            throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time");
+        }
+        if (batch.size() == 0) {
+            return CompletableFuture.completedFuture(new byte[0]);
+        }
+        ShardCalls calls = ShardCalls.plan(batch.size(), timeLayout.packing(batch, TimeLayout.slices(rate)),
+                shards.size(), MAX_ITEMS_PER_CALL);
+        byte[] modeArg = {(byte) mode};
+        byte[] maxLevelsArg = ascii(options.maxLevels());
+        byte[] channel = layout.releaseChannel();
+        return run(batch.size(), calls, timedScript, call -> {
+            byte[] ttls = new byte[call.buckets().length * 4];
+            long nowSecond = Math.floorDiv(nowMillis, 1000L);
+            for (int k = 0; k < call.buckets().length; k++) {
+                long ends = ClaimEnds.endSecond(TimeLayout.second(call.buckets()[k]), nowMillis, window);
+                int ttl = (int) Math.max(0, ends - nowSecond);
+                int at = k * 4;
+                ttls[at] = (byte) (ttl >>> 24);
+                ttls[at + 1] = (byte) (ttl >>> 16);
+                ttls[at + 2] = (byte) (ttl >>> 8);
+                ttls[at + 3] = (byte) ttl;
+            }
+            return mode == 'c' ? new byte[][] {modeArg, levelEntries, maxLevelsArg, call.items(), ttls}
+                    : new byte[][] {modeArg, levelEntries, maxLevelsArg, call.items(), ttls, channel};
+        }, timers, spills);
     }
 
     private byte[][] head(char mode, long nowMillis) {
@@ -136,25 +201,37 @@ public final class RedisStore implements ClaimStore {
 
     private CompletionStage<byte[]> run(Batch batch, long nowMillis, char mode, int expiry, byte[] tail,
                                         Timer[] timers) {
-        byte[] answers = new byte[batch.size()];
         if (batch.size() == 0) {
-            return CompletableFuture.completedFuture(answers);
+            return CompletableFuture.completedFuture(new byte[0]);
         }
         ShardCalls calls = ShardCalls.plan(batch, layout, MAX_ITEMS_PER_CALL, expiry);
         byte[][] head = head(mode, nowMillis);
-        List<CompletableFuture<Void>> pending = new ArrayList<>(calls.size());
-        for (ShardCalls.Call call : calls.calls()) {
-            RedisShard shard = shards.get(call.shard());
-            long start = System.nanoTime();
+        return run(batch.size(), calls, script, call -> {
             byte[][] args = new byte[head.length + (tail == null ? 1 : 2)][];
             System.arraycopy(head, 0, args, 0, head.length);
             args[head.length] = call.items();
             if (tail != null) {
                 args[head.length + 1] = tail;
             }
+            return args;
+        }, timers, evictions);
+    }
+
+    /**
+     * Makes the calls, shards in parallel, and gathers the answers in batch order. A script answers
+     * {@code {answers, count}}; the count goes to {@code counted} (evictions, or spills).
+     */
+    private CompletionStage<byte[]> run(int size, ShardCalls calls, DedupScript script,
+                                        Function<ShardCalls.Call, byte[][]> argsOf, Timer[] timers,
+                                        Counter[] counted) {
+        byte[] answers = new byte[size];
+        List<CompletableFuture<Void>> pending = new ArrayList<>(calls.size());
+        for (ShardCalls.Call call : calls.calls()) {
+            RedisShard shard = shards.get(call.shard());
+            long start = System.nanoTime();
             CompletionStage<List<Object>> result;
             try {
-                result = script.call(shard.async(), call.keys(), args);
+                result = script.call(shard.async(), call.keys(), argsOf.apply(call));
                 if (options.waitReplicas() > 0) {
                     result = result.thenCompose(reply -> replicated(shard, reply));
                 }
@@ -174,9 +251,9 @@ public final class RedisStore implements ClaimStore {
                 for (int i = 0; i < got.length; i++) {
                     answers[call.indexes()[i]] = got[i];
                 }
-                long evicted = (Long) reply.get(1);
-                if (evicted > 0) {
-                    evictions[call.shard()].increment(evicted);
+                long count = (Long) reply.get(1);
+                if (count > 0) {
+                    counted[call.shard()].increment(count);
                 }
                 return null;
             }).toCompletableFuture());
@@ -255,11 +332,16 @@ public final class RedisStore implements ClaimStore {
         s.put("buckets", options.buckets());
         s.put("level_entries", Integer.parseInt(new String(levelEntries, java.nio.charset.StandardCharsets.US_ASCII)));
         s.put("max_levels", options.maxLevels());
+        Map<String, Object> timed = new LinkedHashMap<>();
+        windows.eventRates().forEach((ns, rate) -> timed.put(ns, Map.of("event_rate", rate,
+                "buckets_per_second", TimeLayout.slices(rate))));
+        s.put("event_time_namespaces", timed);
         s.put("timeout_ms", options.timeout().toMillis());
         List<Map<String, Object>> list = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
             Map<String, Object> shard = shards.get(i).stats();
             shard.put("evictions", (long) evictions[i].count());
+            shard.put("spills", (long) spills[i].count());
             list.add(shard);
         }
         s.put("shards", list);

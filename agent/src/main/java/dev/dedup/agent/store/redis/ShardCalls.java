@@ -8,12 +8,31 @@ import java.util.List;
  * A batch split into script calls: per shard, in batch order, at most {@code maxItems} items a call,
  * with the distinct bucket keys of the call in {@code KEYS} and the items packed in one argument. Items of one id
  * always land in the same call sequence of the same shard, in order, so repeats within a batch are
- * decided in order.
+ * decided in order. The layout decides buckets, keys and how an item is packed ({@link Packing}).
  */
 final class ShardCalls {
 
-    /** One script call: its shard, its keys, its items (one argument) and where each answer goes in the batch. */
-    record Call(int shard, byte[][] keys, byte[] items, int[] indexes) {
+    /**
+     * One script call: its shard, its keys, the buckets they name (same order), its items (one argument)
+     * and where each answer goes in the batch.
+     */
+    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {
+    }
+
+    /** How one layout files items: the bucket of each, its shard and key, and the bytes of an item. */
+    interface Packing {
+        /** Item {@code i}'s bucket: any long that names it within the layout. */
+        long bucket(int i);
+
+        int shard(long bucket);
+
+        /** Level 0's key of {@code bucket}. */
+        byte[] key(long bucket);
+
+        int itemBytes();
+
+        /** Writes item {@code i} at {@code at}, naming its key by its 1-based index in the call's keys. */
+        void write(byte[] items, int at, int keyIndex, int i);
     }
 
     private final List<Call> calls;
@@ -30,15 +49,43 @@ final class ShardCalls {
         return calls.size();
     }
 
+    /** The fingerprint layout: a bucket chosen by the id's route half, items with their claim's expiry. */
     static ShardCalls plan(Batch batch, RedisLayout layout, int maxItems, int expiry) {
-        int n = batch.size();
-        int shards = layout.shards();
-        int[] bucketOf = new int[n];
+        return plan(batch.size(), new Packing() {
+            @Override
+            public long bucket(int i) {
+                return layout.bucket(batch.route(i));
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return layout.shard((int) bucket);
+            }
+
+            @Override
+            public byte[] key(long bucket) {
+                return layout.bucketKey((int) bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return RedisLayout.ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                RedisLayout.item(items, at, keyIndex, batch.key(i), RedisLayout.ownerTag(batch.owner(i)), expiry);
+            }
+        }, layout.shards(), maxItems);
+    }
+
+    static ShardCalls plan(int n, Packing packing, int shards, int maxItems) {
+        long[] bucketOf = new long[n];
         int[] shardOf = new int[n];
         int[] perShard = new int[shards];
         for (int i = 0; i < n; i++) {
-            bucketOf[i] = layout.bucket(batch.route(i));
-            shardOf[i] = layout.shard(bucketOf[i]);
+            bucketOf[i] = packing.bucket(i);
+            shardOf[i] = packing.shard(bucketOf[i]);
             perShard[shardOf[i]]++;
         }
         int[][] indexes = new int[shards][];
@@ -55,49 +102,51 @@ final class ShardCalls {
             int[] all = indexes[s];
             for (int from = 0; from < all.length; from += maxItems) {
                 int to = Math.min(all.length, from + maxItems);
-                calls.add(call(batch, layout, s, all, from, to, bucketOf, expiry));
+                calls.add(call(packing, s, all, from, to, bucketOf));
             }
         }
         return new ShardCalls(calls);
     }
 
-    private static Call call(Batch batch, RedisLayout layout, int shard, int[] all, int from, int to, int[] bucketOf,
-                             int expiry) {
+    private static Call call(Packing packing, int shard, int[] all, int from, int to, long[] bucketOf) {
         int n = to - from;
+        int itemBytes = packing.itemBytes();
         BucketIndex keyIndex = new BucketIndex(n);
         List<byte[]> keys = new ArrayList<>();
-        byte[] items = new byte[n * RedisLayout.ITEM_BYTES];
+        long[] buckets = new long[n];
+        byte[] items = new byte[n * itemBytes];
         int[] indexes = new int[n];
         for (int j = from; j < to; j++) {
             int i = all[j];
-            int bucket = bucketOf[i];
+            long bucket = bucketOf[i];
             int k = keyIndex.get(bucket);
             if (k == 0) {
-                keys.add(layout.bucketKey(bucket));
+                buckets[keys.size()] = bucket;
+                keys.add(packing.key(bucket));
                 k = keys.size();
                 keyIndex.put(bucket, k);
             }
-            RedisLayout.item(items, (j - from) * RedisLayout.ITEM_BYTES, k, batch.key(i),
-                    RedisLayout.ownerTag(batch.owner(i)), expiry);
+            packing.write(items, (j - from) * itemBytes, k, i);
             indexes[j - from] = i;
         }
-        return new Call(shard, keys.toArray(byte[][]::new), items, indexes);
+        return new Call(shard, keys.toArray(byte[][]::new), java.util.Arrays.copyOf(buckets, keys.size()), items,
+                indexes);
     }
 
-    /** Bucket number to its 1-based index in a call's keys (0: not yet there): open addressing on ints. */
+    /** Bucket to its 1-based index in a call's keys (0: not yet there): open addressing on longs. */
     private static final class BucketIndex {
-        private final int[] buckets;
+        private final long[] buckets;
         private final int[] indexes;
         private final int mask;
 
         BucketIndex(int expected) {
             int capacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
-            buckets = new int[capacity];
+            buckets = new long[capacity];
             indexes = new int[capacity];
             mask = capacity - 1;
         }
 
-        int get(int bucket) {
+        int get(long bucket) {
             for (int slot = slot(bucket); ; slot = (slot + 1) & mask) {
                 if (indexes[slot] == 0 || buckets[slot] == bucket) {
                     return indexes[slot];
@@ -105,7 +154,7 @@ final class ShardCalls {
             }
         }
 
-        void put(int bucket, int index) {
+        void put(long bucket, int index) {
             int slot = slot(bucket);
             while (indexes[slot] != 0 && buckets[slot] != bucket) {
                 slot = (slot + 1) & mask;
@@ -114,8 +163,8 @@ final class ShardCalls {
             indexes[slot] = index;
         }
 
-        private int slot(int bucket) {
-            return (bucket * 0x9E3779B9) >>> 7 & mask;
+        private int slot(long bucket) {
+            return (int) ((bucket * 0x9E3779B97F4A7C15L) >>> 40) & mask;
         }
     }
 }

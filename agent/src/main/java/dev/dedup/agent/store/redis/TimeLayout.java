@@ -1,0 +1,139 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.routing.JumpHash;
+import dev.dedup.wire.Batch;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Where claims of a namespace filed by event time go: Tapjoy's layout ("Real-Time Deduping At Scale"),
+ * with our fingerprints. Every copy of a message carries the same event second, so an id is looked for
+ * only among the claims of that second: the second is split into {@code slices} buckets by the id's
+ * route half, sized so that a bucket holds about {@link #TARGET_FILL} claims at the namespace's expected
+ * rate. A batch's ids fall into a few hundred buckets, each read with one {@code HMGET} and written with
+ * one {@code HSET} per script call, instead of one command per id.
+ *
+ * <p>A bucket is a Redis hash {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}} (13 bytes
+ * with the default prefix). When a level holds {@code levelEntries} claims the next go to a second level,
+ * the key plus one byte, and so on, so a burst above the expected rate keeps every level a listpack. Keys
+ * expire at their second plus the window (a relative {@code EXPIRE} set when a level is created, so the
+ * agent's clock decides as everywhere else): no sweep.
+ *
+ * <p>A claim is one entry: the field is the top 56 bits of the id's key, the same 7 bytes as in
+ * {@link RedisLayout} (so the release channel carries the same fields), the value the owner's 32-bit tag.
+ * A release leaves an empty value behind (a tombstone) instead of deleting the field, so levels only
+ * grow and a level after one with room is always empty.
+ */
+final class TimeLayout {
+
+    /** Claims per bucket at the expected rate: Tapjoy's figure (buckets of 100 to 1,000 ids). */
+    static final int TARGET_FILL = 100;
+    /** u16 key index, 7-byte field, 4-byte owner tag. */
+    static final int ITEM_BYTES = 13;
+    /** Buckets per second at most: past 6.5 M ids per second a namespace's buckets fill beyond 100. */
+    static final int MAX_SLICES = 1 << 16;
+
+    private final byte[] prefix;
+    private final int shards;
+
+    TimeLayout(int shards, String keyPrefix) {
+        this.shards = shards;
+        this.prefix = keyPrefix.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Buckets per second for a namespace expecting {@code idsPerSecond}. */
+    static int slices(int idsPerSecond) {
+        return (int) Math.min(MAX_SLICES, Math.max(1, (idsPerSecond + (long) TARGET_FILL - 1) / TARGET_FILL));
+    }
+
+    /** A namespace's 16-bit tag in its keys: namespaces that share one only share buckets, never claims. */
+    static int namespaceTag(String namespace) {
+        int h = 0;
+        for (byte b : namespace.getBytes(StandardCharsets.US_ASCII)) {
+            h = 31 * h + b;
+        }
+        return (h ^ (h >>> 16)) & 0xffff;
+    }
+
+    /** A bucket as one long: namespace tag (16 bits), second (32), slice (16). */
+    static long bucket(int namespaceTag, long second, long route, int slices) {
+        long slice = Long.remainderUnsigned(route, slices);
+        return ((long) namespaceTag << 48) | (second << 16) | slice;
+    }
+
+    /** The second a bucket's claims were made for. */
+    static long second(long bucket) {
+        return (bucket >>> 16) & 0xffff_ffffL;
+    }
+
+    static int shard(long bucket, int shards) {
+        long h = bucket * 0x9E3779B97F4A7C15L;
+        return JumpHash.shard(h ^ (h >>> 29), shards);
+    }
+
+    int shards() {
+        return shards;
+    }
+
+    /** {@code <prefix>{t<the bucket's 8 bytes>}}: level 0 of a bucket. */
+    byte[] key(long bucket) {
+        byte[] key = new byte[prefix.length + 11];
+        System.arraycopy(prefix, 0, key, 0, prefix.length);
+        int at = prefix.length;
+        key[at] = '{';
+        key[at + 1] = 't';
+        for (int b = 0; b < 8; b++) {
+            key[at + 2 + b] = (byte) (bucket >>> (56 - 8 * b));
+        }
+        key[at + 10] = '}';
+        return key;
+    }
+
+    /** The owner's tag kept in Redis: the low 32 bits of its fingerprint. */
+    static int ownerTag(long ownerFingerprint) {
+        return (int) ownerFingerprint;
+    }
+
+    /** Writes one item at {@code at}: u16 key index (1-based), the 7-byte field, the 4-byte owner tag. */
+    static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
+        a[at] = (byte) (keyIndex >>> 8);
+        a[at + 1] = (byte) keyIndex;
+        for (int i = 0; i < RedisLayout.FIELD_BYTES; i++) {
+            a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
+        }
+        a[at + 9] = (byte) (ownerTag >>> 24);
+        a[at + 10] = (byte) (ownerTag >>> 16);
+        a[at + 11] = (byte) (ownerTag >>> 8);
+        a[at + 12] = (byte) ownerTag;
+    }
+
+    /** The batch's items filed by event time: buckets of {@code slices} per second. */
+    ShardCalls.Packing packing(Batch batch, int slices) {
+        int tag = namespaceTag(batch.namespace());
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int i) {
+                return TimeLayout.bucket(tag, batch.eventSecond(i), batch.route(i), slices);
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return TimeLayout.shard(bucket, shards);
+            }
+
+            @Override
+            public byte[] key(long bucket) {
+                return TimeLayout.this.key(bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                item(items, at, keyIndex, batch.key(i), ownerTag(batch.owner(i)));
+            }
+        };
+    }
+}

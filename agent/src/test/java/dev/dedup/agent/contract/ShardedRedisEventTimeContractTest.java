@@ -1,0 +1,23 @@
+package dev.dedup.agent.contract;
+
+import dev.dedup.agent.config.WindowOptions;
+import java.util.Map;
+
+/** The contract against three Redis shards with every namespace filed by event time. */
+class ShardedRedisEventTimeContractTest extends RedisContractTest {
+
+    @Override
+    protected int shards() {
+        return 3;
+    }
+
+    @Override
+    protected boolean eventTimes() {
+        return true;
+    }
+
+    @Override
+    protected WindowOptions windows() {
+        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of("*", 200));
+    }
+}
