@@ -64,12 +64,18 @@ final class RedisTier {
     /** The same, waiting for {@code waitReplicas} replicas to acknowledge every script call. */
     static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock,
                          int waitReplicas) {
+        return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, new WindowOptions(WINDOW, Map.of()));
+    }
+
+    /** An agent whose windows (and namespaces filed by event time) are {@code windows}. */
+    static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock,
+                         int waitReplicas, WindowOptions windows) {
         RedisOptions redis = new RedisOptions(uris, layout.timeout(), layout.buckets(), layout.levelEntries(),
                 layout.maxLevels(), "dd", 1024).withWaitReplicas(waitReplicas);
         return Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
                 new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
-                new WindowOptions(WINDOW, Map.of()), redis, new NearCacheOptions(nearCacheEntries)), clock);
+                windows, redis, new NearCacheOptions(nearCacheEntries)), clock);
     }
 
     /** Ids {@code prefix-from .. prefix-(to-1)}, all with {@code owner}. */

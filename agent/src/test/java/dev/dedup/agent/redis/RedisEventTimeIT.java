@@ -1,0 +1,182 @@
+package dev.dedup.agent.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.wire.Item;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Claims filed by event time ({@code timed.lua}) on a real redis-server: levels when a second gets more
+ * claims than its buckets were sized for, tombstones on release, keys that expire with their second,
+ * and two agents sharing the buckets. The near-cache is off unless said, so answers come from Redis.
+ */
+class RedisEventTimeIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** The fake clock's second: every test's messages are stamped around it. */
+    private static final long NOW = RedisTier.EPOCH / 1000;
+    /** One bucket a second: every message of a second shares it. */
+    private static final WindowOptions ONE_BUCKET_A_SECOND =
+            new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 100));
+
+    @TempDir
+    Path dir;
+
+    private Agent agent(RedisServer redis, int levelEntries, int maxLevels, long nearCache) {
+        return RedisTier.agentAt(dir, List.of(redis.uri()), new RedisTier.Layout(TIMEOUT, 64, levelEntries, maxLevels),
+                nearCache, new FakeClock(RedisTier.EPOCH), 0, ONE_BUCKET_A_SECOND);
+    }
+
+    private static List<Item> stamped(String prefix, int from, int to, String owner, long second) {
+        return IntStream.range(from, to).mapToObj(i -> new Item(prefix + "-" + i, owner, second)).toList();
+    }
+
+    private static List<Item> withOwner(List<Item> items, String owner) {
+        return items.stream().map(i -> new Item(i.id(), owner, i.eventSecond())).toList();
+    }
+
+    /** Time bucket levels: {@code dd{t<8 bytes>}}, plus one byte from the second level on; key to field count. */
+    private static Map<String, Long> timeLevels(RedisServer redis) throws Exception {
+        Map<String, Long> levels = new TreeMap<>();
+        for (byte[] key : redis.keys()) {
+            if (key.length >= 13 && key[2] == '{' && key[3] == 't' && key[12] == '}') {
+                String level = key.length == 13 ? "0" : String.valueOf(key[13]);
+                String encoding = new String((byte[]) redis.call("OBJECT".getBytes(StandardCharsets.US_ASCII),
+                        "ENCODING".getBytes(StandardCharsets.US_ASCII), key), StandardCharsets.US_ASCII);
+                assertEquals("listpack", encoding, "level " + level);
+                long fields = (Long) redis.call("HLEN".getBytes(StandardCharsets.US_ASCII), key);
+                levels.merge(level, fields, Long::sum);
+            }
+        }
+        return levels;
+    }
+
+    @Test
+    void aBurstAboveTheRate_spillsIntoLevels_thatStayListpack_andForgetsNothing() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             Agent agent = agent(redis, 16, 64, 0)) {
+            AgentHttp http = new AgentHttp(agent.port());
+            List<Item> claimed = new ArrayList<>();
+            for (int batch = 0; batch < 3; batch++) {
+                List<Item> items = stamped("burst-" + batch, 0, 300, "o" + batch, NOW);
+                List<String> verdicts = http.claim(RedisTier.NS, items);
+                assertEquals(Collections.nCopies(300, "new"), verdicts, RedisTier.tally(verdicts).toString());
+                claimed.addAll(items);
+            }
+            Map<String, Long> levels = timeLevels(redis);
+            assertEquals(57, levels.size(), "900 claims in levels of 16: " + levels);
+            assertEquals(900L, levels.values().stream().mapToLong(Long::longValue).sum());
+            assertTrue(levels.values().stream().allMatch(n -> n <= 16), levels.toString());
+            assertEquals(900 - 16, RedisTier.metric(http, "dedup_redis_spills_total", ""), 0.0);
+
+            List<String> copies = http.claim(RedisTier.NS, withOwner(claimed.subList(0, 450), "other"));
+            assertEquals(List.of(), RedisTier.slippedDuplicates(claimed.subList(0, 450), copies));
+            List<String> again = http.claim(RedisTier.NS, claimed.subList(450, 900));
+            assertEquals(Collections.nCopies(450, "retry"), again);
+        }
+    }
+
+    @Test
+    void pastTheLastLevel_theLastLevelGrows_ratherThanForget() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             Agent agent = agent(redis, 16, 4, 0)) {
+            AgentHttp http = new AgentHttp(agent.port());
+            List<Item> items = stamped("full", 0, 200, "o", NOW - 5);
+            assertEquals(Collections.nCopies(200, "new"), http.claim(RedisTier.NS, items));
+            Map<String, Long> levels = timeLevels(redis);
+            assertEquals(Map.of("0", 16L, "1", 16L, "2", 16L, "3", 152L), levels);
+            List<String> copies = http.claim(RedisTier.NS, withOwner(items, "other"));
+            assertEquals(List.of(), RedisTier.slippedDuplicates(items, copies));
+        }
+    }
+
+    @Test
+    void aReleaseLeavesATombstone_soLaterLevelsAreStillFound() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             Agent agent = agent(redis, 16, 8, 0)) {
+            AgentHttp http = new AgentHttp(agent.port());
+            List<Item> items = stamped("tomb", 0, 48, "o", NOW);
+            assertEquals(Collections.nCopies(48, "new"), http.claim(RedisTier.NS, items));
+            // Release the whole first level: were the fields deleted, level 0 would have room and the
+            // lookup would stop there, missing levels 1 and 2.
+            List<Item> first = items.subList(0, 16);
+            assertEquals(Collections.nCopies(16, true), http.release(RedisTier.NS, first));
+            assertEquals(Collections.nCopies(16, false), http.release(RedisTier.NS, first), "released once");
+            assertEquals(Map.of("0", 16L, "1", 16L, "2", 16L), timeLevels(redis));
+
+            List<String> later = http.claim(RedisTier.NS, withOwner(items.subList(16, 48), "other"));
+            assertEquals(Collections.nCopies(32, "duplicate"), later);
+            assertEquals(Collections.nCopies(16, "new"), http.claim(RedisTier.NS, withOwner(first, "next")),
+                    "a released id is claimed anew, in its tombstone's place");
+            assertEquals(Map.of("0", 16L, "1", 16L, "2", 16L), timeLevels(redis));
+            assertEquals(Collections.nCopies(16, "duplicate"), http.claim(RedisTier.NS, first));
+        }
+    }
+
+    @Test
+    void keysExpireWithTheirSecond_andMessagesOlderThanTheWindowAreNotKept() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             Agent agent = agent(redis, 64, 8, 0)) {
+            AgentHttp http = new AgentHttp(agent.port());
+            long window = RedisTier.WINDOW.toSeconds();
+
+            http.claim(RedisTier.NS, stamped("hour-old", 0, 1, "o", NOW - 3600));
+            long ttl = ttlOfOnlyKey(redis);
+            assertTrue(Math.abs(ttl - (window - 3600)) <= 2, "an hour-old message's claim has window - 1 h: " + ttl);
+            redis.command("FLUSHALL");
+
+            List<Item> ancient = stamped("ancient", 0, 5, "o", NOW - window - 10);
+            assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, ancient));
+            assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, withOwner(ancient, "other")),
+                    "outside the window: nothing is remembered");
+            assertEquals(Map.of(), timeLevels(redis));
+
+            http.claim(RedisTier.NS, stamped("future", 0, 1, "o", NOW + 30 * 86_400));
+            ttl = ttlOfOnlyKey(redis);
+            assertTrue(Math.abs(ttl - 2 * window) <= 2, "a clock far ahead is kept two windows at most: " + ttl);
+        }
+    }
+
+    private static long ttlOfOnlyKey(RedisServer redis) throws Exception {
+        List<byte[]> keys = redis.keys();
+        assertEquals(1, keys.size());
+        return (Long) redis.call("TTL".getBytes(StandardCharsets.US_ASCII), keys.get(0));
+    }
+
+    @Test
+    void twoAgentsShareTheBuckets_andAReleaseReachesTheOthersNearCache() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+             Agent a = agent(redis, 64, 8, 4096);
+             Agent b = agent(redis, 64, 8, 4096)) {
+            AgentHttp httpA = new AgentHttp(a.port());
+            AgentHttp httpB = new AgentHttp(b.port());
+            List<Item> items = stamped("shared", 0, 200, "a", NOW - 1);
+            assertEquals(Collections.nCopies(200, "new"), httpA.claim(RedisTier.NS, items));
+            List<Item> copies = withOwner(items, "b");
+            assertEquals(Collections.nCopies(200, "duplicate"), httpB.claim(RedisTier.NS, copies));
+            assertEquals(Collections.nCopies(200, "duplicate"), httpB.claim(RedisTier.NS, copies), "from B's cache");
+
+            assertEquals(Collections.nCopies(200, true), httpA.release(RedisTier.NS, items));
+            RedisServer.await(Duration.ofSeconds(5),
+                    () -> httpB.claim(RedisTier.NS, copies.subList(0, 1)).equals(List.of("new")));
+            assertEquals(Collections.nCopies(199, "new"), httpB.claim(RedisTier.NS, copies.subList(1, 200)));
+            assertEquals(Collections.nCopies(200, "duplicate"), httpA.claim(RedisTier.NS, items));
+        }
+    }
+}
