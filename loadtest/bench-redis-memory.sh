@@ -5,7 +5,9 @@
 # sample of keys (all must be listpack).
 #
 # Builds nothing: run `mvn -B -DskipTests package` first. Environment: SIZES (default
-# "400000 4000000 10000000"), BUCKETS (default: the agent's default), AGENT_ARGS (more agent flags).
+# "400000 4000000 10000000"), BUCKETS (default: the agent's default), EVENT_TIME (1: the namespace is
+# filed by event time at 33,334 ids a second and the generator sends event times), AGENT_ARGS (more agent
+# flags).
 # Every process is stopped by its PID
 # however the script ends.
 set -euo pipefail
@@ -24,6 +26,11 @@ extra=()
 [ -n "${BUCKETS:-}" ] && extra+=(--redis-buckets "$BUCKETS")
 # shellcheck disable=SC2206
 extra+=(${AGENT_ARGS:-})
+load_extra=()
+if [ "${EVENT_TIME:-0}" = 1 ]; then
+  extra+=(--namespace-event-rate loadtest=33334)
+  load_extra+=(--event-time)
+fi
 
 printf '%-10s %-10s %-8s %-8s %-12s %s\n' ids bytes/id keys 'levels>0' encodings used_memory >&2
 for n in $sizes; do
@@ -33,17 +40,18 @@ for n in $sizes; do
   aport="$(free_port)"
   start_agent "$aport" --redis "redis://127.0.0.1:$rport" --near-cache-size 0 "${extra[@]}"
   java -jar "$loadtest_jar" --target "http://127.0.0.1:$aport" --scenario cold --ids "$n" --batch 10000 \
-    --workers 4 --quiet | grep '^cold' >&2
+    --workers 4 --quiet "${load_extra[@]}" | grep '^cold' >&2
   after=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
   keys=$(redis-cli -p "$rport" dbsize)
-  # One pass over every key on the server: extra bucket levels (dd{xxxx} plus one byte) and encodings.
+  # One pass over every key on the server: extra bucket levels (dd{xxxx} or dd{t<8 bytes>}, plus one
+  # byte) and encodings.
   census=$(redis-cli -p "$rport" eval "
     local cursor, levels, enc = '0', 0, {}
     repeat
       local r = redis.call('SCAN', cursor, 'MATCH', 'dd{*', 'COUNT', 1000)
       cursor = r[1]
       for _, k in ipairs(r[2]) do
-        if #k > 8 then levels = levels + 1 end
+        if #k == 9 or #k == 14 then levels = levels + 1 end
         local e = redis.call('OBJECT', 'ENCODING', k)
         enc[e] = (enc[e] or 0) + 1
       end

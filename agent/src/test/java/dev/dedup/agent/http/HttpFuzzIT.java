@@ -2,98 +2,102 @@ package dev.dedup.agent.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.http.HttpMutations.Kind;
+import dev.dedup.agent.http.HttpMutations.Sent;
 import dev.dedup.agent.testing.AgentHttp;
-import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
+import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hostile HTTP at the agent, over real sockets: valid claim and release requests, then mutated — bodies
- * with flipped, inserted or cut bytes, oversized bodies, odd or missing content types, chunked bodies, lying
- * {@code Content-Length}s, wrong methods and paths, garbage request lines and headers. Every answer must be
- * below 500, every 4xx of the API must carry {@code error} and {@code message}, and nothing may be claimed
- * by a rejected request: the claims the store counts equal the verdicts of the 200 answers, and the ids of
- * rejected requests, sent again intact, are all {@code new}. Requests: {@code -Dfuzz.http.requests}
- * (default 12,000), seed {@code -Dfuzz.seed}.
+ * Hostile HTTP at the agent, over real sockets: valid claim and release requests, then mutated by
+ * {@link HttpMutations} — bodies with flipped, inserted or cut bytes, oversized bodies, odd or missing content
+ * types, chunked bodies, lying {@code Content-Length}s, wrong methods and paths — or with their framing broken:
+ * chunk sizes that are not hex, chunk data without its CRLF or shorter than its size, a {@code Content-Length}
+ * that is not a number, negative or given twice, a header over 8 KB, a URI over 4 KB, bare LF line endings, a
+ * space before a header's colon, garbage request lines, an HTTP version other than 1.0 and 1.1.
+ *
+ * <p>Every 4xx must be {@code application/json} with string fields {@code error} and {@code message}; no answer
+ * may be a 5xx but the 501 that Vert.x core sends, before any handler runs, to an unsupported version; a request
+ * with broken framing is never accepted, and the server closes its connection after the answer. Only a request
+ * that promises bytes it never sends may go unanswered. Nothing may be claimed by a rejected request: the claims
+ * the store counts equal the verdicts of the 200 answers, and the ids of rejected requests, sent again intact,
+ * are all {@code new}. Requests: {@code -Dfuzz.http.requests} (default 12,000), seed {@code -Dfuzz.seed}.
  */
 class HttpFuzzIT {
 
-    private static final int MAX_BATCH = 100;
-    private static final int MAX_BODY = 64 * 1024;
-    private static final String[] TYPES = {"application/json", "application/x-dedup-batch", "text/plain", "",
-        "APPLICATION/JSON", "application/json; charset=utf-8", "application/x-dedup-batch; v=2",
-        "multipart/form-data; boundary=x", "application/x-dedup-verdicts", "application/octet-stream"};
+    /** A status line of any version: Vert.x answers in the request's version, {@code HTTP/1.0} and others. */
+    private static final Pattern STATUS_LINE = Pattern.compile("[^ /\r\n]+/\\d+\\.\\d+ (\\d{3})(?: [^\r\n]*)?");
+    private static final int REJECTED_PER_KIND = 40;
 
     @TempDir
     Path dir;
-
-    /**
-     * One request as sent, and what it was made from: {@code claims} when it is a POST to /v1/claims (its 200
-     * answer claims), {@code intact} when its body framing is honest (so a rejection must claim nothing
-     * of {@code original}), {@code endsEarly} when the body is shorter than its Content-Length says.
-     */
-    private record Sent(byte[] bytes, boolean claims, boolean intact, boolean apiRequest, boolean endsEarly,
-                        List<Item> original) {
-    }
 
     @Test
     void mutatedRequests_getOnlyClear4xxOr200_andRejectedOnesClaimNothing() throws Exception {
         int requests = Integer.getInteger("fuzz.http.requests", 12_000);
         long seed = Long.getLong("fuzz.seed", 20261122L);
         SplittableRandom random = new SplittableRandom(seed);
-        try (Agent agent = Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(2), 2, Duration.ofSeconds(1)),
+        try (Agent agent = Agent.start(new AgentOptions(new HttpOptions("127.0.0.1", 0, HttpMutations.MAX_BATCH,
+                HttpMutations.MAX_BODY, Duration.ofSeconds(2), 2, Duration.ofSeconds(1)),
                 new EmbeddedStoreOptions(dir, 1 << 16, 8), WindowOptions.defaults()))) {
             Map<Integer, Integer> statuses = new TreeMap<>();
+            Map<Kind, Map<Integer, Integer>> framing = new EnumMap<>(Kind.class); // status 0: closed, no answer
             long verdictsAnswered = 0;
             long unanswered = 0;
-            List<List<Item>> rejected = new ArrayList<>();
+            Map<Kind, List<List<Item>>> rejected = new EnumMap<>(Kind.class);
             long start = System.nanoTime();
             for (int r = 0; r < requests; r++) {
-                Sent sent = request(r, random);
-                Answer answer = send(agent.port(), sent.bytes(), sent.endsEarly());
+                Sent sent = HttpMutations.request(r, random);
+                Answer answer = send(agent.port(), sent);
+                int status = answer == null ? 0 : answer.status();
+                if (sent.breaksFraming()) {
+                    framing.computeIfAbsent(sent.kind(), k -> new TreeMap<>()).merge(status, 1, Integer::sum);
+                }
                 if (answer == null) {
-                    // Only requests that are not HTTP the server can frame may go unanswered.
-                    assertTrue(!sent.apiRequest(), "request " + r + " got no answer: " + show(sent.bytes()));
+                    assertTrue(sent.endsEarly(), "request " + r + " (" + sent.kind() + ") got no answer: "
+                            + show(sent.bytes()));
                     unanswered++;
-                    continue;
+                } else {
+                    statuses.merge(status, 1, Integer::sum);
+                    check(r, sent, answer);
                 }
-                statuses.merge(answer.status, 1, Integer::sum);
-                assertTrue(answer.status < 500, "request " + r + " answered " + answer.status + " "
-                        + answer.text() + " to " + show(sent.bytes()));
-                if (answer.status >= 400 && sent.apiRequest() && answer.status != 404 && answer.status != 405) {
-                    JsonObject error = new JsonObject(answer.text());
-                    assertTrue(error.containsKey("error") && error.containsKey("message"), answer.text());
-                }
-                if (sent.claims()) {
-                    if (answer.status == 200) {
-                        verdictsAnswered += verdicts(answer);
-                    } else if (sent.intact() && sent.original().size() <= MAX_BATCH && rejected.size() < 500) {
-                        rejected.add(sent.original());
+                if (sent.claims() && status == 200) {
+                    verdictsAnswered += verdicts(answer);
+                } else if (sent.claims() && sent.intact() && sent.original().size() <= HttpMutations.MAX_BATCH) {
+                    List<List<Item>> ofKind = rejected.computeIfAbsent(sent.kind(), k -> new ArrayList<>());
+                    if (ofKind.size() < REJECTED_PER_KIND) {
+                        ofKind.add(sent.original());
                     }
                 }
             }
@@ -103,132 +107,86 @@ class HttpFuzzIT {
             JsonObject claims = new JsonObject(AgentHttp.text(http.get("/v1/stats"))).getJsonObject("claims");
             long counted = claims.getLong("new") + claims.getLong("retry") + claims.getLong("duplicate");
             assertEquals(verdictsAnswered, counted, "the store counts exactly the verdicts of the 200 answers");
-            for (List<Item> items : rejected) {
-                assertEquals(Collections.nCopies(items.size(), "new"), http.claim("fz", items),
-                        "a rejected request claimed nothing");
+            int resent = 0;
+            for (Map.Entry<Kind, List<List<Item>>> ofKind : rejected.entrySet()) {
+                for (List<Item> items : ofKind.getValue()) {
+                    assertEquals(Collections.nCopies(items.size(), "new"), http.claim("fz", items),
+                            "a request rejected as " + ofKind.getKey() + " claimed nothing");
+                    resent++;
+                }
             }
             System.out.printf(Locale.ROOT, "http fuzz: %,d requests in %.1f s, seed %d, statuses %s, %,d closed"
-                    + " without an answer, %,d verdicts answered, %d rejected requests re-sent intact%n", requests,
-                    seconds, seed, statuses, unanswered, verdictsAnswered, rejected.size());
+                    + " without an answer, %,d verdicts answered, %d rejected requests re-sent intact%n"
+                    + "http fuzz: broken framing, statuses by kind (0: closed without an answer): %s%n", requests,
+                    seconds, seed, statuses, unanswered, verdictsAnswered, resent, framing);
             assertTrue(statuses.getOrDefault(200, 0) > requests / 10, "enough requests got through: " + statuses);
             assertTrue(statuses.getOrDefault(400, 0) > 0 && statuses.getOrDefault(413, 0) > 0
                     && statuses.getOrDefault(415, 0) > 0, "the error paths were reached: " + statuses);
+            if (requests >= 5_000) {
+                assertTrue(Arrays.stream(Kind.values()).filter(k -> k.breaksFraming).allMatch(framing::containsKey),
+                        "every way of breaking the framing was tried: " + framing.keySet());
+            }
         }
     }
 
-    private static Sent request(int r, SplittableRandom random) {
-        List<Item> items = new ArrayList<>();
-        int n = 1 + random.nextInt(random.nextInt(10) == 0 ? MAX_BATCH + 20 : 20);
-        // A random token per request: a flipped byte turns an id into one no other request sends.
-        String token = Long.toHexString(random.nextLong());
-        for (int i = 0; i < n; i++) {
-            items.add(new Item("f" + r + "-" + token + "-" + i, "o" + r));
+    /** The invariants every answer keeps; the request is shown when one breaks. */
+    private static void check(int r, Sent sent, Answer answer) {
+        int status = answer.status();
+        String seen = "request " + r + " (" + sent.kind() + ") answered " + answer.head().replace("\r\n", " | ")
+                + " " + answer.text() + "\n  to " + show(sent.bytes());
+        if (status >= 500) {
+            assertTrue(status == 501 && sent.kind() == Kind.BAD_VERSION, "a 5xx: " + seen);
         }
-        boolean json = random.nextBoolean();
-        byte[] body = json ? BatchEncoder.json("fz", items) : BatchEncoder.binary("fz", items);
-        String type = json ? "application/json" : "application/x-dedup-batch";
-        String method = "POST";
-        String path = random.nextInt(5) == 0 ? "/v1/releases" : "/v1/claims";
-        boolean chunked = false;
-        Integer lyingLength = null;
-        boolean apiRequest = true;
-        String garbageLine = null;
-        switch (random.nextInt(12)) {
-            case 0, 1 -> { } // intact
-            case 2 -> body = flip(body, random);
-            case 3 -> body = java.util.Arrays.copyOf(body, random.nextInt(body.length + 1));
-            case 4 -> body = insert(body, random);
-            case 5 -> type = TYPES[random.nextInt(TYPES.length)];
-            case 6 -> body = java.util.Arrays.copyOf(body, MAX_BODY + 1 + random.nextInt(4096));
-            case 7 -> {
-                method = new String[] {"GET", "PUT", "DELETE", "PATCH"}[random.nextInt(4)];
-                path = new String[] {"/v1/claims", "/v1/claimz", "/", "/v1/claims/x", "/v1/stats"}[random.nextInt(5)];
-            }
-            case 8 -> {
-                chunked = true;
-                if (random.nextBoolean()) {
-                    body = flip(body, random);
-                }
-            }
-            case 9 -> {
-                lyingLength = Math.max(0, body.length + random.nextInt(-body.length, 40));
-                apiRequest = false; // a longer length than the body leaves the server waiting: allowed to time out
-            }
-            case 10 -> {
-                garbageLine = new String[] {"POST /v1/claims HTTP/9.9", "\u0000\u0001\u0002", "POST  HTTP/1.1",
-                    "GARBAGE", "POST /v1/claims HTTP/1.1\r\nX-Bad: \u0001\u007f"}[random.nextInt(5)];
-                apiRequest = false;
-            }
-            default -> {
-                body = flip(insert(body, random), random);
-                type = TYPES[random.nextInt(TYPES.length)];
-            }
+        if (sent.breaksFraming()) {
+            assertTrue(status >= 400, "a request with broken framing was accepted: " + seen);
+            assertTrue(answer.closedAfter(), "the connection stayed open after broken framing: " + seen);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 256);
-        String head = (garbageLine != null ? garbageLine : method + " " + path + " HTTP/1.1") + "\r\nHost: 127.0.0.1\r\n"
-                + "Connection: close\r\n" + (type.isEmpty() ? "" : "Content-Type: " + type + "\r\n");
-        if (chunked) {
-            head += "Transfer-Encoding: chunked\r\n\r\n";
-            out.writeBytes(head.getBytes(StandardCharsets.ISO_8859_1));
-            int at = 0;
-            while (at < body.length) {
-                int len = Math.min(body.length - at, 1 + random.nextInt(700));
-                out.writeBytes((Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.write(body, at, len);
-                out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-                at += len;
+        if (status >= 400 && status < 500) {
+            String type = answer.header("content-type");
+            assertTrue(type != null && type.split(";")[0].trim().equalsIgnoreCase("application/json"),
+                    "a 4xx without Content-Type: application/json: " + seen);
+            JsonObject error = null;
+            try {
+                error = new JsonObject(answer.text());
+            } catch (DecodeException e) {
+                fail("a 4xx whose body is not a JSON object: " + seen);
             }
-            out.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-        } else {
-            head += "Content-Length: " + (lyingLength != null ? lyingLength : body.length) + "\r\n\r\n";
-            out.writeBytes(head.getBytes(StandardCharsets.ISO_8859_1));
-            out.writeBytes(body);
+            assertTrue(error.getValue("error") instanceof String && error.getValue("message") instanceof String,
+                    "a 4xx without string fields error and message: " + seen);
         }
-        boolean claims = path.equals("/v1/claims") && method.equals("POST") && garbageLine == null;
-        boolean endsEarly = lyingLength != null && lyingLength > body.length;
-        return new Sent(out.toByteArray(), claims, lyingLength == null, apiRequest, endsEarly, items);
     }
 
-    private static byte[] flip(byte[] body, SplittableRandom random) {
-        byte[] b = body.clone();
-        for (int i = 0, n = 1 + random.nextInt(5); i < n && b.length > 0; i++) {
-            b[random.nextInt(b.length)] ^= (byte) (1 << random.nextInt(8));
-        }
-        return b;
-    }
-
-    private static byte[] insert(byte[] body, SplittableRandom random) {
-        int at = random.nextInt(body.length + 1);
-        byte[] junk = new byte[1 + random.nextInt(8)];
-        for (int i = 0; i < junk.length; i++) {
-            junk[i] = (byte) random.nextInt(256);
-        }
-        byte[] b = new byte[body.length + junk.length];
-        System.arraycopy(body, 0, b, 0, at);
-        System.arraycopy(junk, 0, b, at, junk.length);
-        System.arraycopy(body, at, b, at + junk.length, body.length - at);
-        return b;
-    }
-
-    /** A status and the body after the headers. */
-    private record Answer(int status, String headers, byte[] body) {
+    /** A status, the head before the blank line, the body after it, and whether the server closed after it. */
+    private record Answer(int status, String head, byte[] body, boolean closedAfter) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
+        }
+
+        /** The value of a header, by its lower-case name; null when absent. */
+        String header(String name) {
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals(name)) {
+                    return line.substring(colon + 1).trim();
+                }
+            }
+            return null;
         }
     }
 
     /**
      * Sends, then reads one answer: its head and as many body bytes as its Content-Length says. Null when
-     * the server closed (or stayed silent for 3 s) without a status line. {@code endsEarly}: the request
-     * promised more body than it has, so its end is signalled by closing the sending side.
+     * the server closed (or stayed silent for 3 s) without a status line. A request that promised more than it
+     * has signals its end by closing the sending side. After a request with broken framing, also waits (up to 3
+     * s) to see the server close the connection, with nothing more said.
      */
-    private static Answer send(int port, byte[] request, boolean endsEarly) throws IOException {
+    private static Answer send(int port, Sent sent) throws IOException {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(3000);
             try {
-                s.getOutputStream().write(request);
+                s.getOutputStream().write(sent.bytes());
                 s.getOutputStream().flush();
-                if (endsEarly) {
+                if (sent.endsEarly()) {
                     s.shutdownOutput();
                 }
             } catch (IOException e) {
@@ -239,8 +197,8 @@ class HttpFuzzIT {
             byte[] buf = new byte[8192];
             int headEnd = -1;
             int bodyLength = -1;
+            int n = 0;
             try {
-                int n;
                 while ((n = stream.read(buf)) >= 0) {
                     in.write(buf, 0, n);
                     String text = in.toString(StandardCharsets.ISO_8859_1);
@@ -254,30 +212,51 @@ class HttpFuzzIT {
                         break;
                     }
                 }
-            } catch (SocketTimeoutException | java.net.SocketException e) {
+            } catch (SocketTimeoutException | SocketException e) {
                 // what arrived so far is what we have
             }
             byte[] all = in.toByteArray();
             String text = new String(all, StandardCharsets.ISO_8859_1);
-            if (!text.startsWith("HTTP/1.1 ") || headEnd < 0) {
+            int lineEnd = text.indexOf("\r\n");
+            Matcher statusLine = STATUS_LINE.matcher(lineEnd < 0 ? text : text.substring(0, lineEnd));
+            if (headEnd < 0 || !statusLine.matches()) {
                 return null;
             }
-            int status = Integer.parseInt(text.substring(9, 12));
-            byte[] body = java.util.Arrays.copyOfRange(all, headEnd + 4, Math.min(all.length, headEnd + 4 + bodyLength));
-            return new Answer(status, text.substring(0, headEnd), body);
+            int end = Math.min(all.length, headEnd + 4 + bodyLength);
+            boolean closed = n < 0 || all.length == end && sent.breaksFraming() && closes(stream);
+            return new Answer(Integer.parseInt(statusLine.group(1)), text.substring(0, headEnd),
+                    Arrays.copyOfRange(all, headEnd + 4, end), closed);
+        }
+    }
+
+    /** True when the server closes (or resets) the connection without sending anything more. */
+    private static boolean closes(InputStream stream) throws IOException {
+        try {
+            return stream.read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (SocketException e) {
+            return true;
         }
     }
 
     /** Verdicts in a 200 answer to a claim: bytes of a binary answer, entries of a JSON one. */
     private static int verdicts(Answer answer) {
-        if (answer.headers().toLowerCase(Locale.ROOT).contains("content-type: application/x-dedup-verdicts")) {
+        String type = answer.header("content-type");
+        if (type != null && type.startsWith("application/x-dedup-verdicts")) {
             return answer.body().length;
         }
         return new JsonObject(answer.text()).getJsonArray("verdicts").size();
     }
 
+    /** The first 300 bytes of a request, CR, LF and other bytes outside printable ASCII escaped. */
     private static String show(byte[] request) {
-        String s = new String(request, 0, Math.min(request.length, 300), StandardCharsets.ISO_8859_1);
-        return s.replace("\r", "\\r").replace("\n", "\\n");
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < Math.min(request.length, 300); i++) {
+            int b = request[i] & 0xff;
+            s.append(b == '\r' ? "\\r" : b == '\n' ? "\\n" : b < 0x20 || b >= 0x7f
+                    ? String.format(Locale.ROOT, "\\x%02x", b) : String.valueOf((char) b));
+        }
+        return s.toString();
     }
 }
