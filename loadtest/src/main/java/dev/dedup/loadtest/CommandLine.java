@@ -1,6 +1,7 @@
 package dev.dedup.loadtest;
 
 import dev.dedup.loadtest.driver.Target;
+import dev.dedup.loadtest.workload.EventTimeEncoding;
 import dev.dedup.loadtest.workload.Format;
 import dev.dedup.loadtest.workload.Scenario;
 import dev.dedup.wire.Limits;
@@ -30,8 +31,9 @@ public final class CommandLine {
               --event-time           send each message's event time ("ts"; 33,334 messages a second of
                                      event time, Tapjoy's 2 M a minute), for an agent whose namespace is
                                      filed by event time (--namespace-event-rate NS=33334)
-              --event-epoch SECOND   epoch second of the first message's event time (default: today's
-                                     midnight UTC, so that runs of one day re-send the same times)
+              --event-epoch SECOND   epoch second of the first message's event time (default: the start
+                                     of the hour 4 hours ago, so that every event time is in the past,
+                                     inside a 24 h window, and the same for runs within one hour)
               --direct URI[,URI...]  instead of agents, send straight to these Redis shards (redis://HOST:PORT)
                                      with Tapjoy's design: buckets of ~100 ids keyed by the message's
                                      second and a slice, one Lua call per bucket (HMGET, compare, HMSET,
@@ -162,7 +164,7 @@ public final class CommandLine {
                 case "--dup-spread" -> spread = (int) count(name, value, 0, LoadOptions.MAX_IDS);
                 case "--rate" -> rate = count(name, value, 1, 1_000_000_000L);
                 case "--report" -> report = Path.of(value);
-                case "--event-epoch" -> eventEpoch = count(name, value, 1, 0xffff_ffffL - LoadOptions.MAX_IDS);
+                case "--event-epoch" -> eventEpoch = count(name, value, 1, 0xffff_ffffL - EventTimeEncoding.RUN_SPAN_SECONDS);
                 case "--workers" -> workers = (int) count(name, value, 1, LoadOptions.MAX_WORKERS);
                 case "--batch" -> batch = (int) count(name, value, 1, LoadOptions.MAX_BATCH);
                 case "--ids" -> ids = (int) count(name, value, 1, LoadOptions.MAX_IDS);
@@ -225,7 +227,7 @@ public final class CommandLine {
             throw new UsageException("--event-time is for agents; --direct always files by event time");
         }
         if (eventTime && eventEpoch == 0) {
-            eventEpoch = Math.floorDiv(System.currentTimeMillis() / 1000, 86_400L) * 86_400L;
+            eventEpoch = EventTimeEncoding.defaultEpoch(System.currentTimeMillis() / 1000);
         }
         boolean runIdGiven = runId != null;
         if (runId == null) {

@@ -5,14 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.loadtest.driver.Target;
+import dev.dedup.loadtest.workload.EventTimeEncoding;
 import dev.dedup.loadtest.workload.Format;
 import dev.dedup.loadtest.workload.Scenario;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CommandLineTest {
 
@@ -111,6 +121,58 @@ class CommandLineTest {
     }
 
     @Test
+    void noEventTimes_byDefault() {
+        assertEquals(0, CommandLine.parse().eventEpoch());
+        assertEquals(0, CommandLine.parse("--json").eventEpoch());
+    }
+
+    @Test
+    void eventTime_startsOnTheHourFourHoursBack_unlessAnEpochIsGiven() {
+        long before = System.currentTimeMillis() / 1000;
+        long epoch = CommandLine.parse("--event-time").eventEpoch();
+        long after = System.currentTimeMillis() / 1000;
+        assertEquals(0, epoch % 3600, "on the hour: " + epoch);
+        assertTrue(epoch > before - 5 * 3600 && epoch <= after - 4 * 3600, "4 to 5 hours back: " + epoch
+                + " at " + before);
+        assertTrue(epoch + EventTimeEncoding.RUN_SPAN_SECONDS < before, "every event time of the run is past");
+
+        assertEquals(1_767_225_600L, CommandLine.parse("--event-time", "--event-epoch", "1767225600").eventEpoch());
+        assertEquals(1_767_225_600L, CommandLine.parse("--event-epoch=1_767_225_600", "--event-time").eventEpoch(),
+                "in either order");
+        LoadOptions json = CommandLine.parse("--json", "--event-time", "--event-epoch", "1");
+        assertEquals(1, json.eventEpoch());
+        assertEquals(Format.JSON, json.format());
+        assertEquals(4_294_955_295L, CommandLine.parse("--event-time", "--event-epoch", "4294955295").eventEpoch(),
+                "the last epoch whose every message second fits in 32 bits");
+    }
+
+    @Test
+    void badEventTimeArguments_sayWhichOneAndWhy() {
+        assertMessage("--event-epoch needs --event-time", "--event-epoch", "1767225600");
+        assertMessage("--event-time is for agents; --direct always files by event time",
+                "--direct", "redis://h:2", "--event-time");
+        assertMessage("--event-time is for agents; --direct always files by event time",
+                "--direct", "redis://h:2", "--event-time", "--event-epoch", "5");
+        assertMessage("--event-epoch: 0 is out of range; use 1 to 4294955295", "--event-time", "--event-epoch", "0");
+        assertMessage("--event-epoch: 4294955296 is out of range; use 1 to 4294955295",
+                "--event-time", "--event-epoch", "4294955296");
+        assertMessage("--event-epoch: 1767225600000 is out of range; use 1 to 4294955295",
+                "--event-time", "--event-epoch", "1767225600000");
+        assertMessage("--event-epoch: 'today' is not a whole number", "--event-time", "--event-epoch", "today");
+        assertMessage("--event-epoch needs a value (see --help)", "--event-time", "--event-epoch");
+        assertMessage("--event-time takes no value", "--event-time=yes");
+    }
+
+    @Test
+    void helpDescribesTheEventTimeFlags() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(0, Main.run(new String[] {"--help"}, print(out), print(new ByteArrayOutputStream())));
+        String usage = out.toString(StandardCharsets.UTF_8);
+        assertTrue(usage.contains("--event-time") && usage.contains("--event-epoch SECOND"), usage);
+        assertTrue(usage.contains("--namespace-event-rate"), "names the agent setting it needs: " + usage);
+    }
+
+    @Test
     void main_printsOneLineAndExitsTwo_onBadArguments_andUsageOnHelp() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -122,6 +184,40 @@ class CommandLineTest {
 
         assertEquals(0, Main.run(new String[] {"--ids", "5", "--help"}, print(out), print(err)));
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("usage: java -jar dedup-loadtest.jar"));
+    }
+
+    @Test
+    void main_withEventTime_isAnsweredByAnAgentFilingByEventTime_andSaysBinaryPlusTs(@TempDir Path dataDir) {
+        try (Agent agent = Agent.start(new AgentOptions(
+                new HttpOptions("127.0.0.1", 0, 10000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                new EmbeddedStoreOptions(dataDir, 1 << 16, 8),
+                new WindowOptions(WindowOptions.DEFAULT_WINDOW, Map.of(), Map.of("loadtest", 33_334))))) {
+            String target = "http://127.0.0.1:" + agent.port();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int status = Main.run(new String[] {"--target", target, "--event-time", "--ids", "2000", "--batch", "250",
+                "--output", "json", "--quiet"}, print(out), print(new ByteArrayOutputStream()));
+            String lines = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, status, lines);
+            List<String> json = lines.lines().filter(l -> l.startsWith("{")).toList();
+            assertEquals(4, json.size(), lines);
+            for (String line : json) {
+                assertTrue(line.contains("\"format\":\"binary+ts\"") && line.contains("\"errors\":0,")
+                        && line.contains("\"false_drops\":0,") && line.contains("\"missed_duplicates\":0,"), line);
+            }
+
+            out.reset();
+            status = Main.run(new String[] {"--target", target, "--json", "--event-time", "--ids", "500",
+                "--scenario", "cold", "--output", "json", "--quiet"}, print(out), print(new ByteArrayOutputStream()));
+            assertEquals(0, status, out.toString(StandardCharsets.UTF_8));
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("\"format\":\"json+ts\""),
+                    out.toString(StandardCharsets.UTF_8));
+
+            out.reset();
+            status = Main.run(new String[] {"--target", target, "--ids", "500", "--scenario", "cold", "--output", "json",
+                "--quiet"}, print(out), print(new ByteArrayOutputStream()));
+            assertEquals(LoadRun.EXIT_ERRORS, status, "without --event-time every request is a 400: "
+                    + out.toString(StandardCharsets.UTF_8));
+        }
     }
 
     private static PrintStream print(ByteArrayOutputStream sink) {

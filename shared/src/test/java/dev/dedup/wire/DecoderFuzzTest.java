@@ -11,12 +11,14 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bounded property-based tests of both decoders: from seeded random valid bodies and their mutations
- * (flipped bits, inserted, deleted and duplicated ranges, truncations, splices of two bodies, length fields
- * set to extremes, random bytes; for JSON also stray tokens and deep nesting), every input must decode to a
+ * Bounded property-based tests of both decoders: from seeded random valid bodies (a third of them with event
+ * times) and their mutations (flipped bits, inserted, deleted and duplicated ranges, truncations, splices of
+ * two bodies, length fields and event seconds set to extremes, the event-times flag flipped, random bytes; for
+ * JSON also stray tokens, {@code "ts"} among them, and deep nesting), every input must decode to a
  * {@link Batch} or be refused with a {@link BatchRejectedException} — any other {@link Throwable} fails, with
  * the seed and the input in hex. Decoding must be deterministic, and an unmutated body must decode to as many
- * items as were generated (and to the same fingerprints in the other format).
+ * items as were generated, with the event seconds generated (and to the same fingerprints and seconds in the
+ * other format).
  *
  * <p>The default of 300,000 inputs per decoder runs in seconds, on one thread per core (up to 4). Failures
  * name the seed and round; a round's body is the same for any number of threads, its splices are not, so
@@ -107,7 +109,14 @@ class DecoderFuzzTest {
                 fail(report(format, round, g.body(), maxItems, "decoded " + batch.size() + " items in "
                         + batch.namespace() + ", generated " + g.items().size() + " in " + g.ns()));
             }
-            if (g.textIds() && r.nextInt(4) == 0 && !Batches.same(format.decodeOther(g.ns(), g.items()), batch)) {
+            for (int i = 0; i < batch.size(); i++) {
+                if (batch.eventSecond(i) != g.items().get(i).eventSecond()) {
+                    fail(report(format, round, g.body(), maxItems, "items[" + i + "] decoded with event second "
+                            + batch.eventSecond(i) + ", generated " + g.items().get(i).eventSecond()));
+                }
+            }
+            if (g.textIds() && g.expressibleInBinary() && r.nextInt(4) == 0
+                    && !Batches.same(format.decodeOther(g.ns(), g.items()), batch)) {
                 fail(report(format, round, g.body(), maxItems, "fingerprints differ from the other format's"));
             }
             for (int k = 0; k < MUTANTS_PER_BODY && tally.inputs < quota; k++) {

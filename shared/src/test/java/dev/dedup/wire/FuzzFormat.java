@@ -8,16 +8,28 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The two wire formats as {@link DecoderFuzzTest} sees them: a generator of random valid bodies, mutations
- * that know the format (length fields set to extremes; stray JSON tokens, deep nesting, bad UTF-8), the
- * decoder under test, and the other format's decoder to compare fingerprints with.
+ * The two wire formats as {@link DecoderFuzzTest} sees them: a generator of random valid bodies, with and
+ * without event times, mutations that know the format (length fields and event seconds set to extremes,
+ * the event-times flag flipped; stray JSON tokens, deep nesting, bad UTF-8), the decoder under test, and the
+ * other format's decoder to compare fingerprints with.
  */
 abstract class FuzzFormat {
 
     static final int MAX_ITEMS = 10_000;
 
-    /** A valid body and what was put in it ({@code textIds}: ids and owners are valid Unicode strings). */
-    record Generated(byte[] body, String ns, List<Item> items, boolean textIds, int[] lengthFields) {
+    /**
+     * A valid body and what was put in it ({@code textIds}: ids and owners are valid Unicode strings; each
+     * item's event second, if it has one, is in {@code items}); {@code lengthFields} and {@code secondFields}
+     * are the offsets of the binary form's length fields and event seconds.
+     */
+    record Generated(byte[] body, String ns, List<Item> items, boolean textIds, int[] lengthFields,
+                     int[] secondFields) {
+
+        /** Whether the other format can carry the same items: binary has event times for all or none. */
+        boolean expressibleInBinary() {
+            long timed = items.stream().filter(Item::hasEventTime).count();
+            return timed == 0 || timed == items.size();
+        }
     }
 
     final String name;
@@ -70,6 +82,23 @@ abstract class FuzzFormat {
         };
     }
 
+    /** Whether a generated body carries event times: one in three. */
+    private static boolean timed(SplittableRandom r) {
+        return r.nextInt(3) == 0;
+    }
+
+    /** A valid event second, often at an edge of the u32 range or around today. */
+    private static long eventSecond(SplittableRandom r) {
+        return switch (r.nextInt(8)) {
+            case 0 -> 1;
+            case 1 -> Batch.MAX_EVENT_SECOND;
+            case 2 -> 0x8000_0000L; // the top bit, read unsigned
+            case 3 -> 0xff + r.nextInt(2); // a byte carried into the next
+            case 4 -> r.nextLong(1, Batch.MAX_EVENT_SECOND + 1);
+            default -> 1_767_225_600L + r.nextInt(86_400);
+        };
+    }
+
     private static int itemCount(SplittableRandom r) {
         return switch (r.nextInt(10)) {
             case 0 -> 0;
@@ -117,15 +146,19 @@ abstract class FuzzFormat {
         return sb.toString();
     }
 
-    private static List<Item> textItems(SplittableRandom r) {
+    /** Items with an event second each when {@code timed} (a copy usually carries its original's). */
+    private static List<Item> textItems(SplittableRandom r, boolean timed) {
         int n = itemCount(r);
         List<Item> items = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             if (i > 0 && r.nextInt(6) == 0) { // a repeated id: must still decode, in order
                 Item earlier = items.get(r.nextInt(i));
-                items.add(new Item(earlier.id(), r.nextBoolean() ? earlier.owner() : text(r, Limits.MAX_OWNER_BYTES)));
+                long second = !timed ? Batch.NO_EVENT_TIME : r.nextInt(4) != 0 ? earlier.eventSecond() : eventSecond(r);
+                items.add(new Item(earlier.id(), r.nextBoolean() ? earlier.owner() : text(r, Limits.MAX_OWNER_BYTES),
+                        second));
             } else {
-                items.add(new Item(text(r, Limits.MAX_ID_BYTES), text(r, Limits.MAX_OWNER_BYTES)));
+                items.add(new Item(text(r, Limits.MAX_ID_BYTES), text(r, Limits.MAX_OWNER_BYTES),
+                        timed ? eventSecond(r) : Batch.NO_EVENT_TIME));
             }
         }
         return items;
@@ -140,47 +173,73 @@ abstract class FuzzFormat {
         Generated generate(SplittableRandom r) {
             String ns = namespace(r);
             boolean textIds = r.nextInt(4) != 0;
-            List<Item> items = textIds ? textItems(r) : List.of();
+            boolean timed = timed(r);
+            List<Item> items = textIds ? textItems(r, timed) : List.of();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             List<Integer> lengths = new ArrayList<>();
+            List<Integer> seconds = new ArrayList<>();
             byte[] nsBytes = ns == null ? new byte[0] : ns.getBytes(StandardCharsets.US_ASCII);
             lengths.add(0);
-            out.write(nsBytes.length);
+            out.write(nsBytes.length | (timed ? BinaryBatchDecoder.EVENT_TIMES : 0));
             out.writeBytes(nsBytes);
             int opaque = textIds ? 0 : itemCount(r);
             List<Item> placeholders = new ArrayList<>();
             for (int i = 0; i < items.size() + opaque; i++) {
                 byte[] id;
                 byte[] owner;
+                long second;
                 if (textIds) {
                     id = items.get(i).id().getBytes(StandardCharsets.UTF_8);
                     owner = items.get(i).owner().getBytes(StandardCharsets.UTF_8);
+                    second = items.get(i).eventSecond();
                 } else { // opaque bytes, e.g. a binary UUID: valid here, not expressible in JSON
                     id = new byte[r.nextInt(10) == 0 ? Limits.MAX_ID_BYTES : 1 + r.nextInt(20)];
                     owner = new byte[1 + r.nextInt(Limits.MAX_OWNER_BYTES)];
                     r.nextBytes(id);
                     r.nextBytes(owner);
-                    placeholders.add(new Item("", ""));
+                    second = timed ? eventSecond(r) : Batch.NO_EVENT_TIME;
+                    placeholders.add(new Item("", "", second));
                 }
                 lengths.add(out.size());
                 BatchEncoder.writeField(out, id);
                 lengths.add(out.size());
                 BatchEncoder.writeField(out, owner);
+                if (timed) {
+                    seconds.add(out.size());
+                    BatchEncoder.writeEventSecond(out, second);
+                }
             }
             return new Generated(out.toByteArray(), ns == null ? Limits.DEFAULT_NAMESPACE : ns,
-                    textIds ? items : placeholders, textIds, lengths.stream().mapToInt(Integer::intValue).toArray());
+                    textIds ? items : placeholders, textIds, lengths.stream().mapToInt(Integer::intValue).toArray(),
+                    seconds.stream().mapToInt(Integer::intValue).toArray());
         }
 
         @Override
         byte[] mutateFormat(Generated g, byte[] body, SplittableRandom r) {
+            int[] seconds = g.secondFields();
+            if (seconds.length > 0 && r.nextInt(3) == 0) { // an event second
+                int at = seconds[r.nextInt(seconds.length)];
+                if (at + 4 > body.length) {
+                    return null;
+                }
+                long[] extremes = {0, 1, 0xff, 0x100, 0x8000_0000L, Batch.MAX_EVENT_SECOND, r.nextLong(1L << 32)};
+                long second = extremes[r.nextInt(extremes.length)];
+                byte[] out = body.clone();
+                for (int b = 0; b < 4; b++) {
+                    out[at + b] = (byte) (second >>> (24 - 8 * b));
+                }
+                return out;
+            }
             int[] fields = g.lengthFields();
             int at = fields[r.nextInt(fields.length)];
             if (at + 2 > body.length) {
                 return null;
             }
             byte[] out = body.clone();
-            if (at == 0) { // the namespace length byte
-                int[] extremes = {0, 1, 64, 65, 255, r.nextInt(256)};
+            if (at == 0) { // the namespace length byte, with or without the event-times flag
+                int flag = BinaryBatchDecoder.EVENT_TIMES;
+                int[] extremes = {0, 1, 64, 65, 255, r.nextInt(256), flag, flag | 1, flag | 64, flag | 65, flag | 127,
+                    (body[0] & 0xff) ^ flag};
                 out[0] = (byte) extremes[r.nextInt(extremes.length)];
             } else {
                 int[] extremes = {0, 1, 2, 0xffff, 0x8000, 128, 129, 512, 513, r.nextInt(0x10000)};
@@ -207,7 +266,8 @@ abstract class FuzzFormat {
             "\\udc00", "\\u12", "null", "true", "false", "0", "-", "-0.5e-3", "1e999999", "0x1f", "NaN",
             "123456789012345678901234567890", "\"items\"", "\"id\"", "\"owner\"", "\"ns\"", "\"items\":[",
             "{\"id\":\"a\",\"owner\":\"o\"}", "\"ns\":\"t\",", "/*", "//", "'", "\u0000", "\t", "\n", "\ufeff",
-            "\u20ac", "\ud83d\ude00"};
+            "\u20ac", "\ud83d\ude00", "\"ts\"", ",\"ts\":1", "\"ts\":0,", "4294967295", "4294967296",
+            "1767225600000", "9223372036854775808", "-1", "1.5", "{\"id\":\"a\",\"owner\":\"o\",\"ts\":1}"};
 
         Json() {
             super("json");
@@ -216,7 +276,11 @@ abstract class FuzzFormat {
         @Override
         Generated generate(SplittableRandom r) {
             String ns = namespace(r);
-            List<Item> items = textItems(r);
+            boolean timed = timed(r);
+            List<Item> items = textItems(r, timed);
+            if (timed && r.nextInt(8) == 0) { // JSON may leave out some items' event times
+                items = items.stream().map(i -> r.nextBoolean() ? i : new Item(i.id(), i.owner())).toList();
+            }
             StringBuilder sb = new StringBuilder("{");
             ws(sb, r);
             boolean nsFirst = r.nextBoolean();
@@ -245,12 +309,22 @@ abstract class FuzzFormat {
                 if (r.nextInt(12) == 0) {
                     c = field(sb, r, "trace", junk(r, 3), false);
                 }
+                Item item = items.get(i);
+                int tsAt = item.hasEventTime() ? r.nextInt(3) : -1; // before, between or after id and owner
+                if (tsAt == 0) {
+                    c = field(sb, r, "ts", Long.toString(item.eventSecond()), c);
+                }
                 if (r.nextBoolean()) {
-                    c = field(sb, r, "id", quote(items.get(i).id(), r), c);
-                    c = field(sb, r, "owner", quote(items.get(i).owner(), r), c);
+                    c = field(sb, r, "id", quote(item.id(), r), c);
+                    c = tsAt == 1 ? field(sb, r, "ts", Long.toString(item.eventSecond()), c) : c;
+                    c = field(sb, r, "owner", quote(item.owner(), r), c);
                 } else {
-                    c = field(sb, r, "owner", quote(items.get(i).owner(), r), c);
-                    c = field(sb, r, "id", quote(items.get(i).id(), r), c);
+                    c = field(sb, r, "owner", quote(item.owner(), r), c);
+                    c = tsAt == 1 ? field(sb, r, "ts", Long.toString(item.eventSecond()), c) : c;
+                    c = field(sb, r, "id", quote(item.id(), r), c);
+                }
+                if (tsAt == 2) {
+                    field(sb, r, "ts", Long.toString(item.eventSecond()), c);
                 }
                 sb.append('}');
             }
@@ -267,7 +341,7 @@ abstract class FuzzFormat {
             sb.append('}');
             ws(sb, r);
             return new Generated(sb.toString().getBytes(StandardCharsets.UTF_8),
-                    ns == null ? Limits.DEFAULT_NAMESPACE : ns, items, true, new int[0]);
+                    ns == null ? Limits.DEFAULT_NAMESPACE : ns, items, true, new int[0], new int[0]);
         }
 
         private static boolean field(StringBuilder sb, SplittableRandom r, String name, String value, boolean comma) {

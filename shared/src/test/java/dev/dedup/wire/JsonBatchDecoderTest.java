@@ -1,6 +1,7 @@
 package dev.dedup.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -241,6 +242,122 @@ class JsonBatchDecoderTest {
         Batches.assertSame(decode(body), JsonBatchDecoder.decode(padded, 3, body.length, MAX));
     }
 
+    // --- event times ("ts") ---
+
+    @Test
+    void ts_isCarriedPerItem_andLeavesTheFingerprintsAsTheyAre() {
+        Batch timed = decode("{\"ns\": \"t\", \"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 1767225600},"
+                + " {\"ts\": 1, \"id\": \"b\", \"owner\": \"p\"}, {\"id\": \"c\", \"ts\": 4294967295, \"owner\": \"q\"}]}");
+        Batch plain = decode("{\"ns\": \"t\", \"items\": [{\"id\": \"a\", \"owner\": \"o\"},"
+                + " {\"id\": \"b\", \"owner\": \"p\"}, {\"id\": \"c\", \"owner\": \"q\"}]}");
+
+        assertTrue(timed.hasEventTimes());
+        assertEquals(1_767_225_600L, timed.eventSecond(0));
+        assertEquals(1L, timed.eventSecond(1));
+        assertEquals(Batch.MAX_EVENT_SECOND, timed.eventSecond(2));
+        assertEquals(-1, timed.firstWithoutEventTime());
+        assertFalse(plain.hasEventTimes());
+        assertEquals(Batch.NO_EVENT_TIME, plain.eventSecond(0));
+        assertEquals(0, plain.firstWithoutEventTime());
+        Batches.assertSame(plain, timed.withoutEventTimes());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(plain.key(i), timed.key(i));
+            assertEquals(plain.route(i), timed.route(i));
+            assertEquals(plain.owner(i), timed.owner(i));
+        }
+    }
+
+    @Test
+    void ts_onSomeItemsOnly_leavesTheOthersWithout_andNamesTheFirstOfThem() {
+        Batch mixed = decode(itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": 1767225600}"));
+        assertTrue(mixed.hasEventTimes());
+        assertEquals(Batch.NO_EVENT_TIME, mixed.eventSecond(0));
+        assertEquals(1_767_225_600L, mixed.eventSecond(3));
+        assertEquals(0, mixed.firstWithoutEventTime());
+
+        Batch lastMissing = decode("{\"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 5}, "
+                + "{\"id\": \"b\", \"owner\": \"o\", \"ts\": 6}, {\"id\": \"c\", \"owner\": \"o\"}]}");
+        assertEquals(2, lastMissing.firstWithoutEventTime());
+    }
+
+    @Test
+    void ts_survivesTheBuilderGrowing_andSubsetsKeepIt() {
+        StringBuilder sb = new StringBuilder("{\"items\": [");
+        for (int i = 0; i < 300; i++) {
+            sb.append(i == 0 ? "" : ", ").append("{\"id\": \"id-").append(i).append("\", \"owner\": \"o\"");
+            if (i >= 100) { // the first event time arrives after the builder's first capacity of 64
+                sb.append(", \"ts\": ").append(1_000_000 + i);
+            }
+            sb.append('}');
+        }
+        Batch batch = decode(sb.append("]}").toString());
+
+        assertEquals(300, batch.size());
+        assertEquals(Batch.NO_EVENT_TIME, batch.eventSecond(99));
+        assertEquals(1_000_100, batch.eventSecond(100));
+        assertEquals(1_000_299, batch.eventSecond(299));
+        Batch sub = batch.subset(new int[] {299, 5, 150}, 3);
+        assertEquals(List.of(1_000_299L, Batch.NO_EVENT_TIME, 1_000_150L),
+                List.of(sub.eventSecond(0), sub.eventSecond(1), sub.eventSecond(2)));
+        assertEquals(batch.key(150), sub.key(2));
+        assertEquals(1, sub.firstWithoutEventTime());
+        assertFalse(decode("{\"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}").subset(new int[] {0}, 1)
+                .hasEventTimes());
+    }
+
+    @Test
+    void tsThatIsNotAWholeNumber_isRejectedNamingTheItem() {
+        rejected("items[3].ts: must be whole epoch seconds, got a fraction",
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": 1767225600.5}"));
+        rejected("items[3].ts: must be whole epoch seconds, got a fraction",
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": 1767225600.0}"));
+        rejected("items[3].ts: must be whole epoch seconds, got a string",
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": \"1767225600\"}"));
+        rejected("items[3].ts: must be whole epoch seconds, got null",
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": null}"));
+        rejected("items[3].ts: must be whole epoch seconds, got a boolean",
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": true}"));
+        rejected("items[3].ts: must be whole epoch seconds, got an array",
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": [1767225600]}"));
+        rejected("items[3].ts: must be whole epoch seconds, got an object",
+                itemsWithFourth("{\"ts\": {\"s\": 1}, \"id\": \"d\", \"owner\": \"o\"}"));
+    }
+
+    @Test
+    void tsOutOfRange_isRejectedNamingTheItem_withAHintForMilliseconds() {
+        assertRejectedExactly("items[3].ts: 0 is not epoch seconds (1 to 4294967295)", "0");
+        assertRejectedExactly("items[3].ts: 0 is not epoch seconds (1 to 4294967295)", "-0");
+        assertRejectedExactly("items[3].ts: -1 is not epoch seconds (1 to 4294967295)", "-1");
+        assertRejectedExactly("items[3].ts: -1767225600 is not epoch seconds (1 to 4294967295)", "-1767225600");
+        assertRejectedExactly("items[3].ts: 4294967296 is not epoch seconds (1 to 4294967295); milliseconds?",
+                "4294967296");
+        assertRejectedExactly("items[3].ts: 1767225600000 is not epoch seconds (1 to 4294967295); milliseconds?",
+                "1767225600000");
+        assertRejectedExactly("items[3].ts: 9223372036854775807 is not epoch seconds (1 to 4294967295); milliseconds?",
+                "9223372036854775807");
+        assertRejectedExactly("items[3].ts: 9223372036854775808 is not epoch seconds (1 to 4294967295)",
+                "9223372036854775808");
+        assertRejectedExactly("items[3].ts: 123456789012345678901234567890 is not epoch seconds (1 to 4294967295)",
+                "123456789012345678901234567890");
+        assertRejectedExactly("items[3].ts: -99999999999999999999 is not epoch seconds (1 to 4294967295)",
+                "-99999999999999999999");
+        assertEquals(Batch.MAX_EVENT_SECOND, decode(itemsWithFourth(
+                "{\"id\": \"d\", \"owner\": \"o\", \"ts\": 4294967295}")).eventSecond(3));
+    }
+
+    @Test
+    void tsRejection_comesBeforeAnyLaterItemIsRead() {
+        rejected("items[0].ts: 0 is not", "{\"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 0}, {\"id\": 5}]}");
+        rejected("body: malformed JSON", "{\"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 1, \"ts\": 2}]}");
+        rejected("body: malformed JSON", "{\"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 017}]}");
+    }
+
+    @Test
+    void tsOutsideAnItem_isAnUnknownFieldAndIgnored() {
+        Batch batch = decode("{\"ts\": 0, \"items\": [{\"id\": \"a\", \"owner\": \"o\", \"meta\": {\"ts\": \"x\"}}]}");
+        assertFalse(batch.hasEventTimes());
+    }
+
     private static String itemsWithFourth(String fourth) {
         return "{\"ns\": \"t\", \"items\": [{\"id\": \"a\", \"owner\": \"o\"}, {\"id\": \"b\", \"owner\": \"o\"}, "
                 + "{\"id\": \"c\", \"owner\": \"o\"}, " + fourth + "]}";
@@ -261,6 +378,13 @@ class JsonBatchDecoderTest {
 
     private static Batch decode(byte[] json) {
         return JsonBatchDecoder.decode(json, MAX);
+    }
+
+    /** The fourth item carries {@code ts} as given, and the whole message must be {@code expected}. */
+    private static void assertRejectedExactly(String expected, String ts) {
+        BatchRejectedException e = rejected(expected,
+                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": " + ts + "}"));
+        assertEquals(expected, e.getMessage());
     }
 
     private static BatchRejectedException rejected(String messageStart, String json) {

@@ -57,8 +57,16 @@ public final class ConfigLoader {
     }
 
     private static boolean isNamespaceKey(String key) {
-        return key.startsWith(NAMESPACE_PREFIX)
-                && NAMESPACE_SETTINGS.stream().anyMatch(setting -> key.endsWith(setting.suffix()));
+        return NAMESPACE_SETTINGS.stream().anyMatch(setting -> namespaceOf(key, setting.suffix()) != null);
+    }
+
+    /** The namespace of {@code namespace.<ns><suffix>}, or null when the key is not one (or names none). */
+    private static String namespaceOf(String key, String suffix) {
+        if (!key.startsWith(NAMESPACE_PREFIX) || !key.endsWith(suffix)
+                || key.length() <= NAMESPACE_PREFIX.length() + suffix.length()) {
+            return null;
+        }
+        return key.substring(NAMESPACE_PREFIX.length(), key.length() - suffix.length());
     }
 
     private final Map<String, String> values = new HashMap<>();
@@ -199,7 +207,7 @@ public final class ConfigLoader {
     private void putNamespaceList(NamespaceSetting setting, String list, String origin) {
         for (String entry : list.split(",")) {
             int eq = entry.indexOf('=');
-            if (eq <= 0) {
+            if (eq <= 0 || entry.substring(0, eq).isBlank()) {
                 throw new ConfigException(origin + ": '" + entry + "' is not " + setting.form());
             }
             put(NAMESPACE_PREFIX + entry.substring(0, eq).trim() + setting.suffix(), entry.substring(eq + 1).trim(),
@@ -231,12 +239,10 @@ public final class ConfigLoader {
         Map<String, Duration> perNamespace = new TreeMap<>();
         Map<String, Integer> eventRates = new TreeMap<>();
         values.forEach((key, value) -> {
-            if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(WINDOW_SUFFIX)) {
-                String ns = key.substring(NAMESPACE_PREFIX.length(), key.length() - WINDOW_SUFFIX.length());
-                perNamespace.put(ns, Durations.parse(origins.get(key), value));
-            } else if (key.startsWith(NAMESPACE_PREFIX) && key.endsWith(EVENT_RATE_SUFFIX)) {
-                String ns = key.substring(NAMESPACE_PREFIX.length(), key.length() - EVENT_RATE_SUFFIX.length());
-                eventRates.put(ns, integerAt(origins.get(key), value));
+            if (namespaceOf(key, WINDOW_SUFFIX) != null) {
+                perNamespace.put(namespaceOf(key, WINDOW_SUFFIX), Durations.parse(origins.get(key), value));
+            } else if (namespaceOf(key, EVENT_RATE_SUFFIX) != null) {
+                eventRates.put(namespaceOf(key, EVENT_RATE_SUFFIX), integerAt(origins.get(key), value));
             }
         });
         WindowOptions windows = new WindowOptions(

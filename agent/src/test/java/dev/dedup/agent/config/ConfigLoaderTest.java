@@ -75,6 +75,127 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void namespaceEventRatesFromEverySource() throws IOException {
+        Path file = dir.resolve("c.properties");
+        Files.writeString(file, "namespace.clicks.event-rate=33334\nnamespace.views.event-rate=10\n"
+                + "namespace.orders.event-rate=7\n");
+        AgentOptions o = load(List.of("--config", file.toString(), "--namespace-event-rate", "views=20"),
+                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "orders=8,installs=100_000"));
+        assertEquals(33_334, o.windows().eventRate("clicks"), "file");
+        assertEquals(20, o.windows().eventRate("views"), "flag over file");
+        assertEquals(8, o.windows().eventRate("orders"), "environment over file");
+        assertEquals(100_000, o.windows().eventRate("installs"), "underscores in numbers");
+        assertEquals(0, o.windows().eventRate("other"), "not filed by event time");
+        assertEquals(Map.of("clicks", 33_334, "views", 20, "orders", 8, "installs", 100_000),
+                o.windows().describeEventRates());
+        assertEquals(Duration.ofHours(24).toMillis(), o.windows().windowMillis("clicks"), "windows are unchanged");
+    }
+
+    @Test
+    void noEventRates_byDefault() {
+        AgentOptions o = load(List.of(), Map.of());
+        assertEquals(0, o.windows().eventRate("default"));
+        assertTrue(o.windows().describeEventRates().isEmpty());
+    }
+
+    @Test
+    void namespaceEventRateFlag_isRepeatable_andTakesLists_theLastOfANamespaceWinning() {
+        AgentOptions o = load(List.of("--namespace-event-rate", "a=1", "--namespace-event-rate=b=2,c=3",
+                "--namespace-event-rate", "a=4", "--namespace-window", "a=1h"), Map.of());
+        assertEquals(4, o.windows().eventRate("a"));
+        assertEquals(2, o.windows().eventRate("b"));
+        assertEquals(3, o.windows().eventRate("c"));
+        assertEquals(Duration.ofHours(1).toMillis(), o.windows().windowMillis("a"));
+        assertEquals(0, o.windows().eventRate("d"));
+    }
+
+    @Test
+    void starEventRate_appliesToEveryNamespaceNotNamed() throws IOException {
+        AgentOptions flag = load(List.of("--namespace-event-rate", "*=200", "--namespace-event-rate", "clicks=5"),
+                Map.of());
+        assertEquals(200, flag.windows().eventRate("anything"));
+        assertEquals(200, flag.windows().eventRate("default"));
+        assertEquals(5, flag.windows().eventRate("clicks"));
+        assertEquals(Map.of("*", 200, "clicks", 5), flag.windows().describeEventRates());
+
+        assertEquals(9, load(List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "*=9")).windows().eventRate("x"));
+        Path file = dir.resolve("c.properties");
+        Files.writeString(file, "namespace.*.event-rate=11\n");
+        assertEquals(11, load(List.of("--config", file.toString()), Map.of()).windows().eventRate("y"));
+    }
+
+    @Test
+    void eventRateLimits_areOneAndAHundredMillion() {
+        assertEquals(1, load(List.of("--namespace-event-rate", "a=1"), Map.of()).windows().eventRate("a"));
+        assertEquals(WindowOptions.MAX_EVENT_RATE,
+                load(List.of("--namespace-event-rate", "a=100000000"), Map.of()).windows().eventRate("a"));
+    }
+
+    @Test
+    void badEventRates_failOnOneLineNamingTheSettingAndTheValue() throws IOException {
+        assertBadEventRate("namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
+                List.of("--namespace-event-rate", "clicks=0"), Map.of());
+        assertBadEventRate("namespace.clicks.event-rate: -1 is not valid; use 1 to 100000000 ids per second",
+                List.of("--namespace-event-rate", "clicks=-1"), Map.of());
+        assertBadEventRate("namespace.clicks.event-rate: 100000001 is not valid; use 1 to 100000000 ids per second",
+                List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=100000001"));
+        assertBadEventRate("--namespace-event-rate: 'abc' is not a whole number",
+                List.of("--namespace-event-rate", "clicks=abc"), Map.of());
+        assertBadEventRate("--namespace-event-rate: '' is not a whole number",
+                List.of("--namespace-event-rate", "clicks="), Map.of());
+        assertBadEventRate("DEDUP_NAMESPACE_EVENT_RATES: '1.5' is not a whole number",
+                List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=1.5"));
+        assertBadEventRate("--namespace-event-rate: '99999999999' is not a whole number",
+                List.of("--namespace-event-rate", "clicks=99999999999"), Map.of());
+        assertBadEventRate("namespace.bad ns.event-rate: bad ns is not valid; a namespace is 1 to 64 of "
+                + "A-Z a-z 0-9 . _ -, or * for every namespace", List.of("--namespace-event-rate", "bad ns=5"), Map.of());
+        assertBadEventRate("namespace." + "n".repeat(65) + ".event-rate: " + "n".repeat(65) + " is not valid; "
+                + "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace",
+                List.of("--namespace-event-rate", "n".repeat(65) + "=5"), Map.of());
+        assertBadEventRate("--namespace-event-rate: 'clicks' is not ns=ids per second, e.g. clicks=33334",
+                List.of("--namespace-event-rate", "clicks"), Map.of());
+        assertBadEventRate("--namespace-event-rate: '=5' is not ns=ids per second, e.g. clicks=33334",
+                List.of("--namespace-event-rate", "=5"), Map.of());
+        assertBadEventRate("DEDUP_NAMESPACE_EVENT_RATES: 'x' is not ns=ids per second, e.g. clicks=33334",
+                List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "a=1,x"));
+        assertBadEventRate("--namespace-event-rate: needs a value", List.of("--namespace-event-rate"), Map.of());
+
+        Path file = dir.resolve("c.properties");
+        Files.writeString(file, "namespace.clicks.event-rate=fast\n");
+        assertBadEventRate("namespace.clicks.event-rate (in " + file + "): 'fast' is not a whole number",
+                List.of("--config", file.toString()), Map.of());
+        Files.writeString(file, "namespace.clicks.event-rate=0\n");
+        assertBadEventRate("namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
+                List.of("--config", file.toString()), Map.of());
+        Files.writeString(file, "event-rate=5\n");
+        assertBadEventRate("event-rate (in " + file + "): unknown setting", List.of("--config", file.toString()),
+                Map.of());
+        Files.writeString(file, "namespace-event-rate=clicks=5\n");
+        assertBadEventRate("namespace-event-rate (in " + file + "): unknown setting",
+                List.of("--config", file.toString()), Map.of());
+    }
+
+    @Test
+    void namespaceKeysWithoutANamespace_areConfigErrors() throws IOException {
+        // "namespace.event-rate" starts with "namespace." and ends with ".event-rate", the two overlapping;
+        // it once reached substring(10, 9).
+        for (String key : List.of("namespace.event-rate", "namespace.window", "namespace..window")) {
+            Path file = dir.resolve("c.properties");
+            Files.writeString(file, key + "=5\n");
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> load(List.of("--config", file.toString()), Map.of()));
+            assertTrue(e.getMessage().startsWith(key), e.getMessage());
+        }
+        assertTrue(error(List.of("--namespace-event-rate", " =5"), Map.of()).contains("is not ns=ids per second"));
+    }
+
+    private void assertBadEventRate(String expected, List<String> args, Map<String, String> env) {
+        String message = error(args, env);
+        assertEquals(expected, message);
+        assertEquals(1, message.lines().count(), message);
+    }
+
+    @Test
     void sizesAndDurationsHaveUnits() {
         AgentOptions o = load(List.of("--max-body", "512KiB", "--window", "90s", "--idle-timeout", "1500ms"), Map.of());
         assertEquals(512 * 1024, o.http().maxBody());
@@ -121,6 +242,7 @@ class ConfigLoaderTest {
     void helpListsEverySetting() {
         String help = ConfigLoader.help();
         ConfigLoader.SETTINGS.keySet().forEach(name -> assertTrue(help.contains("--" + name), name));
+        assertTrue(help.contains("--namespace-event-rate"), help);
     }
 
     @Test

@@ -19,7 +19,7 @@ public final class IdSpace {
     public static final int WARMUP_MIXED = 3;
 
     /** Event time of each stream starts this many seconds after the previous stream's. */
-    static final int STREAM_SECONDS = 1_000_000;
+    public static final int STREAM_SECONDS = 1_000_000;
 
     private final long key;
     private final int firstSecond;
