@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Claims filed by event time ({@code timed.lua}) on a real redis-server: levels when a second gets more
- * claims than its buckets were sized for, tombstones on release, keys that expire with their second,
- * and two agents sharing the buckets. The near-cache is off unless said, so answers come from Redis.
+ * Claims filed by event time ({@code timed.lua}) on a real redis-server: buckets that are strings of
+ * 11-byte records and just grow when a second gets more claims than planned, tombstones on release, keys
+ * that expire with their second, and two agents sharing the buckets. The near-cache is off unless said,
+ * so answers come from Redis.
  */
 class RedisEventTimeIT {
 
@@ -51,24 +52,29 @@ class RedisEventTimeIT {
         return items.stream().map(i -> new Item(i.id(), owner, i.eventSecond())).toList();
     }
 
-    /** Time bucket levels: {@code dd{t<8 bytes>}}, plus one byte from the second level on; key to field count. */
-    private static Map<String, Long> timeLevels(RedisServer redis) throws Exception {
-        Map<String, Long> levels = new TreeMap<>();
+    /** Time buckets, {@code dd{t<8 bytes>}}: key (hex) to records, checking each is a string of whole records. */
+    private static Map<String, Long> buckets(RedisServer redis) throws Exception {
+        Map<String, Long> out = new TreeMap<>();
         for (byte[] key : redis.keys()) {
-            if (key.length >= 13 && key[2] == '{' && key[3] == 't' && key[12] == '}') {
-                String level = key.length == 13 ? "0" : String.valueOf(key[13]);
-                String encoding = new String((byte[]) redis.call("OBJECT".getBytes(StandardCharsets.US_ASCII),
-                        "ENCODING".getBytes(StandardCharsets.US_ASCII), key), StandardCharsets.US_ASCII);
-                assertEquals("listpack", encoding, "level " + level);
-                long fields = (Long) redis.call("HLEN".getBytes(StandardCharsets.US_ASCII), key);
-                levels.merge(level, fields, Long::sum);
+            if (key.length == 13 && key[2] == '{' && key[3] == 't' && key[12] == '}') {
+                Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
+                String type = reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII)
+                        : String.valueOf(reply);
+                assertEquals("string", type);
+                long bytes = (Long) redis.call("STRLEN".getBytes(StandardCharsets.US_ASCII), key);
+                assertEquals(0, bytes % 11, "whole 11-byte records");
+                out.put(java.util.HexFormat.of().formatHex(key), bytes / 11);
             }
         }
-        return levels;
+        return out;
+    }
+
+    private static long total(Map<String, Long> buckets) {
+        return buckets.values().stream().mapToLong(Long::longValue).sum();
     }
 
     @Test
-    void aBurstAboveTheRate_spillsIntoLevels_thatStayListpack_andForgetsNothing() throws Exception {
+    void aBurstAboveTheRate_makesItsBucketLonger_countedAsOverfull_andForgetsNothing() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
              Agent agent = agent(redis, 16, 64, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
@@ -79,11 +85,11 @@ class RedisEventTimeIT {
                 assertEquals(Collections.nCopies(300, "new"), verdicts, RedisTier.tally(verdicts).toString());
                 claimed.addAll(items);
             }
-            Map<String, Long> levels = timeLevels(redis);
-            assertEquals(57, levels.size(), "900 claims in levels of 16: " + levels);
-            assertEquals(900L, levels.values().stream().mapToLong(Long::longValue).sum());
-            assertTrue(levels.values().stream().allMatch(n -> n <= 16), levels.toString());
-            assertEquals(900 - 16, RedisTier.metric(http, "dedup_redis_spills_total", ""), 0.0);
+            Map<String, Long> buckets = buckets(redis);
+            assertEquals(1, buckets.size(), "one bucket a second: " + buckets);
+            assertEquals(900L, total(buckets));
+            assertEquals(900 - 16, RedisTier.metric(http, "dedup_redis_overfull_total", ""), 0.0,
+                    "claims beyond the 16 planned");
 
             List<String> copies = http.claim(RedisTier.NS, withOwner(claimed.subList(0, 450), "other"));
             assertEquals(List.of(), RedisTier.slippedDuplicates(claimed.subList(0, 450), copies));
@@ -93,38 +99,41 @@ class RedisEventTimeIT {
     }
 
     @Test
-    void pastTheLastLevel_theLastLevelGrows_ratherThanForget() throws Exception {
+    void bucketsOfOneSecond_holdAboutTheirShareOfItsClaims() throws Exception {
+        WindowOptions tenBuckets = new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1000));
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = agent(redis, 16, 4, 0)) {
+             Agent agent = RedisTier.agentAt(dir, List.of(redis.uri()), new RedisTier.Layout(TIMEOUT, 64, 384, 8), 0,
+                     new FakeClock(RedisTier.EPOCH), 0, tenBuckets)) {
             AgentHttp http = new AgentHttp(agent.port());
-            List<Item> items = stamped("full", 0, 200, "o", NOW - 5);
-            assertEquals(Collections.nCopies(200, "new"), http.claim(RedisTier.NS, items));
-            Map<String, Long> levels = timeLevels(redis);
-            assertEquals(Map.of("0", 16L, "1", 16L, "2", 16L, "3", 152L), levels);
+            List<Item> items = stamped("spread", 0, 2000, "o", NOW - 5);
+            assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, items));
+            Map<String, Long> buckets = buckets(redis);
+            assertEquals(10, buckets.size(), "1,000 ids a second in buckets of 100: " + buckets);
+            assertEquals(2000L, total(buckets));
+            assertTrue(buckets.values().stream().allMatch(n -> n > 120 && n < 280), buckets.toString());
             List<String> copies = http.claim(RedisTier.NS, withOwner(items, "other"));
             assertEquals(List.of(), RedisTier.slippedDuplicates(items, copies));
+            assertEquals(0, RedisTier.metric(http, "dedup_redis_overfull_total", ""), 0.0);
         }
     }
 
     @Test
-    void aReleaseLeavesATombstone_soLaterLevelsAreStillFound() throws Exception {
+    void aReleaseLeavesATombstone_thatTheNextClaimOfTheIdReuses() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
              Agent agent = agent(redis, 16, 8, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("tomb", 0, 48, "o", NOW);
             assertEquals(Collections.nCopies(48, "new"), http.claim(RedisTier.NS, items));
-            // Release the whole first level: were the fields deleted, level 0 would have room and the
-            // lookup would stop there, missing levels 1 and 2.
             List<Item> first = items.subList(0, 16);
             assertEquals(Collections.nCopies(16, true), http.release(RedisTier.NS, first));
             assertEquals(Collections.nCopies(16, false), http.release(RedisTier.NS, first), "released once");
-            assertEquals(Map.of("0", 16L, "1", 16L, "2", 16L), timeLevels(redis));
+            assertEquals(48L, total(buckets(redis)));
 
             List<String> later = http.claim(RedisTier.NS, withOwner(items.subList(16, 48), "other"));
             assertEquals(Collections.nCopies(32, "duplicate"), later);
             assertEquals(Collections.nCopies(16, "new"), http.claim(RedisTier.NS, withOwner(first, "next")),
                     "a released id is claimed anew, in its tombstone's place");
-            assertEquals(Map.of("0", 16L, "1", 16L, "2", 16L), timeLevels(redis));
+            assertEquals(48L, total(buckets(redis)));
             assertEquals(Collections.nCopies(16, "duplicate"), http.claim(RedisTier.NS, first));
         }
     }
@@ -145,7 +154,7 @@ class RedisEventTimeIT {
             assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, ancient));
             assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, withOwner(ancient, "other")),
                     "outside the window: nothing is remembered");
-            assertEquals(Map.of(), timeLevels(redis));
+            assertEquals(Map.of(), buckets(redis));
 
             http.claim(RedisTier.NS, stamped("future", 0, 1, "o", NOW + 30 * 86_400));
             ttl = ttlOfOnlyKey(redis);

@@ -62,7 +62,7 @@ public final class RedisStore implements ClaimStore {
     private final Timer[] claimTimers;
     private final Timer[] releaseTimers;
     private final Counter[] evictions;
-    private final Counter[] spills;
+    private final Counter[] overfull;
     private final MeterRegistry registry;
 
     /** A store with no namespace filed by event time. */
@@ -109,7 +109,7 @@ public final class RedisStore implements ClaimStore {
         this.claimTimers = new Timer[shards.size()];
         this.releaseTimers = new Timer[shards.size()];
         this.evictions = new Counter[shards.size()];
-        this.spills = new Counter[shards.size()];
+        this.overfull = new Counter[shards.size()];
         for (int i = 0; i < shards.size(); i++) {
             String shard = String.valueOf(i);
             claimTimers[i] = Timer.builder(MetricNames.REDIS_SCRIPT).tags(MetricNames.TAG_SHARD, shard, "op", "claim")
@@ -119,9 +119,9 @@ public final class RedisStore implements ClaimStore {
             evictions[i] = Counter.builder(MetricNames.REDIS_EVICTIONS).tag(MetricNames.TAG_SHARD, shard)
                     .description("Live claims forgotten because every level of their bucket was full")
                     .register(registry);
-            spills[i] = Counter.builder(MetricNames.REDIS_SPILLS).tag(MetricNames.TAG_SHARD, shard)
-                    .description("Claims filed by event time beyond their bucket's first level: the namespace's"
-                            + " event rate is set below its real rate")
+            overfull[i] = Counter.builder(MetricNames.REDIS_OVERFULL).tag(MetricNames.TAG_SHARD, shard)
+                    .description("Claims filed by event time into a bucket already holding level-entries claims:"
+                            + " the namespace's event rate is set below its real rate")
                     .register(registry);
         }
         this.sweeper = new RedisSweeper(this, options.buckets(), SWEEP_PERIOD_SECONDS, clockMillis);
@@ -176,7 +176,6 @@ public final class RedisStore implements ClaimStore {
         ShardCalls calls = ShardCalls.plan(batch.size(), timeLayout.packing(batch, TimeLayout.slices(rate)),
                 shards.size(), MAX_ITEMS_PER_CALL);
         byte[] modeArg = {(byte) mode};
-        byte[] maxLevelsArg = ascii(options.maxLevels());
         byte[] channel = layout.releaseChannel();
         return run(batch.size(), calls, timedScript, call -> {
             byte[] ttls = new byte[call.buckets().length * 4];
@@ -190,9 +189,9 @@ public final class RedisStore implements ClaimStore {
                 ttls[at + 2] = (byte) (ttl >>> 8);
                 ttls[at + 3] = (byte) ttl;
             }
-            return mode == 'c' ? new byte[][] {modeArg, levelEntries, maxLevelsArg, call.items(), ttls}
-                    : new byte[][] {modeArg, levelEntries, maxLevelsArg, call.items(), ttls, channel};
-        }, timers, spills);
+            return mode == 'c' ? new byte[][] {modeArg, levelEntries, call.items(), ttls}
+                    : new byte[][] {modeArg, levelEntries, call.items(), ttls, channel};
+        }, timers, overfull);
     }
 
     private byte[][] head(char mode, long nowMillis) {
@@ -219,7 +218,7 @@ public final class RedisStore implements ClaimStore {
 
     /**
      * Makes the calls, shards in parallel, and gathers the answers in batch order. A script answers
-     * {@code {answers, count}}; the count goes to {@code counted} (evictions, or spills).
+     * {@code {answers, count}}; the count goes to {@code counted} (evictions, or overfull).
      */
     private CompletionStage<byte[]> run(int size, ShardCalls calls, DedupScript script,
                                         Function<ShardCalls.Call, byte[][]> argsOf, Timer[] timers,
@@ -341,7 +340,7 @@ public final class RedisStore implements ClaimStore {
         for (int i = 0; i < shards.size(); i++) {
             Map<String, Object> shard = shards.get(i).stats();
             shard.put("evictions", (long) evictions[i].count());
-            shard.put("spills", (long) spills[i].count());
+            shard.put("overfull", (long) overfull[i].count());
             list.add(shard);
         }
         s.put("shards", list);

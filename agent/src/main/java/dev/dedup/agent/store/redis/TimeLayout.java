@@ -9,19 +9,18 @@ import java.nio.charset.StandardCharsets;
  * with our fingerprints. Every copy of a message carries the same event second, so an id is looked for
  * only among the claims of that second: the second is split into {@code slices} buckets by the id's
  * route half, sized so that a bucket holds about {@link #TARGET_FILL} claims at the namespace's expected
- * rate. A batch's ids fall into a few hundred buckets, each read with one {@code HMGET} and written with
- * one {@code HSET} per script call, instead of one command per id.
+ * rate. A batch's ids fall into a few hundred buckets, each read once and written once per script call.
  *
- * <p>A bucket is a Redis hash {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}} (13 bytes
- * with the default prefix). When a level holds {@code levelEntries} claims the next go to a second level,
- * the key plus one byte, and so on, so a burst above the expected rate keeps every level a listpack. Keys
- * expire at their second plus the window (a relative {@code EXPIRE} set when a level is created, so the
- * agent's clock decides as everywhere else): no sweep.
- *
- * <p>A claim is one entry: the field is the top 56 bits of the id's key, the same 7 bytes as in
- * {@link RedisLayout} (so the release channel carries the same fields), the value the owner's 32-bit tag.
- * A release leaves an empty value behind (a tombstone) instead of deleting the field, so levels only
- * grow and a level after one with room is always empty.
+ * <p>A bucket is a Redis <em>string</em> {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}}
+ * (13 bytes with the default prefix) of 11-byte records: the top 56 bits of the id's key (the same 7
+ * bytes as a field of {@link RedisLayout}, so the release channel carries the same fields) and the
+ * owner's 32-bit tag. Measured first as a hash of those fields: every lookup and every {@code HSET} of a
+ * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
+ * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
+ * append. A second with more claims than planned just makes its buckets longer (counted past
+ * {@code level-entries} records). Keys expire at their second plus the window (a relative expiry set
+ * when the key is created, so the agent's clock decides as everywhere else): no sweep. A release writes
+ * owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
  */
 final class TimeLayout {
 
@@ -88,9 +87,10 @@ final class TimeLayout {
         return key;
     }
 
-    /** The owner's tag kept in Redis: the low 32 bits of its fingerprint. */
+    /** The owner's tag kept in Redis: the low 32 bits of its fingerprint, never 0 (the tombstone). */
     static int ownerTag(long ownerFingerprint) {
-        return (int) ownerFingerprint;
+        int tag = (int) ownerFingerprint;
+        return tag == 0 ? 1 : tag;
     }
 
     /** Writes one item at {@code at}: u16 key index (1-based), the 7-byte field, the 4-byte owner tag. */

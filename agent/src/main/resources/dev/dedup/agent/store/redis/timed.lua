@@ -1,175 +1,125 @@
 -- Claims or releases ids filed by event time on one shard; RedisStore calls it with EVALSHA. Layout:
--- TimeLayout.java. Each bucket of the call is read once per level (HLEN, HMGET of the call's fields) and
--- written once (HSET of the call's new claims), whatever the number of its ids in the call.
---
--- A bucket is a chain of levels: KEYS[k], then KEYS[k] .. '\1', '\2', ... A level beyond the first holds
--- entries only while every level before it holds `cap`; releases leave tombstones (empty values) rather
--- than delete, so this stays true and the levels after one with room are empty.
+-- TimeLayout.java. A bucket is one Redis string of 11-byte records (7-byte field, 4-byte owner tag), read
+-- once per call (GET) and written once (SET), whatever the number of its ids in the call: a lookup is a
+-- memory search of the string, and a new claim an append, with no per-entry decoding.
 --
 -- ARGV[1]    'c' claim, 'r' release
--- ARGV[2]    cap: entries per level
--- ARGV[3]    most levels per bucket; the last one grows past cap rather than forget a claim
--- ARGV[4]    the items, 13 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
---            key), 4-byte owner tag
--- ARGV[5]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the EXPIRE
---            of a new level (relative, so that the agent's clock decides, as everywhere else); 0 or less
---            means the key's claims are over, whatever Redis still holds
--- ARGV[6]    release: the channel on which released fields are published
+-- ARGV[2]    cap: records a bucket is planned to hold; claims appended beyond it are counted (overfull)
+-- ARGV[3]    the items, 13 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
+--            key), 4-byte owner tag (never 0)
+-- ARGV[4]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the
+--            expiry of a new key (relative, so that the agent's clock decides, as everywhere else); 0 or
+--            less means the key's claims are over, whatever Redis still holds
+-- ARGV[5]    release: the channel on which released fields are published
 --
--- Returns { answers, spilled }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate; spilled counts
--- claims written beyond a bucket's first level (the namespace's event rate is set too low). Release:
--- one byte per item, 1 released, 0 not held by that owner; the released fields are published,
--- concatenated, on ARGV[6].
+-- Returns { answers, overfull }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate. Release: one byte
+-- per item, 1 released, 0 not held by that owner; the released fields are published, concatenated, on
+-- ARGV[5]. A release writes a tombstone (owner tag 0) in place, so a bucket only grows until it expires.
 
 local mode = ARGV[1]
 local cap = tonumber(ARGV[2])
-local max_levels = tonumber(ARGV[3])
-local items = ARGV[4]
-local n = #items / 13
+local items = ARGV[3]
+local ttls = ARGV[4]
+local REC = 11
+local TOMB = '\0\0\0\0'
+
+local blobs = {}   -- key index -> the bucket's records as read, with this call's in-place changes
+local existed = {} -- key index -> true when the key was there
+local changed = {} -- key index -> true when a record was changed in place
+local adds = {}    -- key index -> records appended by this call
+local seen = {}    -- key index -> field -> the owner tag this call gave it (TOMB once released)
 
 local function ttl_of(k)
-  return struct.unpack('>i4', ARGV[5], (k - 1) * 4 + 1)
+  return struct.unpack('>i4', ttls, (k - 1) * 4 + 1)
 end
 
-local function level_key(base, l)
-  if l == 0 then return base end
-  return base .. string.char(l)
-end
-
--- The items, grouped by key in call order.
-local key_of, fields, owners, groups, order = {}, {}, {}, {}, {}
-for i = 1, n do
-  local at = (i - 1) * 13 + 1
-  local k = struct.unpack('>H', items, at)
-  key_of[i] = k
-  fields[i] = string.sub(items, at + 2, at + 8)
-  owners[i] = string.sub(items, at + 9, at + 12)
-  local g = groups[k]
-  if g == nil then
-    g = {}
-    groups[k] = g
-    order[#order + 1] = k
-  end
-  g[#g + 1] = i
-end
-
--- What the store holds for each item: found[i] its value ('' when released), found_level[i] the level.
--- lens[k] holds the lengths of the levels read, the last one read being the first with room (or a level
--- read last because every field was found there).
-local found, found_level, lens = {}, {}, {}
-for _, k in ipairs(order) do
-  local base = KEYS[k]
-  local pending = groups[k]
-  local levels = {}
-  local over = ttl_of(k) <= 0
-  for l = 0, max_levels - 1 do
-    local key = level_key(base, l)
-    local len = 0
-    if not over then len = redis.call('HLEN', key) end
-    levels[l + 1] = len
-    if len == 0 then break end
-    local fs = {}
-    for j = 1, #pending do fs[j] = fields[pending[j]] end
-    local values = redis.call('HMGET', key, unpack(fs))
-    local rest = {}
-    for j = 1, #pending do
-      local v = values[j]
-      if v then
-        found[pending[j]] = v
-        found_level[pending[j]] = l
-      else
-        rest[#rest + 1] = pending[j]
+local function blob_of(k)
+  local b = blobs[k]
+  if b == nil then
+    b = ''
+    if ttl_of(k) > 0 then
+      local got = redis.call('GET', KEYS[k])
+      if got then
+        b = got
+        existed[k] = true
       end
     end
-    pending = rest
-    if len < cap or #pending == 0 then break end
+    blobs[k] = b
+    seen[k] = {}
   end
-  lens[k] = levels
+  return b
+end
+
+-- The 1-based start of field's record in b, or nil.
+local function find(b, field)
+  local init = 1
+  while true do
+    local p = string.find(b, field, init, true)
+    if p == nil then return nil end
+    if (p - 1) % REC == 0 then return p end
+    init = p + 1
+  end
 end
 
 local answers = {}
-local seen = {}   -- seen[k][field]: the value this call gave the field
-local writes = {} -- writes[k][l]: { field, value, ... } to HSET on level l of key k
-local spilled = 0
 local released = {}
+local overfull = 0
 
-local function write(k, l, field, value)
-  local per_key = writes[k]
-  if per_key == nil then per_key = {} writes[k] = per_key end
-  local w = per_key[l]
-  if w == nil then w = {} per_key[l] = w end
-  w[#w + 1] = field
-  w[#w + 1] = value
-end
-
--- Where the next new claim of key k goes: the level, and the room left there.
-local target, room = {}, {}
-local function place(k)
-  local l = target[k]
-  if l == nil then
-    local levels = lens[k]
-    l = #levels - 1
-    room[k] = cap - levels[#levels]
-  end
-  if room[k] <= 0 and l < max_levels - 1 then
-    l = l + 1
-    room[k] = cap
-  end
-  target[k] = l
-  room[k] = room[k] - 1
-  return l
-end
-
-for i = 1, n do
-  local k = key_of[i]
-  local field = fields[i]
+for at = 1, #items, 13 do
+  local k = struct.unpack('>H', items, at)
+  local field = string.sub(items, at + 2, at + 8)
+  local owner = string.sub(items, at + 9, at + 12)
+  local b = blob_of(k)
   local s = seen[k]
-  if s == nil then s = {} seen[k] = s end
   local v = s[field]
-  local l = found_level[i]
-  if v == nil then v = found[i] end
+  local p = nil
+  if v == nil then
+    p = find(b, field)
+    if p then v = string.sub(b, p + 7, p + 10) end
+  end
   if mode == 'c' then
-    if v ~= nil and v ~= '' then
-      answers[i] = v == owners[i] and '\1' or '\2'
+    if v ~= nil and v ~= TOMB then
+      answers[#answers + 1] = v == owner and '\1' or '\2'
     else
-      if v == nil or l == nil then
-        l = place(k)
-        if l > 0 then spilled = spilled + 1 end
+      if p then -- a released claim of this id: claimed anew in its record
+        blobs[k] = string.sub(b, 1, p + 6) .. owner .. string.sub(b, p + 11)
+        changed[k] = true
+      else
+        local a = adds[k]
+        if a == nil then a = {} adds[k] = a end
+        if #b / REC + #a >= cap then overfull = overfull + 1 end
+        a[#a + 1] = field .. owner
       end
-      write(k, l, field, owners[i])
-      s[field] = owners[i]
-      found_level[i] = l
-      answers[i] = '\0'
+      s[field] = owner
+      answers[#answers + 1] = '\0'
     end
   else
-    if v ~= nil and v ~= '' and v == owners[i] then
-      write(k, l, field, '')
-      s[field] = ''
+    if v ~= nil and v ~= TOMB and v == owner and p then
+      blobs[k] = string.sub(b, 1, p + 6) .. TOMB .. string.sub(b, p + 11)
+      changed[k] = true
+      s[field] = TOMB
       released[#released + 1] = field
-      answers[i] = '\1'
+      answers[#answers + 1] = '\1'
     else
-      answers[i] = '\0'
+      answers[#answers + 1] = '\0'
     end
   end
 end
 
--- A level written for the first time gets its expiry; HSET in pieces that unpack can take.
-for k, per_key in pairs(writes) do
-  local base = KEYS[k]
-  local levels = lens[k]
+for k, b in pairs(blobs) do
+  local a = adds[k]
   local ttl = ttl_of(k)
-  for l, w in pairs(per_key) do
-    local key = level_key(base, l)
-    for from = 1, #w, 2000 do
-      redis.call('HSET', key, unpack(w, from, math.min(#w, from + 1999)))
-    end
-    if levels[l + 1] == nil or levels[l + 1] == 0 then
-      redis.call('EXPIRE', key, ttl) -- 0 or less: claims already over, the level goes at once
+  if ttl > 0 and (a or changed[k]) then
+    local whole = a and (b .. table.concat(a)) or b
+    if existed[k] then
+      redis.call('SET', KEYS[k], whole, 'KEEPTTL')
+    else
+      redis.call('SET', KEYS[k], whole, 'EX', ttl)
     end
   end
 end
 
 if mode == 'r' and #released > 0 then
-  redis.call('PUBLISH', ARGV[6], table.concat(released))
+  redis.call('PUBLISH', ARGV[5], table.concat(released))
 end
-return { table.concat(answers), spilled }
+return { table.concat(answers), overfull }
