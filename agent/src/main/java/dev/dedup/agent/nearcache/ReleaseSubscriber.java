@@ -90,8 +90,19 @@ public final class ReleaseSubscriber implements AutoCloseable {
         return f;
     }
 
+    /** Closes every subscription, waiting 2 seconds at most for each (see {@code RedisShard#close}). */
     @Override
     public void close() {
-        connections.forEach(StatefulRedisPubSubConnection::close);
+        for (StatefulRedisPubSubConnection<byte[], byte[]> connection : connections) {
+            try {
+                connection.closeAsync().get(2, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                System.getLogger(ReleaseSubscriber.class.getName()).log(System.Logger.Level.WARNING,
+                        "release channel subscription did not close within 2 s: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ local blobs = {}   -- key index -> the bucket's records as read, with this call'
 local existed = {} -- key index -> true when the key was there
 local changed = {} -- key index -> true when a record was changed in place
 local adds = {}    -- key index -> records appended by this call
-local seen = {}    -- key index -> field -> the owner tag this call gave it (TOMB once released)
+local seen = {}    -- key index -> field -> the record this call gave it (with TOMB once released)
 
 local function ttl_of(k)
   return struct.unpack('>i4', ttls, (k - 1) * 4 + 1)
@@ -68,36 +68,37 @@ local overfull = 0
 for at = 1, #items, 13 do
   local k = struct.unpack('>H', items, at)
   local field = string.sub(items, at + 2, at + 8)
-  local owner = string.sub(items, at + 9, at + 12)
+  local record = string.sub(items, at + 2, at + 12) -- field and owner tag: what a new claim appends
   local b = blob_of(k)
   local s = seen[k]
-  local v = s[field]
+  local v = s[field] -- this call's record of the id
   local p = nil
   if v == nil then
     p = find(b, field)
-    if p then v = string.sub(b, p + 7, p + 10) end
+    if p then v = string.sub(b, p, p + 10) end
   end
+  local live = v ~= nil and string.sub(v, 8) ~= TOMB
   if mode == 'c' then
-    if v ~= nil and v ~= TOMB then
-      answers[#answers + 1] = v == owner and '\1' or '\2'
+    if live then
+      answers[#answers + 1] = v == record and '\1' or '\2'
     else
       if p then -- a released claim of this id: claimed anew in its record
-        blobs[k] = string.sub(b, 1, p + 6) .. owner .. string.sub(b, p + 11)
+        blobs[k] = string.sub(b, 1, p - 1) .. record .. string.sub(b, p + 11)
         changed[k] = true
       else
         local a = adds[k]
         if a == nil then a = {} adds[k] = a end
         if #b / REC + #a >= cap then overfull = overfull + 1 end
-        a[#a + 1] = field .. owner
+        a[#a + 1] = record
       end
-      s[field] = owner
+      s[field] = record
       answers[#answers + 1] = '\0'
     end
   else
-    if v ~= nil and v ~= TOMB and v == owner and p then
+    if live and v == record and p then
       blobs[k] = string.sub(b, 1, p + 6) .. TOMB .. string.sub(b, p + 11)
       changed[k] = true
-      s[field] = TOMB
+      s[field] = field .. TOMB
       released[#released + 1] = field
       answers[#answers + 1] = '\1'
     else
