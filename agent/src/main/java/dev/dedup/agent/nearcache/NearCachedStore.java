@@ -79,8 +79,6 @@ public final class NearCachedStore implements ClaimStore {
         Batch sub = missCount == n ? batch : batch.subset(misses, missCount);
         int subSize = missCount;
         long claimedAt = clockMillis.getAsLong();
-        long expiresAt = claimedAt + windowMillis;
-        boolean eventTimes = batch.hasEventTimes();
         return store.claim(sub, windowMillis).thenApply(answers -> {
             boolean caching = usable.getAsBoolean();
             long now = cache.clockMillis();
@@ -90,8 +88,11 @@ public final class NearCachedStore implements ClaimStore {
             for (int j = 0; j < subSize; j++) {
                 int i = misses[j];
                 verdicts[i] = answers[j];
-                long ends = eventTimes ? ClaimEnds.endMillis(batch, i, claimedAt, windowMillis) : expiresAt;
-                if (answers[j] == NEW && caching && ends > now) {
+                if (answers[j] != NEW || !caching) {
+                    continue;
+                }
+                long ends = ClaimEnds.endMillis(batch, i, claimedAt, windowMillis);
+                if (ends > now) {
                     int filled = cache.putUncounted(batch.key(i), batch.owner(i), ends, now);
                     puts++;
                     intoEmpty += filled & 1;

@@ -1,5 +1,6 @@
 package dev.dedup.agent.nearcache;
 
+import dev.dedup.agent.store.redis.RedisConnections;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -90,19 +91,9 @@ public final class ReleaseSubscriber implements AutoCloseable {
         return f;
     }
 
-    /** Closes every subscription, waiting 2 seconds at most for each (see {@code RedisShard#close}). */
+    /** Closes every subscription, each within {@link RedisConnections#closeWithin}'s bound. */
     @Override
     public void close() {
-        for (StatefulRedisPubSubConnection<byte[], byte[]> connection : connections) {
-            try {
-                connection.closeAsync().get(2, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                System.getLogger(ReleaseSubscriber.class.getName()).log(System.Logger.Level.WARNING,
-                        "release channel subscription did not close within 2 s: " + e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        connections.forEach(c -> RedisConnections.closeWithin(c, "release channel subscription"));
     }
 }

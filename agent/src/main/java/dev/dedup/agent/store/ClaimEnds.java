@@ -19,12 +19,15 @@ public final class ClaimEnds {
         if (second == Batch.NO_EVENT_TIME) {
             return nowMillis + windowMillis;
         }
-        return Math.min(second * 1000, nowMillis + windowMillis) + windowMillis;
+        return endOfEventSecond(second, nowMillis, windowMillis);
     }
 
     /** The epoch second at which claims of event second {@code second} end, rounded up. */
     public static long endSecond(long second, long nowMillis, long windowMillis) {
-        long endMillis = Math.min(second * 1000, nowMillis + windowMillis) + windowMillis;
-        return -Math.floorDiv(-endMillis, 1000L);
+        return -Math.floorDiv(-endOfEventSecond(second, nowMillis, windowMillis), 1000L);
+    }
+
+    private static long endOfEventSecond(long second, long nowMillis, long windowMillis) {
+        return Math.min(second * 1000, nowMillis + windowMillis) + windowMillis;
     }
 }

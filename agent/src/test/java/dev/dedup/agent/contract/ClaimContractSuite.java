@@ -56,6 +56,14 @@ public abstract class ClaimContractSuite {
         return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW));
     }
 
+    /**
+     * {@link #windows()} with every namespace filed by event time at 200 ids a second (2 buckets a second,
+     * so that the suite's claims share buckets), for subclasses whose {@link #eventTimes()} is true.
+     */
+    protected static WindowOptions everyNamespaceByEventTime() {
+        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of(WindowOptions.EVERY_NAMESPACE, 200));
+    }
+
     @BeforeAll
     void start() {
         agent = startAgent(clock);

@@ -1,7 +1,6 @@
 package dev.dedup.agent.contract;
 
 import dev.dedup.agent.config.WindowOptions;
-import java.util.Map;
 
 /** The contract against the embedded store with every namespace filed by event time. */
 class EmbeddedEventTimeContractTest extends EmbeddedContractTest {
@@ -13,6 +12,6 @@ class EmbeddedEventTimeContractTest extends EmbeddedContractTest {
 
     @Override
     protected WindowOptions windows() {
-        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of("*", 200));
+        return everyNamespaceByEventTime();
     }
 }

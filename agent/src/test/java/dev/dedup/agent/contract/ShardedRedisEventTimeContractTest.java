@@ -1,7 +1,6 @@
 package dev.dedup.agent.contract;
 
 import dev.dedup.agent.config.WindowOptions;
-import java.util.Map;
 
 /** The contract against three Redis shards with every namespace filed by event time. */
 class ShardedRedisEventTimeContractTest extends RedisContractTest {
@@ -18,6 +17,6 @@ class ShardedRedisEventTimeContractTest extends RedisContractTest {
 
     @Override
     protected WindowOptions windows() {
-        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of("*", 200));
+        return everyNamespaceByEventTime();
     }
 }

@@ -1,6 +1,5 @@
 package dev.dedup.loadtest.workload;
 
-import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +39,7 @@ public record EventTimeEncoding(Format format, long epoch) implements BatchEncod
         for (Message m : messages) {
             items.add(new Item(m.id(), m.owner(), epochSecond(m.eventSecond())));
         }
-        return format == Format.BINARY ? BatchEncoder.binary(namespace, items) : BatchEncoder.json(namespace, items);
+        return format.body(namespace, items);
     }
 
     @Override

@@ -41,6 +41,11 @@ public enum Format implements BatchEncoding {
         for (Message m : messages) {
             items.add(new Item(m.id(), m.owner()));
         }
+        return body(namespace, items);
+    }
+
+    /** A request body of these items in this format (with their event times, when they carry them). */
+    public byte[] body(String namespace, List<Item> items) {
         return this == BINARY ? BatchEncoder.binary(namespace, items) : BatchEncoder.json(namespace, items);
     }
 }

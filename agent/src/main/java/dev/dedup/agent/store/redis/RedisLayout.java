@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis;
 
 import dev.dedup.routing.JumpHash;
+import dev.dedup.wire.Batch;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -57,16 +58,56 @@ final class RedisLayout {
 
     /** {@code <prefix>{<bucket, 4 bytes big-endian>}}: level 0 of a bucket. */
     byte[] bucketKey(int bucket) {
-        byte[] key = new byte[prefix.length + 6];
+        return hashTagged(prefix, "", bucket, 4);
+    }
+
+    /**
+     * {@code <prefix>{<marker><the low `bytes` bytes of value, big-endian>}}: a key whose braces make it
+     * (and its levels, the same key plus one byte) one Redis Cluster hash slot.
+     */
+    static byte[] hashTagged(byte[] prefix, String marker, long value, int bytes) {
+        byte[] key = new byte[prefix.length + marker.length() + bytes + 2];
         System.arraycopy(prefix, 0, key, 0, prefix.length);
         int at = prefix.length;
-        key[at] = '{';
-        key[at + 1] = (byte) (bucket >>> 24);
-        key[at + 2] = (byte) (bucket >>> 16);
-        key[at + 3] = (byte) (bucket >>> 8);
-        key[at + 4] = (byte) bucket;
-        key[at + 5] = '}';
+        key[at++] = '{';
+        for (int i = 0; i < marker.length(); i++) {
+            key[at++] = (byte) marker.charAt(i);
+        }
+        for (int b = bytes - 1; b >= 0; b--) {
+            key[at++] = (byte) (value >>> (8 * b));
+        }
+        key[at] = '}';
         return key;
+    }
+
+    /** The batch's items in this layout, each with the claim's {@code expiry}, for {@link ShardCalls}. */
+    ShardCalls.Packing packing(Batch batch, int expiry) {
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int i) {
+                return RedisLayout.this.bucket(batch.route(i));
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return RedisLayout.this.shard((int) bucket);
+            }
+
+            @Override
+            public byte[] key(long bucket) {
+                return bucketKey((int) bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                item(items, at, keyIndex, batch.key(i), ownerTag(batch.owner(i)), expiry);
+            }
+        };
     }
 
     /** The marker of sweep range {@code rangeIndex}: which slot was last swept. One per shard. */

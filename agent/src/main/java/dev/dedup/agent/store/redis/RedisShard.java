@@ -131,21 +131,9 @@ final class RedisShard implements AutoCloseable {
         return s;
     }
 
-    /**
-     * Closes the connection, waiting 2 seconds at most: a close once waited forever on a connection whose
-     * shard was stopped at the same moment (seen once, in a benchmark run; not reproduced in a test), which
-     * left SIGTERM to a SIGKILL.
-     */
     @Override
     public void close() {
-        try {
-            connection.closeAsync().get(2, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-            System.getLogger(RedisShard.class.getName()).log(System.Logger.Level.WARNING,
-                    "redis shard " + name + ": connection did not close within 2 s (" + e + "); shutting down anyway");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        RedisConnections.closeWithin(connection, "redis shard " + name + ": connection");
         client.shutdown(0, 2, TimeUnit.SECONDS);
     }
 

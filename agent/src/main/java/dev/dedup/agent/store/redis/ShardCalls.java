@@ -51,32 +51,7 @@ final class ShardCalls {
 
     /** The fingerprint layout: a bucket chosen by the id's route half, items with their claim's expiry. */
     static ShardCalls plan(Batch batch, RedisLayout layout, int maxItems, int expiry) {
-        return plan(batch.size(), new Packing() {
-            @Override
-            public long bucket(int i) {
-                return layout.bucket(batch.route(i));
-            }
-
-            @Override
-            public int shard(long bucket) {
-                return layout.shard((int) bucket);
-            }
-
-            @Override
-            public byte[] key(long bucket) {
-                return layout.bucketKey((int) bucket);
-            }
-
-            @Override
-            public int itemBytes() {
-                return RedisLayout.ITEM_BYTES;
-            }
-
-            @Override
-            public void write(byte[] items, int at, int keyIndex, int i) {
-                RedisLayout.item(items, at, keyIndex, batch.key(i), RedisLayout.ownerTag(batch.owner(i)), expiry);
-            }
-        }, layout.shards(), maxItems);
+        return plan(batch.size(), layout.packing(batch, expiry), layout.shards(), maxItems);
     }
 
     static ShardCalls plan(int n, Packing packing, int shards, int maxItems) {

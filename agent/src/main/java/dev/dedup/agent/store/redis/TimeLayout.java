@@ -75,16 +75,7 @@ final class TimeLayout {
 
     /** {@code <prefix>{t<the bucket's 8 bytes>}}: level 0 of a bucket. */
     byte[] key(long bucket) {
-        byte[] key = new byte[prefix.length + 11];
-        System.arraycopy(prefix, 0, key, 0, prefix.length);
-        int at = prefix.length;
-        key[at] = '{';
-        key[at + 1] = 't';
-        for (int b = 0; b < 8; b++) {
-            key[at + 2 + b] = (byte) (bucket >>> (56 - 8 * b));
-        }
-        key[at + 10] = '}';
-        return key;
+        return RedisLayout.hashTagged(prefix, "t", bucket, 8);
     }
 
     /** The owner's tag kept in Redis: the low 32 bits of its fingerprint, never 0 (the tombstone). */
