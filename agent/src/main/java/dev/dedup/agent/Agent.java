@@ -6,11 +6,11 @@ import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
-import dev.dedup.agent.nearcache.ReleaseSubscriber;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.redis.RedisStore;
 import io.micrometer.core.instrument.Gauge;
@@ -95,8 +95,8 @@ public final class Agent implements AutoCloseable {
             }
             try {
                 NearCache cache = new NearCache(options.nearCache().maxEntries(), clockMillis, metrics.registry());
-                ReleaseSubscriber subscriber = new ReleaseSubscriber(cache, redis.clients(), redis.releaseChannel());
-                return new NearCachedStore(redis, cache, clockMillis, subscriber::listening, subscriber);
+                ReleaseFeed.Subscription releases = redis.subscribe(cache);
+                return new NearCachedStore(redis, cache, clockMillis, releases::listening, releases);
             } catch (RuntimeException e) {
                 redis.close();
                 throw new IllegalStateException("cannot subscribe to the release channel: " + e.getMessage(), e);

@@ -2,14 +2,15 @@ package dev.dedup.agent.claims;
 
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.BatchRejectedException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Decides claims and releases of decoded batches: picks the namespace's window, asks the store, and
- * counts what it answered. The near-cache, when there is one, sits between this service and the store.
+ * Decides claims and releases of decoded batches: resolves the namespace's {@link ClaimPolicy} once,
+ * checks the items against it, asks the store, and counts what it answered. The near-cache, when there is one, sits between this service and the store.
  */
 public final class ClaimService {
 
@@ -30,8 +31,8 @@ public final class ClaimService {
      *                                time and an item has none
      */
     public CompletionStage<byte[]> claim(Batch batch) {
-        Batch checked = eventTimesChecked(batch);
-        return store.claim(checked, windows.windowMillis(batch.namespace())).thenApply(codes -> {
+        ClaimPolicy policy = policy(batch.namespace());
+        return store.claim(eventTimesChecked(batch, policy), policy).thenApply(codes -> {
             metrics.recordClaims(codes);
             return codes;
         });
@@ -39,7 +40,8 @@ public final class ClaimService {
 
     /** One byte per item: 1 released, 0 not held by that owner. */
     public CompletionStage<byte[]> release(Batch batch) {
-        return store.release(eventTimesChecked(batch)).thenApply(results -> {
+        ClaimPolicy policy = policy(batch.namespace());
+        return store.release(eventTimesChecked(batch, policy), policy).thenApply(results -> {
             metrics.recordReleases(results);
             return results;
         });
@@ -49,8 +51,8 @@ public final class ClaimService {
      * The batch as the store must see it: with every item's event time in a namespace filed by event time
      * (else a 400 naming the first item without one), without event times anywhere else.
      */
-    private Batch eventTimesChecked(Batch batch) {
-        if (windows.eventRate(batch.namespace()) == 0) {
+    private static Batch eventTimesChecked(Batch batch, ClaimPolicy policy) {
+        if (!policy.byEventTime()) {
             return batch.withoutEventTimes();
         }
         int missing = batch.firstWithoutEventTime();
@@ -60,6 +62,11 @@ public final class ClaimService {
                     + ".event-rate), so every item needs its message's event time in epoch seconds");
         }
         return batch;
+    }
+
+    /** The namespace's policy: its window and, when it files claims by event time, its event rate. */
+    public ClaimPolicy policy(String namespace) {
+        return new ClaimPolicy(windows.windowMillis(namespace), windows.eventRate(namespace));
     }
 
     public ClaimStore store() {

@@ -82,32 +82,39 @@ public final class ConfigLoader {
         s.put("data-dir", "directory of the embedded store (default ./" + EmbeddedStoreOptions.DEFAULT_DATA_DIR + ")");
         s.put("embedded-slots", "capacity of the embedded store in ids (default " + EmbeddedStoreOptions.DEFAULT_SLOTS
                 + ", 16 bytes each)");
-        s.put("embedded-ways", "slots per set of the embedded store: 4, 8 or 16 (default 8)");
+        s.put("embedded-ways", "slots per set of the embedded store: 4, 8 or 16 (default "
+                + EmbeddedStoreOptions.DEFAULT_WAYS + ")");
         s.put("redis", "Redis shards, comma-separated redis://[user:password@]host:port or rediss:// (TLS);"
                 + " none: the embedded store");
-        s.put("redis-timeout", "how long a shard may take to answer before the batch is answered 503 (default 2s)");
+        s.put("redis-timeout", "how long a shard may take to answer before the batch is answered 503 (default "
+                + Durations.format(RedisOptions.DEFAULT_TIMEOUT) + ")");
         s.put("redis-buckets", "hash buckets over all shards (default " + RedisOptions.DEFAULT_BUCKETS + ")");
         s.put("redis-level-entries", "claims per bucket level, below hash-max-listpack-entries (default "
                 + RedisOptions.DEFAULT_LEVEL_ENTRIES + ")");
         s.put("redis-max-levels", "levels a bucket may grow (default " + RedisOptions.DEFAULT_MAX_LEVELS + ")");
+        s.put("redis-time-bucket-records", "claims an event-time bucket is planned to hold; more are counted in"
+                + " dedup_redis_overfull_total (default " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS + ")");
         s.put("redis-prefix", "first bytes of every Redis key (default " + RedisOptions.DEFAULT_KEY_PREFIX + ")");
         s.put("redis-max-in-flight", "script calls queued per shard before 503 (default "
                 + RedisOptions.DEFAULT_MAX_IN_FLIGHT + ")");
         s.put("redis-ca-file", "PEM file of the certificate authorities trusted for rediss:// shards (default: the"
                 + " JVM's trust store)");
         s.put("redis-wait-replicas", "replicas that must acknowledge each script call (WAIT) before answering;"
-                + " 0 does not wait (default 0)");
+                + " 0 does not wait (default " + RedisOptions.DEFAULT_WAIT_REPLICAS + ")");
         s.put("near-cache-size", "ids the near-cache in front of Redis keeps; 0 turns it off (default "
                 + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
-        s.put("window", "how long a claim is remembered (default 24h)");
+        s.put("window", "how long a claim is remembered (default "
+                + Durations.format(WindowOptions.DEFAULT_WINDOW) + ")");
         s.put("namespace-window", "window of one namespace, ns=duration (repeatable)");
         s.put("namespace-event-rate", "file one namespace's claims by the items' event time (\"ts\"), ns=peak ids"
                 + " per second over all workers (repeatable; sizes the time buckets)");
         s.put("max-batch", "most items per request (default " + HttpOptions.DEFAULT_MAX_BATCH + ")");
-        s.put("max-body", "largest request body (default 8MiB)");
-        s.put("idle-timeout", "close connections idle this long (default 60s)");
+        s.put("max-body", "largest request body (default " + Sizes.format(HttpOptions.DEFAULT_MAX_BODY) + ")");
+        s.put("idle-timeout", "close connections idle this long (default "
+                + Durations.format(HttpOptions.DEFAULT_IDLE_TIMEOUT) + ")");
         s.put("event-loops", "HTTP event loops (default: one per core)");
-        s.put("shutdown-grace", "how long SIGTERM waits for requests in flight (default 10s)");
+        s.put("shutdown-grace", "how long SIGTERM waits for requests in flight (default "
+                + Durations.format(HttpOptions.DEFAULT_SHUTDOWN_GRACE) + ")");
         s.put("token", "bearer token required on every endpoint but /health/live (at least 16 characters)");
         s.put("insecure-bind", "allow a non-loopback --host without --token (true/false; the flag alone means true)");
         s.put("config", "a properties file with any of these settings");
@@ -255,10 +262,12 @@ public final class ConfigLoader {
                 get("redis-buckets", v -> integer("redis-buckets", v), RedisOptions.DEFAULT_BUCKETS),
                 get("redis-level-entries", v -> integer("redis-level-entries", v), RedisOptions.DEFAULT_LEVEL_ENTRIES),
                 get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
+                get("redis-time-bucket-records", v -> integer("redis-time-bucket-records", v),
+                        RedisOptions.DEFAULT_TIME_BUCKET_RECORDS),
                 get("redis-prefix", Function.identity(), RedisOptions.DEFAULT_KEY_PREFIX),
                 get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT),
                 get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null),
-                get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), 0));
+                get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), RedisOptions.DEFAULT_WAIT_REPLICAS));
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);

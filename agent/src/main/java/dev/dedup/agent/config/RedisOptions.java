@@ -18,6 +18,10 @@ import java.util.List;
  * @param levelEntries claims one level of a bucket holds; kept below the server's
  *                    {@code hash-max-listpack-entries} so every level stays a compact listpack
  * @param maxLevels   levels a bucket may grow before it forgets its soonest-expiring claims
+ * @param timeBucketRecords claims a bucket of a namespace filed by event time is planned to hold (its
+ *                    event rate sizes the buckets for about 100); a bucket takes any number, and claims
+ *                    beyond this are counted ({@code dedup_redis_overfull_total}) as a sign that the
+ *                    namespace's event rate is set below its real rate
  * @param keyPrefix   first bytes of every key, and of the release channel's name
  * @param maxInFlight script calls queued per shard before new batches are answered 503
  * @param caFile      PEM file of the certificate authorities trusted for {@code rediss://} shards, or null for
@@ -27,7 +31,8 @@ import java.util.List;
  *                    (the default) answers as soon as the primary has written
  */
 public record RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
-                           String keyPrefix, int maxInFlight, Path caFile, int waitReplicas) {
+                           int timeBucketRecords, String keyPrefix, int maxInFlight, Path caFile,
+                           int waitReplicas) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -37,8 +42,10 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
     public static final int DEFAULT_BUCKETS = 1 << 14;
     public static final int DEFAULT_LEVEL_ENTRIES = 384;
     public static final int DEFAULT_MAX_LEVELS = 8;
+    public static final int DEFAULT_TIME_BUCKET_RECORDS = 384;
     public static final String DEFAULT_KEY_PREFIX = "dd";
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+    public static final int DEFAULT_WAIT_REPLICAS = 0;
     /** Expiries are kept modulo 2^20 seconds and levels are trimmed hourly: windows must stay under this. */
     public static final Duration MAX_WINDOW = Duration.ofDays(5);
 
@@ -55,6 +62,8 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
         ConfigException.require(levelEntries >= 8 && levelEntries <= 4096, "redis-level-entries", levelEntries,
                 "use 8 to 4096 (and below the server's hash-max-listpack-entries)");
         ConfigException.require(maxLevels >= 1 && maxLevels <= 64, "redis-max-levels", maxLevels, "use 1 to 64");
+        ConfigException.require(timeBucketRecords >= 1 && timeBucketRecords <= 1_000_000, "redis-time-bucket-records",
+                timeBucketRecords, "use 1 to 1000000");
         ConfigException.require(keyPrefix != null && !keyPrefix.isEmpty() && keyPrefix.length() <= 32
                 && keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}'),
                 "redis-prefix", keyPrefix, "use 1 to 32 printable characters other than { and }");
@@ -65,10 +74,14 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
                 "use 0 (do not wait) to 16");
     }
 
-    /** Without a CA file: {@code rediss://} shards are checked against the JVM's default trust store. */
+    /**
+     * Without a CA file ({@code rediss://} shards are checked against the JVM's default trust store),
+     * waiting for no replica, with the default planned records per event-time bucket.
+     */
     public RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
                         String keyPrefix, int maxInFlight) {
-        this(uris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, null, 0);
+        this(uris, timeout, buckets, levelEntries, maxLevels, DEFAULT_TIME_BUCKET_RECORDS, keyPrefix, maxInFlight,
+                null, DEFAULT_WAIT_REPLICAS);
     }
 
     public static RedisOptions none() {
@@ -76,14 +89,14 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
                 DEFAULT_MAX_LEVELS, DEFAULT_KEY_PREFIX, DEFAULT_MAX_IN_FLIGHT);
     }
 
-    public RedisOptions withUris(List<String> newUris) {
-        return new RedisOptions(newUris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, caFile,
-                waitReplicas);
+    public RedisOptions withWaitReplicas(int replicas) {
+        return new RedisOptions(uris, timeout, buckets, levelEntries, maxLevels, timeBucketRecords, keyPrefix,
+                maxInFlight, caFile, replicas);
     }
 
-    public RedisOptions withWaitReplicas(int replicas) {
-        return new RedisOptions(uris, timeout, buckets, levelEntries, maxLevels, keyPrefix, maxInFlight, caFile,
-                replicas);
+    public RedisOptions withTimeBucketRecords(int records) {
+        return new RedisOptions(uris, timeout, buckets, levelEntries, maxLevels, records, keyPrefix, maxInFlight,
+                caFile, waitReplicas);
     }
 
     public boolean enabled() {

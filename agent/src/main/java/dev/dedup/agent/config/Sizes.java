@@ -27,4 +27,17 @@ public final class Sizes {
             default -> n;
         };
     }
+
+    /** The largest binary unit that divides {@code bytes} exactly: {@code 8MiB}, {@code 512KiB}, {@code 100}. */
+    public static String format(long bytes) {
+        String[] units = {"GiB", "MiB", "KiB"};
+        int[] shifts = {30, 20, 10};
+        for (int u = 0; u < units.length; u++) {
+            long unit = 1L << shifts[u];
+            if (bytes != 0 && bytes % unit == 0) {
+                return (bytes >> shifts[u]) + units[u];
+            }
+        }
+        return Long.toString(bytes);
+    }
 }

@@ -43,10 +43,10 @@ final class BatchRoutes {
     }
 
     /** Runs before the body is read: anything but the two formats is a 415 without reading it. */
-    static void requireBatchContentType(RoutingContext ctx) {
+    void requireBatchContentType(RoutingContext ctx) {
         if (format(ctx) == null) {
             String type = ctx.request().getHeader("Content-Type");
-            ErrorReplies.send(ctx.response(), ErrorReplies.UNSUPPORTED_MEDIA_TYPE, "Content-Type: "
+            ErrorReplies.reject(metrics, ctx.response(), ErrorReplies.UNSUPPORTED_MEDIA_TYPE, "Content-Type: "
                     + (type == null ? "missing" : "'" + type + "'") + "; send " + JSON + " or " + BINARY);
             return;
         }
@@ -121,8 +121,7 @@ final class BatchRoutes {
     }
 
     private void fail(RoutingContext ctx, String endpoint, String format, String code, String message, long start) {
-        metrics.recordError(code);
-        ErrorReplies.send(ctx.response(), code, message);
+        ErrorReplies.reject(metrics, ctx.response(), code, message);
         metrics.recordRequest(endpoint, format, code, System.nanoTime() - start);
     }
 

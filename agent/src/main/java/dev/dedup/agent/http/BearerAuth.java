@@ -1,5 +1,6 @@
 package dev.dedup.agent.http;
 
+import dev.dedup.agent.metrics.AgentMetrics;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -14,9 +15,11 @@ final class BearerAuth {
     private static final String PREFIX = "Bearer ";
 
     private final byte[] expected;
+    private final AgentMetrics metrics;
 
-    BearerAuth(String token) {
+    BearerAuth(String token, AgentMetrics metrics) {
         this.expected = token.getBytes(StandardCharsets.US_ASCII);
+        this.metrics = metrics;
     }
 
     void handle(RoutingContext ctx) {
@@ -25,7 +28,8 @@ final class BearerAuth {
             return;
         }
         ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        ErrorReplies.send(ctx.response(), UNAUTHORIZED, "missing or wrong bearer token (Authorization: Bearer <token>)");
+        ErrorReplies.reject(metrics, ctx.response(), UNAUTHORIZED,
+                "missing or wrong bearer token (Authorization: Bearer <token>)");
     }
 
     private boolean matches(String header) {

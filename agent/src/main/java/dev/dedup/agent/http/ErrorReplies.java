@@ -1,5 +1,6 @@
 package dev.dedup.agent.http;
 
+import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.wire.BatchEncoder;
 import io.vertx.core.http.HttpServerResponse;
 
@@ -33,6 +34,13 @@ final class ErrorReplies {
         };
     }
 
+    /** Answers a request rejected or failed with {@code code}, and counts it in {@code dedup_errors_total}. */
+    static void reject(AgentMetrics metrics, HttpServerResponse response, String code, String message) {
+        metrics.recordError(code);
+        send(response, code, message);
+    }
+
+    /** Answers with an error body, uncounted: for answers that are not a rejected request (readiness). */
     static void send(HttpServerResponse response, String code, String message) {
         if (response.headWritten()) {
             return;

@@ -60,13 +60,13 @@ public final class HttpVerticle extends VerticleBase {
         OpsRoutes ops = new OpsRoutes(claims, metrics);
         BodyHandler body = BodyHandler.create(false).setBodyLimit(options.maxBody());
         if (options.token() != null) {
-            router.route().handler(new BearerAuth(options.token())::handle);
+            router.route().handler(new BearerAuth(options.token(), metrics)::handle);
         }
 
         // The content type is checked on a route of its own, before the body is read.
-        router.post("/v1/claims").handler(BatchRoutes::requireBatchContentType);
+        router.post("/v1/claims").handler(batches::requireBatchContentType);
         router.post("/v1/claims").handler(body).handler(batches::claims);
-        router.post("/v1/releases").handler(BatchRoutes::requireBatchContentType);
+        router.post("/v1/releases").handler(batches::requireBatchContentType);
         router.post("/v1/releases").handler(body).handler(batches::releases);
         router.get("/health/live").handler(ops::live);
         router.get("/health/ready").handler(ops::ready);
@@ -106,10 +106,9 @@ public final class HttpVerticle extends VerticleBase {
     private void invalidRequest(HttpServerRequest request) {
         DecoderResult result = request.decoderResult();
         String reason = result == null || result.cause() == null ? "unparseable" : describe(result.cause());
-        metrics.recordError(ErrorReplies.BAD_REQUEST);
         HttpServerResponse response = request.response();
         response.putHeader("Connection", "close");
-        ErrorReplies.send(response, ErrorReplies.BAD_REQUEST, "request: " + reason);
+        ErrorReplies.reject(metrics, response, ErrorReplies.BAD_REQUEST, "request: " + reason);
         request.connection().close();
     }
 
@@ -122,8 +121,7 @@ public final class HttpVerticle extends VerticleBase {
     }
 
     private void error(io.vertx.ext.web.RoutingContext ctx, String code, String message) {
-        metrics.recordError(code);
-        ErrorReplies.send(ctx.response(), code, message);
+        ErrorReplies.reject(metrics, ctx.response(), code, message);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.dedup.agent.nearcache;
 
+import dev.dedup.agent.store.ReleaseListener;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +29,7 @@ import java.util.function.LongSupplier;
  * sees a key from one claim with the owner of another, and lookups from several event loops never contend.
  * (With plain monitors, two event loops doing lookups inflated the locks and retries got ~35 % slower.)
  */
-public final class NearCache {
+public final class NearCache implements ReleaseListener {
 
     /** Slots per set. */
     static final int WAYS = 8;
@@ -36,10 +37,6 @@ public final class NearCache {
     private static final int LONGS_PER_SLOT = 3;
     /** A key of 0 marks an empty slot; {@link dev.dedup.fingerprint.Fingerprints} never makes key 0. */
     private static final long EMPTY = 0;
-
-    /** The claim an entry stands for. */
-    record Claim(long key, long owner, long expiresAtMillis) {
-    }
 
     private final long[] slots;
     private final byte[] hands;
@@ -135,35 +132,6 @@ public final class NearCache {
         }
     }
 
-    /** The live claim of an id, or null; not counted in the hit and miss counters. */
-    Claim get(long key) {
-        long now = clockMillis.getAsLong();
-        int set = setOf(key >>> 8);
-        int base = set * WAYS * LONGS_PER_SLOT;
-        StampedLock lock = locks[set & (STRIPES - 1)];
-        long stamp = lock.readLock();
-        try {
-            for (int w = 0; w < WAYS; w++) {
-                int at = base + w * LONGS_PER_SLOT;
-                if (slots[at] == key) {
-                    long expires = slots[at + 2];
-                    if (expires > now) {
-                        return new Claim(key, slots[at + 1], expires);
-                    }
-                    break;
-                }
-            }
-        } finally {
-            lock.unlockRead(stamp);
-        }
-        return null;
-    }
-
-    void put(long key, long owner, long expiresAtMillis) {
-        int filled = putUncounted(key, owner, expiresAtMillis, clockMillis.getAsLong());
-        recordPuts(1, filled & 1, filled >>> 1);
-    }
-
     /**
      * Enters a claim without touching the counters; returns 1 when it took an empty slot, 2 when it
      * replaced a live claim of another id, else 0. {@link #recordPuts} reports a batch of them.
@@ -231,8 +199,20 @@ public final class NearCache {
         invalidateField(key >>> 8);
     }
 
+    /** A release published by any agent: drops the id whose key's top 56 bits are {@code field}. */
+    @Override
+    public void released(long field) {
+        invalidateField(field);
+    }
+
+    /** Releases may have gone unseen: drops everything. */
+    @Override
+    public void missedReleases() {
+        invalidateAll();
+    }
+
     /** Drops the id whose key's top 56 bits are {@code field} (as published on release). */
-    public void invalidateField(long field) {
+    void invalidateField(long field) {
         int set = setOf(field);
         int base = set * WAYS * LONGS_PER_SLOT;
         StampedLock lock = locks[set & (STRIPES - 1)];
@@ -250,7 +230,7 @@ public final class NearCache {
     }
 
     /** Drops every entry, one lock stripe at a time. */
-    public void invalidateAll() {
+    void invalidateAll() {
         int setsPerPass = WAYS * LONGS_PER_SLOT;
         for (int stripe = 0; stripe < STRIPES; stripe++) {
             long stamp = locks[stripe].writeLock();

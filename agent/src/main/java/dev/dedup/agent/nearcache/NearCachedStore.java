@@ -1,6 +1,6 @@
 package dev.dedup.agent.nearcache;
 
-import dev.dedup.agent.store.ClaimEnds;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.Verdict;
@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  * (so the owner and the end of the claim are known exactly), it ends with the claim, and releases drop it
  * here and, through the release channel, in every other agent. While that channel is down the cache is
  * bypassed ({@code usable} is false) and cleared, since releases elsewhere would go unseen. It compares
- * whole 64-bit owner fingerprints, where Redis keeps 20-bit tags, so when two owners' tags collide the
+ * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
  * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
  */
 public final class NearCachedStore implements ClaimStore {
@@ -53,9 +53,9 @@ public final class NearCachedStore implements ClaimStore {
     }
 
     @Override
-    public CompletionStage<byte[]> claim(Batch batch, long windowMillis) {
+    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
         if (!usable.getAsBoolean()) {
-            return store.claim(batch, windowMillis);
+            return store.claim(batch, policy);
         }
         int n = batch.size();
         byte[] verdicts = new byte[n];
@@ -79,7 +79,7 @@ public final class NearCachedStore implements ClaimStore {
         Batch sub = missCount == n ? batch : batch.subset(misses, missCount);
         int subSize = missCount;
         long claimedAt = clockMillis.getAsLong();
-        return store.claim(sub, windowMillis).thenApply(answers -> {
+        return store.claim(sub, policy).thenApply(answers -> {
             boolean caching = usable.getAsBoolean();
             long now = cache.clockMillis();
             int puts = 0;
@@ -91,7 +91,7 @@ public final class NearCachedStore implements ClaimStore {
                 if (answers[j] != NEW || !caching) {
                     continue;
                 }
-                long ends = ClaimEnds.endMillis(batch, i, claimedAt, windowMillis);
+                long ends = policy.endMillis(batch, i, claimedAt);
                 if (ends > now) {
                     int filled = cache.putUncounted(batch.key(i), batch.owner(i), ends, now);
                     puts++;
@@ -145,11 +145,11 @@ public final class NearCachedStore implements ClaimStore {
     }
 
     @Override
-    public CompletionStage<byte[]> release(Batch batch) {
+    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         for (int i = 0; i < batch.size(); i++) {
             cache.invalidate(batch.key(i));
         }
-        return store.release(batch);
+        return store.release(batch, policy);
     }
 
     @Override

@@ -1,7 +1,9 @@
 /**
- * The near-cache: recently claimed ids kept in this agent (a fixed set-associative table on the heap) so that retries and repeated copies
- * cost no Redis round trip, the store decorator that consults it, and the release-channel subscriber
- * that keeps it honest across agents. It never answers differently from the store it fronts, except
- * where it knows more (full owner fingerprints).
+ * The near-cache: ids this agent claimed recently, kept on the heap so that retries and repeated copies
+ * cost no Redis round trip ({@code NearCache}, a fixed set-associative table), and the store decorator
+ * that consults it ({@code NearCachedStore}). It hears about releases made by any agent through the
+ * store's {@link dev.dedup.agent.store.ReleaseFeed}, and is bypassed while that feed is not listening. It
+ * never answers differently from the store it fronts, except where it knows more (whole owner
+ * fingerprints). It knows the store port only, never a Redis client.
  */
 package dev.dedup.agent.nearcache;

@@ -22,18 +22,19 @@ public interface ClaimStore extends AutoCloseable {
     String kind();
 
     /**
-     * Claims every item of {@code batch} for its owner, for {@code windowMillis} from now.
+     * Claims every item of {@code batch} for its owner, kept as {@code policy} (its namespace's) says. The
+     * batch carries event times exactly when the policy files claims by them.
      *
      * @return one verdict code per item, in order: {@code 0} new, {@code 1} retry, {@code 2} duplicate
      */
-    CompletionStage<byte[]> claim(Batch batch, long windowMillis);
+    CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy);
 
     /**
      * Releases each item's claim where it is held, unexpired, by the same owner.
      *
      * @return one byte per item: {@code 1} released, {@code 0} not held by that owner
      */
-    CompletionStage<byte[]> release(Batch batch);
+    CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy);
 
     /** Completes when the store answers; fails with the reason otherwise. */
     CompletionStage<Void> ready();

@@ -1,6 +1,8 @@
 /**
- * The store port ({@link dev.dedup.agent.store.ClaimStore}) and its failure type. Implementations live in
- * sub-packages: {@code embedded} (a memory-mapped set-associative table on one node) and {@code redis}
- * (sharded hash buckets written by Lua). Nothing here knows about HTTP or the near-cache.
+ * The store port: {@link dev.dedup.agent.store.ClaimStore}, the {@link dev.dedup.agent.store.ClaimPolicy}
+ * a namespace's claims are kept by (window, event time; the one place a claim's end is computed), the
+ * {@link dev.dedup.agent.store.ReleaseFeed} a shared store offers the near-cache, and the failure type.
+ * Implementations live in sub-packages: {@code embedded} (a memory-mapped set-associative table on one
+ * node) and {@code redis} (shards written by Lua). Nothing here knows about HTTP or the near-cache.
  */
 package dev.dedup.agent.store;

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The contract of API.md, written once and run against every store: a subclass says how to start an
+ * The contract of docs/api.md, written once and run against every store: a subclass says how to start an
  * agent on its store; every test here talks HTTP to it. Each test uses fresh ids, so tests share one agent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -127,4 +127,29 @@ class BearerTokenTest {
         assertFalse(logs.toString().contains(TOKEN), logs.toString());
         assertFalse(agent.options().http().toString().contains(TOKEN));
     }
+
+    @Test
+    void rejectedRequestsAreCountedByTheirCode_401And415Included() throws Exception {
+        double unauthorized = errors("unauthorized");
+        double unsupported = errors("unsupported_media_type");
+        send("/v1/claims", "Bearer wrong-token-wrong-token", batch());
+        send("/v1/stats", null, null);
+        HttpRequest plain = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.port() + "/v1/claims"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build();
+        assertEquals(415, client.send(plain, HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(unauthorized + 2, errors("unauthorized"));
+        assertEquals(unsupported + 1, errors("unsupported_media_type"));
+    }
+
+    /** {@code dedup_errors_total{kind=...}} as /metrics says it, 0 when absent. */
+    private double errors(String kind) throws Exception {
+        String prefix = "dedup_errors_total{kind=\"" + kind + "\"";
+        for (String line : send("/metrics", "Bearer " + TOKEN, null).body().split("\n")) {
+            if (line.startsWith(prefix)) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return 0;
+    }
 }

@@ -1,5 +1,6 @@
 package dev.dedup.agent.nearcache;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -30,13 +31,13 @@ class NearCachedStoreTest {
         }
 
         @Override
-        public CompletionStage<byte[]> claim(Batch batch, long windowMillis) {
+        public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
             claimed.add(batch);
             return CompletableFuture.completedFuture(new byte[batch.size()]);
         }
 
         @Override
-        public CompletionStage<byte[]> release(Batch batch) {
+        public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
             return CompletableFuture.completedFuture(new byte[batch.size()]);
         }
 
@@ -74,8 +75,8 @@ class NearCachedStoreTest {
         RecordingStore store = new RecordingStore();
         NearCache cache = new NearCache(1024, () -> 1000, new SimpleMeterRegistry());
         NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> true, () -> { });
-        assertArrayEquals(new byte[] {0, 0}, near.claim(batch("a", "o1", "b", "o1"), WINDOW).toCompletableFuture().join());
-        byte[] answers = near.claim(batch("a", "o1", "c", "o1", "b", "o2"), WINDOW).toCompletableFuture().join();
+        assertArrayEquals(new byte[] {0, 0}, near.claim(batch("a", "o1", "b", "o1"), ClaimPolicy.window(WINDOW)).toCompletableFuture().join());
+        byte[] answers = near.claim(batch("a", "o1", "c", "o1", "b", "o2"), ClaimPolicy.window(WINDOW)).toCompletableFuture().join();
         assertArrayEquals(new byte[] {1, 0, 2}, answers, "a retry, c new from the store, b duplicate");
         assertEquals(2, store.claimed.size());
         assertEquals(1, store.claimed.get(1).size(), "only c went to the store");
@@ -91,16 +92,16 @@ class NearCachedStoreTest {
         // The third read of the clock is the second lookup of d: another request has just cached d.
         LongSupplier clock = () -> {
             if (clockReads.incrementAndGet() == 3) {
-                cache[0].put(dKey, dOwner, 1000 + WINDOW);
+                cache[0].putUncounted(dKey, dOwner, 1000 + WINDOW, 1000);
             }
             return 1000;
         };
         cache[0] = new NearCache(1024, clock, new SimpleMeterRegistry());
-        cache[0].put(batch("x", "o1").key(0), batch("x", "o1").owner(0), 1000 + WINDOW);
+        cache[0].putUncounted(batch("x", "o1").key(0), batch("x", "o1").owner(0), 1000 + WINDOW, 1000);
         clockReads.set(0);
         NearCachedStore near = new NearCachedStore(store, cache[0], () -> 1000, () -> true, () -> { });
         // x hits; d misses; the second d would hit the freshly cached entry but must follow the first.
-        byte[] answers = near.claim(batch("x", "o1", "d", "o1", "d", "o1"), WINDOW).toCompletableFuture().join();
+        byte[] answers = near.claim(batch("x", "o1", "d", "o1", "d", "o1"), ClaimPolicy.window(WINDOW)).toCompletableFuture().join();
         assertEquals(1, store.claimed.size());
         assertEquals(2, store.claimed.get(0).size(), "both copies of d went to the store, in order");
         assertEquals(dKey, store.claimed.get(0).key(0));

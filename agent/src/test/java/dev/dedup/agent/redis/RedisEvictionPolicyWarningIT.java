@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RedisEvictionPolicyWarningIT {
 
-    private static final String LOGGER = "dev.dedup.agent.store.redis.RedisShard";
+    private static final String LOGGER = "dev.dedup.agent.store.redis.LettuceShards";
 
     @TempDir
     Path dir;

@@ -34,10 +34,15 @@ class RedisScriptFlushIT {
     @TempDir
     Path dir;
 
+    /** The claim script's SHA: {@code levels.lua} and {@code dedup.lua}, sent as one script. */
     private static String scriptSha() throws Exception {
-        try (InputStream in = RedisScriptFlushIT.class.getResourceAsStream("/dev/dedup/agent/store/redis/dedup.lua")) {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(in.readAllBytes()));
+        MessageDigest sha = MessageDigest.getInstance("SHA-1");
+        for (String part : List.of("levels.lua", "dedup.lua")) {
+            try (InputStream in = RedisScriptFlushIT.class.getResourceAsStream("/dev/dedup/agent/store/redis/" + part)) {
+                sha.update(in.readAllBytes());
+            }
         }
+        return HexFormat.of().formatHex(sha.digest());
     }
 
     private static long scriptLoaded(RedisServer redis, String sha) throws Exception {

@@ -71,7 +71,8 @@ final class RedisTier {
     static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock,
                          int waitReplicas, WindowOptions windows) {
         RedisOptions redis = new RedisOptions(uris, layout.timeout(), layout.buckets(), layout.levelEntries(),
-                layout.maxLevels(), "dd", 1024).withWaitReplicas(waitReplicas);
+                layout.maxLevels(), "dd", 1024).withWaitReplicas(waitReplicas)
+                .withTimeBucketRecords(layout.levelEntries());
         return Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
                 new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),

@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.store.ClaimEnds;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.Verdict;
 import java.nio.ByteBuffer;
@@ -65,9 +65,9 @@ final class ClaimTable {
     }
 
     /** Claims each item in order; returns one {@link Verdict} code per item. */
-    byte[] claim(Batch batch, long windowMillis, long nowMillis) {
+    byte[] claim(Batch batch, ClaimPolicy policy, long nowMillis) {
         long now = SlotMeta.nowSeconds(baseEpochSeconds, nowMillis);
-        long expiry = SlotMeta.expiryAt(baseEpochSeconds, nowMillis, windowMillis);
+        long expiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(Batch.NO_EVENT_TIME, nowMillis));
         boolean eventTimes = batch.hasEventTimes();
         long[] setOf = setsOf(batch);
         byte[] verdicts = new byte[batch.size()];
@@ -75,7 +75,7 @@ final class ClaimTable {
         for (int i = 0; i < verdicts.length; i++) {
             long set = setOf[i];
             if (eventTimes) {
-                expiry = SlotMeta.expiryAt(baseEpochSeconds, ClaimEnds.endMillis(batch, i, nowMillis, windowMillis), 0);
+                expiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(batch.eventSecond(i), nowMillis));
             }
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
                 byte v = claimInSet(set, batch.key(i), batch.owner(i), now, expiry);

@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.embedded;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.wire.Batch;
@@ -68,7 +69,7 @@ public final class EmbeddedStore implements ClaimStore {
     }
 
     @Override
-    public CompletionStage<byte[]> claim(Batch batch, long windowMillis) {
+    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
         ClaimTable t = table;
         if (t == null) {
             return closed();
@@ -76,7 +77,7 @@ public final class EmbeddedStore implements ClaimStore {
         long now = clockMillis.getAsLong();
         byte[] verdicts;
         try {
-            verdicts = t.claim(batch, windowMillis, now);
+            verdicts = t.claim(batch, policy, now);
         } catch (InternalError e) {
             return unwritable(t, e);
         }
@@ -85,7 +86,7 @@ public final class EmbeddedStore implements ClaimStore {
     }
 
     @Override
-    public CompletionStage<byte[]> release(Batch batch) {
+    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         ClaimTable t = table;
         if (t == null) {
             return closed();

@@ -35,13 +35,10 @@ final class SlotMeta {
     }
 
     /**
-     * The expiry of a claim made at {@code nowMillis} for {@code windowMillis}: the end of the window
-     * rounded up to a whole second, so a claim lives at least its window and less than a second more.
-     * Clamped to {@code [1, MAX_EXPIRY]}: a clock before the base must not make a claim that is already
-     * expired.
+     * The expiry of a claim that ends at epoch second {@code endSecond}, relative to the base. Clamped to
+     * {@code [1, MAX_EXPIRY]}: a clock before the base must not make a claim that is already expired.
      */
-    static long expiryAt(long baseEpochSeconds, long nowMillis, long windowMillis) {
-        long endSecond = -Math.floorDiv(-(nowMillis + windowMillis), 1000L); // ceiling division
+    static long expiryAt(long baseEpochSeconds, long endSecond) {
         return Math.max(1, Math.min(MAX_EXPIRY, endSecond - baseEpochSeconds));
     }
 

@@ -12,7 +12,7 @@ import java.util.concurrent.CompletionException;
  * and why, in one place. Redis error replies start with a code: {@code OOM} (maxmemory reached with
  * noeviction), {@code READONLY} (a replica, e.g. after a failover not yet followed), {@code LOADING}
  * (restarting), {@code BUSY} (another script runs too long), {@code NOSCRIPT} (handled by
- * {@link DedupScript} before it gets here).
+ * {@link LettuceShards} before it gets here).
  */
 final class RedisFailures {
 
@@ -20,10 +20,7 @@ final class RedisFailures {
     }
 
     static StoreUnavailableException translate(String shard, Throwable failure) {
-        Throwable t = failure;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
+        Throwable t = unwrap(failure);
         if (t instanceof StoreUnavailableException s) {
             return s;
         }
@@ -53,6 +50,24 @@ final class RedisFailures {
                     + " has too many script calls in flight (redis-max-in-flight)", t);
         }
         return new StoreUnavailableException("error", "redis shard " + shard + " failed: " + t, t);
+    }
+
+    /** The failure inside any {@link CompletionException}s. */
+    static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** The failure's message, and its root cause's when it has one: for one-line start errors. */
+    static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == t ? String.valueOf(t.getMessage()) : t.getMessage() + " (" + root.getMessage() + ")";
     }
 
     private static String firstLine(String s) {

@@ -18,7 +18,7 @@ final class RedisSweeper implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisSweeper.class.getName());
     static final int RANGE_BUCKETS = 64;
 
-    private final RedisStore store;
+    private final FingerprintBuckets layout;
     private final int buckets;
     private final int ranges;
     private final long periodSeconds;
@@ -27,9 +27,13 @@ final class RedisSweeper implements AutoCloseable {
     private long lastSlot = Long.MIN_VALUE;
     private boolean warned;
 
-    RedisSweeper(RedisStore store, int buckets, long periodSeconds, LongSupplier clockMillis) {
-        this.store = store;
-        this.buckets = buckets;
+    /**
+     * Sweeps {@code layout}'s buckets once per {@code periodSeconds} of {@code clockMillis}, once
+     * {@link #start started}.
+     */
+    RedisSweeper(FingerprintBuckets layout, long periodSeconds, LongSupplier clockMillis) {
+        this.layout = layout;
+        this.buckets = layout.buckets();
         this.ranges = (buckets + RANGE_BUCKETS - 1) / RANGE_BUCKETS;
         this.periodSeconds = periodSeconds;
         this.clockMillis = clockMillis;
@@ -38,7 +42,12 @@ final class RedisSweeper implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** Starts ticking: every second, sweeps what is due. */
+    RedisSweeper start() {
         timer.scheduleWithFixedDelay(this::tick, 1, 1, TimeUnit.SECONDS);
+        return this;
     }
 
     /** The slot due now: a counter that moves through all ranges once per period. */
@@ -65,24 +74,11 @@ final class RedisSweeper implements AutoCloseable {
         for (long slot = from; slot <= current; slot++) {
             int range = (int) Math.floorMod(slot, (long) ranges);
             int first = range * RANGE_BUCKETS;
-            removed += store.sweep(first, Math.min(buckets, first + RANGE_BUCKETS), slot, range)
-                    .toCompletableFuture().join();
+            removed += layout.sweep(first, Math.min(buckets, first + RANGE_BUCKETS), slot, range,
+                    clockMillis.getAsLong()).toCompletableFuture().join();
             lastSlot = slot;
         }
         warned = false;
-        return removed;
-    }
-
-    /** Sweeps every bucket now, whatever was swept before; for tests and tools. */
-    synchronized long sweepAll() {
-        long removed = 0;
-        long slot = slotAt(clockMillis.getAsLong());
-        for (int range = 0; range < ranges; range++) {
-            int first = range * RANGE_BUCKETS;
-            // A slot number no agent uses: -1 - range, so that the markers never skip this sweep.
-            removed += store.sweep(first, Math.min(buckets, first + RANGE_BUCKETS), -1 - slot * ranges - range, range)
-                    .toCompletableFuture().join();
-        }
         return removed;
     }
 

@@ -1,8 +1,12 @@
 package dev.dedup.agent.store.redis;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.agent.store.StoreUnavailableException;
+import io.micrometer.core.instrument.Counter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * A batch split into script calls: per shard, in batch order, at most {@code maxItems} items a call,
@@ -11,6 +15,9 @@ import java.util.List;
  * decided in order. The layout decides buckets, keys and how an item is packed ({@link Packing}).
  */
 final class ShardCalls {
+
+    /** Items per script call: bounds how long one call holds a shard. */
+    static final int MAX_ITEMS_PER_CALL = 4096;
 
     /**
      * One script call: its shard, its keys, the buckets they name (same order), its items (one argument)
@@ -35,9 +42,11 @@ final class ShardCalls {
         void write(byte[] items, int at, int keyIndex, int i);
     }
 
+    private final int items;
     private final List<Call> calls;
 
-    private ShardCalls(List<Call> calls) {
+    private ShardCalls(int items, List<Call> calls) {
+        this.items = items;
         this.calls = calls;
     }
 
@@ -47,11 +56,6 @@ final class ShardCalls {
 
     int size() {
         return calls.size();
-    }
-
-    /** The fingerprint layout: a bucket chosen by the id's route half, items with their claim's expiry. */
-    static ShardCalls plan(Batch batch, RedisLayout layout, int maxItems, int expiry) {
-        return plan(batch.size(), layout.packing(batch, expiry), layout.shards(), maxItems);
     }
 
     static ShardCalls plan(int n, Packing packing, int shards, int maxItems) {
@@ -80,7 +84,39 @@ final class ShardCalls {
                 calls.add(call(packing, s, all, from, to, bucketOf));
             }
         }
-        return new ShardCalls(calls);
+        return new ShardCalls(n, calls);
+    }
+
+    /**
+     * Makes the calls of {@code script} on {@code port}, shards in parallel, and gathers the answers in
+     * batch order. A script answers {@code {answers, count}}; the count goes to {@code counted} of the
+     * call's shard (evictions, or overfull claims). Fails as a whole when any call fails.
+     */
+    CompletionStage<byte[]> run(RedisPort port, RedisScript script, Mode mode, Function<Call, byte[][]> argsOf,
+                                Counter[] counted) {
+        byte[] answers = new byte[items];
+        if (calls.isEmpty()) {
+            return CompletableFuture.completedFuture(answers);
+        }
+        List<CompletableFuture<Void>> pending = new ArrayList<>(calls.size());
+        for (Call call : calls) {
+            pending.add(port.eval(call.shard(), script, mode, call.keys(), argsOf.apply(call)).<Void>thenApply(reply -> {
+                byte[] got = (byte[]) reply.get(0);
+                if (got.length != call.indexes().length) {
+                    throw new StoreUnavailableException("error", "redis shard " + port.name(call.shard())
+                            + " answered " + got.length + " verdicts for " + call.indexes().length + " items", null);
+                }
+                for (int i = 0; i < got.length; i++) {
+                    answers[call.indexes()[i]] = got[i];
+                }
+                long count = (Long) reply.get(1);
+                if (count > 0) {
+                    counted[call.shard()].increment(count);
+                }
+                return null;
+            }).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(ignored -> answers);
     }
 
     private static Call call(Packing packing, int shard, int[] all, int from, int to, long[] bucketOf) {

@@ -1,7 +1,11 @@
 /**
- * The Redis store: claims in hash buckets sharded by jump hash, written by one Lua script
- * ({@code dedup.lua}) per shard per batch; Redis errors translated to
- * {@link dev.dedup.agent.store.StoreUnavailableException} in one place. Lettuce is used asynchronously;
- * nothing here blocks a caller's thread after start.
+ * The Redis store. {@link dev.dedup.agent.store.redis.RedisStore} picks a layout per namespace:
+ * {@code FingerprintBuckets} (hash buckets chosen by the id, {@code dedup.lua}, swept hourly by
+ * {@code sweep.lua}) or {@code TimeBuckets} (string buckets of one event second, {@code timed.lua}). Both
+ * split a batch into one script call per shard ({@code ShardCalls}) and make it through the one narrow
+ * port {@code RedisPort}, which {@code LettuceShards} implements: the only class holding Lettuce clients
+ * (connections, scripts by SHA with the {@code NOSCRIPT} reload, {@code WAIT}, subscriptions, call
+ * timers). Redis errors become {@link dev.dedup.agent.store.StoreUnavailableException}s in one place,
+ * {@code RedisFailures}. Nothing here blocks a caller's thread after start.
  */
 package dev.dedup.agent.store.redis;

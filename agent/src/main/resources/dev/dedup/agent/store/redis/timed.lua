@@ -1,25 +1,25 @@
--- Claims or releases ids filed by event time on one shard; RedisStore calls it with EVALSHA. Layout:
--- TimeLayout.java. A bucket is one Redis string of 11-byte records (7-byte field, 4-byte owner tag), read
--- once per call (GET) and written once (SET), whatever the number of its ids in the call: a lookup is a
--- memory search of the string, and a new claim an append, with no per-entry decoding.
+-- Claims or releases ids filed by event time on one shard; the layout: TimeBuckets.java. A bucket is one
+-- Redis string of 11-byte records (7-byte field, 4-byte owner tag), read once per call (GET) and written
+-- once (SET), whatever the number of its ids in the call: a lookup is a memory search of the string, and
+-- a new claim an append, with no per-entry decoding.
 --
 -- ARGV[1]    'c' claim, 'r' release
--- ARGV[2]    cap: records a bucket is planned to hold; claims appended beyond it are counted (overfull)
--- ARGV[3]    the items, 13 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
+-- ARGV[2]    the items, 13 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
 --            key), 4-byte owner tag (never 0)
--- ARGV[4]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the
+-- ARGV[3]    cap: records a bucket is planned to hold; claims appended beyond it are counted (overfull)
+-- ARGV[4]    the channel on which released fields are published
+-- ARGV[5]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the
 --            expiry of a new key (relative, so that the agent's clock decides, as everywhere else); 0 or
 --            less means the key's claims are over, whatever Redis still holds
--- ARGV[5]    release: the channel on which released fields are published
 --
 -- Returns { answers, overfull }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate. Release: one byte
 -- per item, 1 released, 0 not held by that owner; the released fields are published, concatenated, on
--- ARGV[5]. A release writes a tombstone (owner tag 0) in place, so a bucket only grows until it expires.
+-- ARGV[4]. A release writes a tombstone (owner tag 0) in place, so a bucket only grows until it expires.
 
 local mode = ARGV[1]
-local cap = tonumber(ARGV[2])
-local items = ARGV[3]
-local ttls = ARGV[4]
+local items = ARGV[2]
+local cap = tonumber(ARGV[3])
+local ttls = ARGV[5]
 local REC = 11
 local TOMB = '\0\0\0\0'
 
@@ -121,6 +121,6 @@ for k, b in pairs(blobs) do
 end
 
 if mode == 'r' and #released > 0 then
-  redis.call('PUBLISH', ARGV[5], table.concat(released))
+  redis.call('PUBLISH', ARGV[4], table.concat(released))
 end
 return { table.concat(answers), overfull }

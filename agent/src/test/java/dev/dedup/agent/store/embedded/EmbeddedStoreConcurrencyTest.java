@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,7 +48,7 @@ class EmbeddedStoreConcurrencyTest {
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int from : order) {
-                        byte[] verdicts = join(store.claim(batch("ns", owner, ids, from, from + BATCH), 60_000));
+                        byte[] verdicts = join(store.claim(batch("ns", owner, ids, from, from + BATCH), ClaimPolicy.window(60_000)));
                         for (int k = 0; k < verdicts.length; k++) {
                             if (verdicts[k] == 0) {
                                 newPerId.incrementAndGet(from + k);

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.codes;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
@@ -40,24 +41,24 @@ class EmbeddedStorePersistenceTest {
     @Test
     void claimsSurviveCloseAndReopen() {
         try (EmbeddedStore store = open(4096, 8)) {
-            join(store.claim(batch("ns", "w1", "a", "b", "c"), WINDOW));
-            join(store.release(batch("ns", "w1", "c")));
+            join(store.claim(batch("ns", "w1", "a", "b", "c"), ClaimPolicy.window(WINDOW)));
+            join(store.release(batch("ns", "w1", "c"), ClaimPolicy.window(60_000)));
         }
         clock.addAndGet(60_000);
         try (EmbeddedStore store = open(4096, 8)) {
-            assertArrayEquals(codes(1), join(store.claim(batch("ns", "w1", "a"), WINDOW)));
-            assertArrayEquals(codes(2, 0), join(store.claim(batch("ns", "w2", "b", "c"), WINDOW)));
+            assertArrayEquals(codes(1), join(store.claim(batch("ns", "w1", "a"), ClaimPolicy.window(WINDOW))));
+            assertArrayEquals(codes(2, 0), join(store.claim(batch("ns", "w2", "b", "c"), ClaimPolicy.window(WINDOW))));
         }
     }
 
     @Test
     void expiriesCountFromTheFileNotFromTheRestart() {
         try (EmbeddedStore store = open(4096, 8)) {
-            join(store.claim(batch("ns", "w1", "a"), 10_000));
+            join(store.claim(batch("ns", "w1", "a"), ClaimPolicy.window(10_000)));
         }
         clock.addAndGet(11_000);
         try (EmbeddedStore store = open(4096, 8)) {
-            assertArrayEquals(codes(0), join(store.claim(batch("ns", "w2", "a"), 10_000)));
+            assertArrayEquals(codes(0), join(store.claim(batch("ns", "w2", "a"), ClaimPolicy.window(10_000))));
         }
     }
 
@@ -85,7 +86,7 @@ class EmbeddedStorePersistenceTest {
         try (EmbeddedStore first = open(4096, 8)) {
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> open(4096, 8));
             assertTrue(e.getMessage().startsWith("another agent is using " + dir), e.getMessage());
-            join(first.claim(batch("ns", "w1", "a"), WINDOW));
+            join(first.claim(batch("ns", "w1", "a"), ClaimPolicy.window(WINDOW)));
         }
         open(4096, 8).close();
     }

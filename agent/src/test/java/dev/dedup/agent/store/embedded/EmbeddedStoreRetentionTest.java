@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -65,14 +66,14 @@ class EmbeddedStoreRetentionTest {
         List<byte[]> ids = TestBatches.randomIds(2024, TRACKED + LATER);
         for (int from = 0; from < ids.size(); from += BATCH) {
             int to = Math.min(ids.size(), from + BATCH);
-            byte[] v = join(store.claim(batch("ns", "worker", ids, from, to), 3_600_000));
+            byte[] v = join(store.claim(batch("ns", "worker", ids, from, to), ClaimPolicy.window(3_600_000)));
             for (byte b : v) {
                 assertEquals(0, b, "every first claim is new");
             }
         }
         List<byte[]> tracked = new ArrayList<>(ids.subList(0, TRACKED));
         Collections.reverse(tracked);
-        byte[] again = join(store.claim(batch("ns", "worker", tracked, 0, TRACKED), 3_600_000));
+        byte[] again = join(store.claim(batch("ns", "worker", tracked, 0, TRACKED), ClaimPolicy.window(3_600_000)));
         int retries = 0;
         for (byte b : again) {
             retries += b == 1 ? 1 : 0;

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,19 +51,19 @@ class EmbeddedStoreStatsTest {
     void occupiedSlotsFollowNewClaimsReleasesAndReuse() {
         try (EmbeddedStore store = open()) {
             List<byte[]> ids = TestBatches.randomIds(5, 100);
-            join(store.claim(batch("ns", "w1", ids, 0, 100), WINDOW));
+            join(store.claim(batch("ns", "w1", ids, 0, 100), ClaimPolicy.window(WINDOW)));
             assertEquals(100, store.occupiedSlots());
             assertEquals(100.0 / 4096, store.stats().get("fill"));
 
-            join(store.claim(batch("ns", "w2", ids, 0, 100), WINDOW)); // all duplicates
+            join(store.claim(batch("ns", "w2", ids, 0, 100), ClaimPolicy.window(WINDOW))); // all duplicates
             assertEquals(100, store.occupiedSlots());
 
-            join(store.release(batch("ns", "w1", ids, 0, 10)));
+            join(store.release(batch("ns", "w1", ids, 0, 10), ClaimPolicy.window(60_000)));
             assertEquals(90, store.occupiedSlots());
 
             clock.addAndGet(WINDOW + 1000); // expired slots still hold their keys ...
             assertEquals(90, store.occupiedSlots());
-            join(store.claim(batch("ns", "w3", ids, 10, 100), WINDOW)); // ... and are reused in place
+            join(store.claim(batch("ns", "w3", ids, 10, 100), ClaimPolicy.window(WINDOW))); // ... and are reused in place
             assertEquals(90, store.occupiedSlots());
         }
     }
@@ -71,8 +72,8 @@ class EmbeddedStoreStatsTest {
     void rateOfNewClaimsGivesTheEstimatedRetention() {
         try (EmbeddedStore store = open()) {
             List<byte[]> ids = TestBatches.randomIds(6, 300);
-            join(store.claim(batch("ns", "w1", ids, 0, 300), WINDOW));
-            join(store.claim(batch("ns", "w1", ids, 0, 300), WINDOW)); // retries do not count
+            join(store.claim(batch("ns", "w1", ids, 0, 300), ClaimPolicy.window(WINDOW)));
+            join(store.claim(batch("ns", "w1", ids, 0, 300), ClaimPolicy.window(WINDOW))); // retries do not count
             clock.addAndGet(2_000); // three seconds since the store opened
             Map<String, Object> stats = store.stats();
             assertEquals(100.0, stats.get("new_claims_per_second"));
@@ -88,8 +89,8 @@ class EmbeddedStoreStatsTest {
         try (EmbeddedStore store = open()) {
             // 200 ids in 512 sets of 8: no set overflows, so every one of them holds a slot
             List<byte[]> ids = TestBatches.randomIds(7, 200);
-            join(store.claim(batch("ns", "w1", ids, 0, 200), WINDOW));
-            join(store.release(batch("ns", "w1", ids, 0, 7)));
+            join(store.claim(batch("ns", "w1", ids, 0, 200), ClaimPolicy.window(WINDOW)));
+            join(store.release(batch("ns", "w1", ids, 0, 7), ClaimPolicy.window(60_000)));
             before = store.stats();
         }
         try (EmbeddedStore store = open()) {

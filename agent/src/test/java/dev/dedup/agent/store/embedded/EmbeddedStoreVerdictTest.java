@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.codes;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
@@ -51,11 +52,11 @@ class EmbeddedStoreVerdictTest {
     }
 
     private byte[] claim(String owner, String... ids) {
-        return join(store.claim(batch("ns", owner, ids), WINDOW));
+        return join(store.claim(batch("ns", owner, ids), ClaimPolicy.window(WINDOW)));
     }
 
     private byte[] claimFor(long window, String owner, String... ids) {
-        return join(store.claim(batch("ns", owner, ids), window));
+        return join(store.claim(batch("ns", owner, ids), ClaimPolicy.window(window)));
     }
 
     @Test
@@ -77,9 +78,9 @@ class EmbeddedStoreVerdictTest {
     void releaseByTheOwnerMakesTheNextClaimNew() {
         open();
         claim("w1", "m1", "m2");
-        assertArrayEquals(codes(0, 0), join(store.release(batch("ns", "w2", "m1", "never-claimed"))));
+        assertArrayEquals(codes(0, 0), join(store.release(batch("ns", "w2", "m1", "never-claimed"), ClaimPolicy.window(60_000))));
         assertArrayEquals(codes(DUPLICATE), claim("w2", "m1"));
-        assertArrayEquals(codes(1, 0), join(store.release(batch("ns", "w1", "m1", "m1"))));
+        assertArrayEquals(codes(1, 0), join(store.release(batch("ns", "w1", "m1", "m1"), ClaimPolicy.window(60_000))));
         assertArrayEquals(codes(NEW), claim("w2", "m1"));
         assertArrayEquals(codes(RETRY), claim("w1", "m2"));
     }
@@ -87,9 +88,9 @@ class EmbeddedStoreVerdictTest {
     @Test
     void namespacesAreIsolated() {
         open();
-        assertArrayEquals(codes(NEW), join(store.claim(batch("a", "w1", "m1"), WINDOW)));
-        assertArrayEquals(codes(NEW), join(store.claim(batch("b", "w2", "m1"), WINDOW)));
-        assertArrayEquals(codes(DUPLICATE), join(store.claim(batch("a", "w2", "m1"), WINDOW)));
+        assertArrayEquals(codes(NEW), join(store.claim(batch("a", "w1", "m1"), ClaimPolicy.window(WINDOW))));
+        assertArrayEquals(codes(NEW), join(store.claim(batch("b", "w2", "m1"), ClaimPolicy.window(WINDOW))));
+        assertArrayEquals(codes(DUPLICATE), join(store.claim(batch("a", "w2", "m1"), ClaimPolicy.window(WINDOW))));
     }
 
     @Test
@@ -122,7 +123,7 @@ class EmbeddedStoreVerdictTest {
         open();
         claim("w1", "m1");
         clock.set(T0 + WINDOW + 1000);
-        assertArrayEquals(codes(0), join(store.release(batch("ns", "w1", "m1"))));
+        assertArrayEquals(codes(0), join(store.release(batch("ns", "w1", "m1"), ClaimPolicy.window(60_000))));
     }
 
     @Test
@@ -169,7 +170,7 @@ class EmbeddedStoreVerdictTest {
         clock.addAndGet(5_000);
         assertArrayEquals(codes(NEW), claim("w2", "m1"));
         assertEquals(1, store.occupiedSlots());
-        assertArrayEquals(codes(1), join(store.release(batch("ns", "w2", "m1"))));
+        assertArrayEquals(codes(1), join(store.release(batch("ns", "w2", "m1"), ClaimPolicy.window(60_000))));
         assertArrayEquals(codes(NEW), claim("w3", "m1"));
     }
 
@@ -178,11 +179,11 @@ class EmbeddedStoreVerdictTest {
         open();
         store.close();
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> store.claim(batch("ns", "w1", "m1"), WINDOW).toCompletableFuture().get());
+                () -> store.claim(batch("ns", "w1", "m1"), ClaimPolicy.window(WINDOW)).toCompletableFuture().get());
         assertInstanceOf(StoreUnavailableException.class, e.getCause());
         assertEquals("embedded store is closed", e.getCause().getMessage());
         assertThrows(ExecutionException.class,
-                () -> store.release(batch("ns", "w1", "m1")).toCompletableFuture().get());
+                () -> store.release(batch("ns", "w1", "m1"), ClaimPolicy.window(60_000)).toCompletableFuture().get());
         assertThrows(ExecutionException.class, () -> store.ready().toCompletableFuture().get());
     }
 
@@ -194,6 +195,6 @@ class EmbeddedStoreVerdictTest {
     }
 
     private void release(String owner, String... ids) {
-        join(store.release(batch("ns", owner, ids)));
+        join(store.release(batch("ns", owner, ids), ClaimPolicy.window(60_000)));
     }
 }

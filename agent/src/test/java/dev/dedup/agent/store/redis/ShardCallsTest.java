@@ -27,9 +27,9 @@ class ShardCallsTest {
 
     @Test
     void everyItemGoesToItsBucketsShard_once_inBatchOrder_withItsCallsDistinctKeys() {
-        RedisLayout layout = new RedisLayout(64, 3, "dd");
+        RedisKeys names = new RedisKeys("dd");
         Batch batch = batch(5000);
-        ShardCalls calls = ShardCalls.plan(batch, layout, 700, 123);
+        ShardCalls calls = ShardCalls.plan(batch.size(), FingerprintBuckets.packing(batch, 123, 64, 3, names), 3, 700);
         int[] seen = new int[batch.size()];
         for (ShardCalls.Call call : calls.calls()) {
             assertTrue(call.indexes().length <= 700, "at most maxItems a call");
@@ -44,10 +44,11 @@ class ShardCallsTest {
                 assertTrue(i > previous, "batch order within a call");
                 previous = i;
                 seen[i]++;
-                int bucket = layout.bucket(batch.route(i));
-                assertEquals(call.shard(), layout.shard(bucket));
-                int keyIndex = items.getShort(j * RedisLayout.ITEM_BYTES) & 0xffff;
-                assertArrayEquals(layout.bucketKey(bucket), call.keys()[keyIndex - 1], "item " + i + "'s key");
+                int bucket = FingerprintBuckets.bucket(batch.route(i), 64);
+                assertEquals(call.shard(), FingerprintBuckets.shard(bucket, 3));
+                int keyIndex = items.getShort(j * FingerprintBuckets.ITEM_BYTES) & 0xffff;
+                assertArrayEquals(FingerprintBuckets.bucketKey(names, bucket), call.keys()[keyIndex - 1],
+                        "item " + i + "'s key");
             }
         }
         int[] once = new int[batch.size()];

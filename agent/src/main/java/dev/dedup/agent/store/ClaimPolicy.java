@@ -1,0 +1,60 @@
+package dev.dedup.agent.store;
+
+import dev.dedup.wire.Batch;
+
+/**
+ * How one namespace's claims are kept, resolved once per request by the claim service and passed through
+ * the store port: how long a claim is remembered, and whether claims are filed by the messages' event
+ * time. The one place where the end of a claim is computed.
+ *
+ * <p>Without an event time a claim ends a window after it is made. With one, a window after the
+ * message's event time, an event time more than a window ahead of the clock counting as a window ahead
+ * (so that no claim is kept longer than two windows, whatever a producer's clock says). The end then
+ * depends only on the event second for every realistic clock, so every claim of one second ends together.
+ *
+ * @param windowMillis how long a claim is remembered
+ * @param eventRate    the namespace's expected peak ids per second over all workers when it files claims
+ *                     by event time (the Redis tier sizes its time buckets by it), else 0
+ */
+public record ClaimPolicy(long windowMillis, int eventRate) {
+
+    public ClaimPolicy {
+        if (windowMillis < 1 || eventRate < 0) {
+            throw new IllegalArgumentException("window " + windowMillis + " ms, event rate " + eventRate);
+        }
+    }
+
+    /** Claims remembered for {@code windowMillis} from when they are made. */
+    public static ClaimPolicy window(long windowMillis) {
+        return new ClaimPolicy(windowMillis, 0);
+    }
+
+    /** Whether the namespace files claims by event time, so that every item carries one. */
+    public boolean byEventTime() {
+        return eventRate > 0;
+    }
+
+    /** Epoch millis at which item {@code i}'s claim, made at {@code nowMillis}, ends. */
+    public long endMillis(Batch batch, int i, long nowMillis) {
+        return endMillis(batch.eventSecond(i), nowMillis);
+    }
+
+    /**
+     * Epoch millis at which a claim made at {@code nowMillis} ends, for a message of event second
+     * {@code eventSecond}, or {@link Batch#NO_EVENT_TIME}.
+     */
+    public long endMillis(long eventSecond, long nowMillis) {
+        if (eventSecond == Batch.NO_EVENT_TIME) {
+            return nowMillis + windowMillis;
+        }
+        return Math.min(eventSecond * 1000, nowMillis + windowMillis) + windowMillis;
+    }
+
+    /**
+     * The same end as a whole epoch second, rounded up: a claim lives at least its window and less than a
+     * second more.
+     */
+    public long endSecond(long eventSecond, long nowMillis) {
+        return -Math.floorDiv(-endMillis(eventSecond, nowMillis), 1000L);
+    }
+}

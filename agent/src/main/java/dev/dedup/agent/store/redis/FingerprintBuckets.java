@@ -1,0 +1,220 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.routing.JumpHash;
+import dev.dedup.wire.Batch;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The fingerprint layout: claims of namespaces not filed by event time, written by {@code dedup.lua}
+ * and swept hourly by {@code sweep.lua} (both after {@code levels.lua}).
+ *
+ * <p>An id's route half chooses its <b>bucket</b> (one of {@code buckets}) and the bucket its
+ * <b>shard</b> (jump hash). A bucket is a Redis hash {@code <prefix>{<4-byte bucket>}}; when it holds
+ * {@code levelEntries} claims the next ones go to a second level, the same key plus one byte, and so on,
+ * so each level stays a listpack whatever the volume. A level beyond the first holds claims only while
+ * every level before it is full, so while the first level of a bucket has room an id can only be there.
+ *
+ * <p>A claim is one hash entry: the field is the top 56 bits of the id's key (7 bytes), the value 6
+ * bytes, a 28-bit owner tag and the 20-bit second its claim expires, compared modulo 2^20 (12 days;
+ * windows are capped at 5 days, every bucket is swept of expired claims hourly and level keys expire 5
+ * days and 2 hours after their last write or sweep, so a stale expiry never passes for a live one). A
+ * 7-byte field and a 6-byte value make ~18.3 bytes of Redis memory per claim, measured (an 8-byte field
+ * and a 6-byte value, 20.9: listpacks grow in steps). An unclaimed id is taken for a claimed one with
+ * probability at most {@code level-entries / 2^56} (5·10⁻¹⁵ per id at 384); two owners of one id share a
+ * tag with probability {@code 2^-28}, which answers a duplicate {@code retry} (processed twice, never
+ * dropped).
+ */
+final class FingerprintBuckets {
+
+    private static final System.Logger LOG = System.getLogger(FingerprintBuckets.class.getName());
+
+    /** Seconds of expiry kept: 2^20. */
+    static final int EXPIRY_RANGE = 1 << 20;
+    static final int OWNER_TAG_BITS = 28;
+    static final int FIELD_BYTES = 7;
+    /** u16 key index, 7-byte field, 6-byte value. */
+    static final int ITEM_BYTES = 15;
+    /** Every bucket is swept of expired claims once per this period (by one agent among all). */
+    static final long SWEEP_PERIOD_SECONDS = 3600;
+    /**
+     * TTL of a level key, refreshed when it is written first and at every sweep: longer than any claim
+     * in it can live, so keys vanish only when the agents stop sweeping, and short enough that a stale
+     * expiry, kept modulo 2^20 seconds, can never pass for a live one.
+     */
+    static final long KEY_TTL_MILLIS = (RedisOptions.MAX_WINDOW.toSeconds() + 2 * SWEEP_PERIOD_SECONDS) * 1000;
+
+    private final RedisPort port;
+    private final RedisKeys keys;
+    private final int buckets;
+    private final int levelEntries;
+    private final int maxLevels;
+    private final byte[] channel;
+    private final byte[] capArg;
+    private final byte[] keyTtlArg = RedisKeys.ascii(KEY_TTL_MILLIS);
+    private final byte[] levelsArg;
+    private final Counter[] evictions;
+
+    /**
+     * Reads each shard's {@code hash-max-listpack-entries} and keeps levels below it, so that every level
+     * stays a listpack.
+     */
+    FingerprintBuckets(RedisPort port, RedisOptions options, RedisKeys keys, MeterRegistry registry) {
+        this.port = port;
+        this.keys = keys;
+        this.buckets = options.buckets();
+        this.maxLevels = options.maxLevels();
+        this.channel = keys.releaseChannel();
+        int entries = options.levelEntries();
+        for (int s = 0; s < port.shards(); s++) {
+            int serverMax = port.listpackEntries(s);
+            if (serverMax > 0 && entries > serverMax - 2) {
+                LOG.log(Level.WARNING, "redis shard " + port.name(s) + " has hash-max-listpack-entries " + serverMax
+                        + "; bucket levels hold " + (serverMax - 2) + " claims instead of " + entries);
+                entries = serverMax - 2;
+            }
+        }
+        this.levelEntries = Math.max(1, entries);
+        this.capArg = RedisKeys.ascii(levelEntries);
+        this.levelsArg = RedisKeys.ascii(maxLevels);
+        this.evictions = new Counter[port.shards()];
+        for (int s = 0; s < port.shards(); s++) {
+            evictions[s] = Counter.builder(MetricNames.REDIS_EVICTIONS).tag(MetricNames.TAG_SHARD, String.valueOf(s))
+                    .description("Live claims forgotten because every level of their bucket was full")
+                    .register(registry);
+        }
+    }
+
+    CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+        int expiry = (int) Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), (long) EXPIRY_RANGE);
+        return run(batch, Mode.CLAIM, expiry, nowMillis);
+    }
+
+    CompletionStage<byte[]> release(Batch batch, long nowMillis) {
+        return run(batch, Mode.RELEASE, 0, nowMillis);
+    }
+
+    private CompletionStage<byte[]> run(Batch batch, Mode mode, int expiry, long nowMillis) {
+        ShardCalls calls = ShardCalls.plan(batch.size(), packing(batch, expiry, buckets, port.shards(), keys),
+                port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+        byte[] now = RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L));
+        return calls.run(port, RedisScript.DEDUP, mode,
+                call -> new byte[][] {mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg}, evictions);
+    }
+
+    /** Buckets over all shards. */
+    int buckets() {
+        return buckets;
+    }
+
+    /**
+     * Sweeps buckets {@code [from, to)} of expired claims on every shard, unless an agent already swept
+     * this {@code slot} of range {@code range}; returns the claims removed.
+     */
+    CompletionStage<Long> sweep(int from, int to, long slot, int range, long nowMillis) {
+        List<List<byte[]>> keysByShard = new ArrayList<>();
+        for (int s = 0; s < port.shards(); s++) {
+            List<byte[]> shardKeys = new ArrayList<>();
+            shardKeys.add(keys.sweepMarker(range));
+            keysByShard.add(shardKeys);
+        }
+        for (int bucket = from; bucket < to; bucket++) {
+            keysByShard.get(shard(bucket, port.shards())).add(bucketKey(keys, bucket));
+        }
+        byte[][] args = {RedisKeys.ascii(slot), RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)), keyTtlArg, capArg,
+            levelsArg};
+        List<CompletableFuture<Long>> pending = new ArrayList<>();
+        for (int s = 0; s < port.shards(); s++) {
+            List<byte[]> shardKeys = keysByShard.get(s);
+            if (shardKeys.size() > 1) {
+                pending.add(port.eval(s, RedisScript.SWEEP, Mode.SWEEP, shardKeys.toArray(byte[][]::new), args)
+                        .thenApply(reply -> (Long) reply.get(1)).toCompletableFuture());
+            }
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> pending.stream().mapToLong(CompletableFuture::join).sum());
+    }
+
+    /** {@code level_entries}, {@code max_levels}, {@code buckets}, and per shard its evictions. */
+    void stats(Map<String, Object> s, List<Map<String, Object>> shards) {
+        s.put("buckets", buckets);
+        s.put("level_entries", levelEntries);
+        s.put("max_levels", maxLevels);
+        for (int i = 0; i < shards.size(); i++) {
+            shards.get(i).put("evictions", (long) evictions[i].count());
+        }
+    }
+
+    static int bucket(long route, int buckets) {
+        return (int) Long.remainderUnsigned(route, buckets);
+    }
+
+    static int shard(int bucket, int shards) {
+        return JumpHash.shard(bucket, shards);
+    }
+
+    /** {@code <prefix>{<bucket, 4 bytes big-endian>}}: level 0 of a bucket. */
+    static byte[] bucketKey(RedisKeys keys, int bucket) {
+        return keys.hashTagged("", bucket, 4);
+    }
+
+    /**
+     * The batch's items in this layout, each with the claim's {@code expiry}, for {@link ShardCalls}: the
+     * id's route half picks one of {@code buckets}, jump hash the bucket's shard.
+     */
+    static ShardCalls.Packing packing(Batch batch, int expiry, int buckets, int shards, RedisKeys keys) {
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int i) {
+                return FingerprintBuckets.bucket(batch.route(i), buckets);
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return FingerprintBuckets.shard((int) bucket, shards);
+            }
+
+            @Override
+            public byte[] key(long bucket) {
+                return bucketKey(keys, (int) bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                item(items, at, keyIndex, batch.key(i), ownerTag(batch.owner(i)), expiry);
+            }
+        };
+    }
+
+    static int ownerTag(long ownerFingerprint) {
+        return (int) (ownerFingerprint & ((1 << OWNER_TAG_BITS) - 1));
+    }
+
+    /** Writes one item at {@code at}: u16 key index (1-based), the 7-byte field, the 6-byte value. */
+    static void item(byte[] a, int at, int keyIndex, long key, int ownerTag, int expiry) {
+        a[at] = (byte) (keyIndex >>> 8);
+        a[at + 1] = (byte) keyIndex;
+        for (int i = 0; i < FIELD_BYTES; i++) {
+            a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
+        }
+        long value = ((long) ownerTag << 20) | expiry;
+        for (int i = 0; i < 6; i++) {
+            a[at + 9 + i] = (byte) (value >>> (40 - 8 * i));
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.routing.JumpHash;
+import dev.dedup.wire.Batch;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The event-time layout: claims of namespaces filed by event time, written by {@code timed.lua}. It is
+ * Tapjoy's layout ("Real-Time Deduping At Scale") with our fingerprints. Every copy of a message carries
+ * the same event second, so an id is looked for only among the claims of that second: the second is
+ * split into {@code slices} buckets by the id's route half, sized so that a bucket holds about
+ * {@link #TARGET_FILL} claims at the namespace's expected rate. A batch's ids fall into a few hundred
+ * buckets, each read once and written once per script call.
+ *
+ * <p>A bucket is a Redis <em>string</em> {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}}
+ * (13 bytes with the default prefix) of 11-byte records: the top 56 bits of the id's key (the same 7
+ * bytes as a field of {@link FingerprintBuckets}, so the release channel carries the same fields) and the
+ * owner's 32-bit tag. Measured first as a hash of those fields: every lookup and every {@code HSET} of a
+ * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
+ * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
+ * append. A second with more claims than planned just makes its buckets longer (counted past
+ * {@code redis-time-bucket-records} records). Keys expire at their second plus the window (a relative
+ * expiry set when the key is created, so the agent's clock decides as everywhere else): no sweep. A
+ * release writes owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
+ */
+final class TimeBuckets {
+
+    /** Claims per bucket at the expected rate: Tapjoy's figure (buckets of 100 to 1,000 ids). */
+    static final int TARGET_FILL = 100;
+    /** u16 key index, 7-byte field, 4-byte owner tag. */
+    static final int ITEM_BYTES = 13;
+    /** Buckets per second at most: past 6.5 M ids per second a namespace's buckets fill beyond 100. */
+    static final int MAX_SLICES = 1 << 16;
+
+    private final RedisPort port;
+    private final RedisKeys keys;
+    private final byte[] channel;
+    private final byte[] capArg;
+    private final Counter[] overfull;
+
+    /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
+    TimeBuckets(RedisPort port, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
+        this.port = port;
+        this.keys = keys;
+        this.channel = keys.releaseChannel();
+        this.capArg = RedisKeys.ascii(bucketRecords);
+        this.overfull = new Counter[port.shards()];
+        for (int s = 0; s < port.shards(); s++) {
+            overfull[s] = Counter.builder(MetricNames.REDIS_OVERFULL).tag(MetricNames.TAG_SHARD, String.valueOf(s))
+                    .description("Claims filed by event time into a bucket already holding redis-time-bucket-records"
+                            + " claims: the namespace's event rate is set below its real rate")
+                    .register(registry);
+        }
+    }
+
+    /** Claims a batch whose every item has an event time; its buckets per second come from the policy. */
+    CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return run(batch, Mode.CLAIM, policy, nowMillis);
+    }
+
+    CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return run(batch, Mode.RELEASE, policy, nowMillis);
+    }
+
+    private CompletionStage<byte[]> run(Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
+        if (!policy.byEventTime()) {
+            throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time");
+        }
+        ShardCalls calls = ShardCalls.plan(batch.size(), packing(batch, slices(policy.eventRate())), port.shards(),
+                ShardCalls.MAX_ITEMS_PER_CALL);
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        return calls.run(port, RedisScript.TIMED, mode, call -> {
+            long[] buckets = call.buckets();
+            byte[] ttls = new byte[buckets.length * 4];
+            for (int k = 0; k < buckets.length; k++) {
+                long ends = policy.endSecond(second(buckets[k]), nowMillis);
+                int ttl = (int) Math.max(0, ends - nowSecond);
+                int at = k * 4;
+                ttls[at] = (byte) (ttl >>> 24);
+                ttls[at + 1] = (byte) (ttl >>> 16);
+                ttls[at + 2] = (byte) (ttl >>> 8);
+                ttls[at + 3] = (byte) ttl;
+            }
+            return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls};
+        }, overfull);
+    }
+
+    /** Per shard, its overfull claims. */
+    void stats(List<Map<String, Object>> shards) {
+        for (int i = 0; i < shards.size(); i++) {
+            shards.get(i).put("overfull", (long) overfull[i].count());
+        }
+    }
+
+    /** Buckets per second for a namespace expecting {@code idsPerSecond}. */
+    static int slices(int idsPerSecond) {
+        return (int) Math.min(MAX_SLICES, Math.max(1, (idsPerSecond + (long) TARGET_FILL - 1) / TARGET_FILL));
+    }
+
+    /** A namespace's 16-bit tag in its keys: namespaces that share one only share buckets, never claims. */
+    static int namespaceTag(String namespace) {
+        int h = 0;
+        for (byte b : namespace.getBytes(StandardCharsets.US_ASCII)) {
+            h = 31 * h + b;
+        }
+        return (h ^ (h >>> 16)) & 0xffff;
+    }
+
+    /** A bucket as one long: namespace tag (16 bits), second (32), slice (16). */
+    static long bucket(int namespaceTag, long second, long route, int slices) {
+        long slice = Long.remainderUnsigned(route, slices);
+        return ((long) namespaceTag << 48) | (second << 16) | slice;
+    }
+
+    /** The second a bucket's claims were made for. */
+    static long second(long bucket) {
+        return (bucket >>> 16) & 0xffff_ffffL;
+    }
+
+    static int shard(long bucket, int shards) {
+        long h = bucket * 0x9E3779B97F4A7C15L;
+        return JumpHash.shard(h ^ (h >>> 29), shards);
+    }
+
+    /** {@code <prefix>{t<the bucket's 8 bytes>}}: a bucket's key. */
+    byte[] key(long bucket) {
+        return keys.hashTagged("t", bucket, 8);
+    }
+
+    /** The owner's tag kept in Redis: the low 32 bits of its fingerprint, never 0 (the tombstone). */
+    static int ownerTag(long ownerFingerprint) {
+        int tag = (int) ownerFingerprint;
+        return tag == 0 ? 1 : tag;
+    }
+
+    /** Writes one item at {@code at}: u16 key index (1-based), the 7-byte field, the 4-byte owner tag. */
+    static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
+        a[at] = (byte) (keyIndex >>> 8);
+        a[at + 1] = (byte) keyIndex;
+        for (int i = 0; i < FingerprintBuckets.FIELD_BYTES; i++) {
+            a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
+        }
+        a[at + 9] = (byte) (ownerTag >>> 24);
+        a[at + 10] = (byte) (ownerTag >>> 16);
+        a[at + 11] = (byte) (ownerTag >>> 8);
+        a[at + 12] = (byte) ownerTag;
+    }
+
+    /** The batch's items filed by event time: buckets of {@code slices} per second. */
+    ShardCalls.Packing packing(Batch batch, int slices) {
+        int tag = namespaceTag(batch.namespace());
+        int shards = port.shards();
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int i) {
+                return TimeBuckets.bucket(tag, batch.eventSecond(i), batch.route(i), slices);
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return TimeBuckets.shard(bucket, shards);
+            }
+
+            @Override
+            public byte[] key(long bucket) {
+                return TimeBuckets.this.key(bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                item(items, at, keyIndex, batch.key(i), ownerTag(batch.owner(i)));
+            }
+        };
+    }
+}

@@ -1,0 +1,94 @@
+-- The levels of a fingerprint bucket: what dedup.lua (claims, releases) and sweep.lua (the hourly sweep)
+-- share. The agent sends this part first and the script after it, as one script. Layout:
+-- FingerprintBuckets.java.
+--
+-- A bucket is a chain of levels: the hash KEYS[k], then KEYS[k] .. '\1', '\2', ... A level holds at most
+-- `cap` entries, and a level beyond the first holds entries only while every level before it is full:
+-- so while the first level has room (nearly always) an id can only be there.
+--
+-- The script that follows sets these from its arguments before it calls anything here:
+local now        -- whole seconds, the agent's clock
+local key_ttl    -- TTL in milliseconds given to level keys when written or swept
+local cap        -- entries per level
+local max_levels -- most levels per bucket
+
+local RANGE = 1048576 -- expiry seconds are kept modulo 2^20
+local HALF = 524288
+
+-- A value is 48 bits, big-endian: the owner tag (28 bits), then the expiry second modulo 2^20.
+local function alive(v)
+  local _, lo = struct.unpack('>HI4', v)
+  local d = (lo % RANGE - now) % RANGE
+  return d > 0 and d <= HALF
+end
+
+local function owner_of(v)
+  local hi, lo = struct.unpack('>HI4', v)
+  return hi * 4096 + math.floor(lo / RANGE)
+end
+
+local function left_of(v)
+  local _, lo = struct.unpack('>HI4', v)
+  return (lo % RANGE - now) % RANGE
+end
+
+local function level_key(base, l)
+  if l == 0 then return base end
+  return base .. string.char(l)
+end
+
+local len_cache = {}
+local function len(key)
+  local n = len_cache[key]
+  if n == nil then
+    n = redis.call('HLEN', key)
+    len_cache[key] = n
+  end
+  return n
+end
+
+-- Writes pairs {f1, v1, f2, v2, ...} from `from` into key and gives it the TTL.
+local function write_pairs(key, pairs_list, from, to)
+  if to < from then return end
+  redis.call('HSET', key, unpack(pairs_list, from, to))
+  redis.call('PEXPIRE', key, key_ttl)
+end
+
+-- Rewrites a bucket with only its live entries, packed level by level; when they still fill every
+-- level, drops the ones expiring soonest so that the last level has room for cap/8 more. Returns the
+-- number of live entries dropped.
+local function rebuild(base)
+  local live = {}
+  for l = 0, max_levels - 1 do
+    local key = level_key(base, l)
+    local all = redis.call('HGETALL', key)
+    for j = 1, #all, 2 do
+      if alive(all[j + 1]) then live[#live + 1] = { all[j], all[j + 1] } end
+    end
+    if #all > 0 then redis.call('DEL', key) end
+    len_cache[key] = 0
+  end
+  local evicted = 0
+  local room = cap * max_levels
+  if #live > room - math.max(1, math.floor(cap / 8)) then
+    table.sort(live, function(a, b) return left_of(a[2]) > left_of(b[2]) end)
+    local keep = room - math.max(1, math.floor(cap / 8))
+    evicted = #live - keep
+    for j = #live, keep + 1, -1 do live[j] = nil end
+  end
+  for l = 0, max_levels - 1 do
+    local first = l * cap + 1
+    if first > #live then break end
+    local last = math.min(#live, first + cap - 1)
+    local flat = {}
+    for j = first, last do
+      flat[#flat + 1] = live[j][1]
+      flat[#flat + 1] = live[j][2]
+    end
+    local key = level_key(base, l)
+    write_pairs(key, flat, 1, #flat)
+    len_cache[key] = last - first + 1
+  end
+  return evicted
+end
+

@@ -1,0 +1,40 @@
+-- Sweeps buckets of expired claims on one shard, in the fingerprint layout (FingerprintBuckets.java):
+-- rewrites a bucket that holds any with only its live claims, and refreshes the TTL of every level it
+-- keeps. Sent after levels.lua, as one script. RedisSweeper calls it once per range of buckets per hour;
+-- the marker lets only the first agent to get to a range sweep it.
+--
+-- KEYS[1]    the range's marker: the slot last swept
+-- KEYS[2..]  the buckets' first levels
+-- ARGV[1]    the slot being swept
+-- ARGV[2]    now, whole seconds (the agent's clock)
+-- ARGV[3]    TTL in milliseconds given to the marker and to every level kept
+-- ARGV[4]    cap: entries per level
+-- ARGV[5]    most levels per bucket
+--
+-- Returns { '', entries removed }, or { 'skipped', 0 } when another agent swept this slot already.
+
+now = tonumber(ARGV[2])
+key_ttl = tonumber(ARGV[3])
+cap = tonumber(ARGV[4])
+max_levels = tonumber(ARGV[5])
+
+local marker = KEYS[1]
+local slot = ARGV[1]
+if redis.call('GET', marker) == slot then return { 'skipped', 0 } end
+redis.call('SET', marker, slot, 'PX', key_ttl)
+local removed = 0
+for k = 2, #KEYS do
+  local base = KEYS[k]
+  local stale = false
+  for l = 0, max_levels - 1 do
+    local key = level_key(base, l)
+    local all = redis.call('HGETALL', key)
+    if #all == 0 then break end
+    for j = 2, #all, 2 do
+      if not alive(all[j]) then stale = true removed = removed + 1 end
+    end
+    redis.call('PEXPIRE', key, key_ttl)
+  end
+  if stale then rebuild(base) end
+end
+return { '', removed }
