@@ -1,6 +1,7 @@
 package dev.dedup.loadtest;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.embedded.RetentionModel;
 import dev.dedup.wire.Batch;
@@ -122,7 +123,7 @@ public final class EmbeddedRetentionBenchmark {
             }
             Batch batch = builder.build(NAMESPACE);
             long t1 = System.nanoTime();
-            byte[] verdicts = store.claim(batch, WINDOW_MILLIS).toCompletableFuture().get();
+            byte[] verdicts = store.claim(batch, ClaimPolicy.window(WINDOW_MILLIS)).toCompletableFuture().get();
             long t2 = System.nanoTime();
             claimNanos += t2 - t1;
             totalNanos += t2 - t0;
@@ -147,7 +148,7 @@ public final class EmbeddedRetentionBenchmark {
                 ByteBuffer.wrap(id, 1, 8).putLong(n);
                 builder.add(id, 0, id.length, OWNER, 0, OWNER.length);
             }
-            for (byte v : store.claim(builder.build(NAMESPACE), WINDOW_MILLIS).toCompletableFuture().get()) {
+            for (byte v : store.claim(builder.build(NAMESPACE), ClaimPolicy.window(WINDOW_MILLIS)).toCompletableFuture().get()) {
                 retries += v == 1 ? 1 : 0;
             }
         }

@@ -2,6 +2,7 @@ package dev.dedup.loadtest.jmh;
 
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.wire.Batch;
 import dev.dedup.wire.BatchEncoder;
@@ -43,7 +44,7 @@ public class NearCacheBenchmark {
     private static final int BATCHES = 256;
     /** 8 Mi fresh ids: twice the largest cache, so an id has been evicted by the time it comes round. */
     private static final int FRESH_BATCHES = 8192;
-    private static final long WINDOW = TimeUnit.HOURS.toMillis(24);
+    private static final ClaimPolicy POLICY = ClaimPolicy.window(TimeUnit.HOURS.toMillis(24));
 
     @Param({"262144", "4194304"})
     long entries;
@@ -62,12 +63,12 @@ public class NearCacheBenchmark {
         }
 
         @Override
-        public CompletionStage<byte[]> claim(Batch batch, long windowMillis) {
+        public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
             return CompletableFuture.completedFuture(new byte[batch.size()]);
         }
 
         @Override
-        public CompletionStage<byte[]> release(Batch batch) {
+        public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
             return CompletableFuture.completedFuture(new byte[batch.size()]);
         }
 
@@ -99,24 +100,24 @@ public class NearCacheBenchmark {
         fresh = new Batch[FRESH_BATCHES];
         for (int b = 0; b < FRESH_BATCHES; b++) {
             fresh[b] = BinaryBatchDecoder.decode(BatchEncoder.binary("jmh", Bodies.items(BATCH, 1000 + b)), BATCH);
-            store.claim(fresh[b], WINDOW).toCompletableFuture().join(); // fills the table
+            store.claim(fresh[b], POLICY).toCompletableFuture().join(); // fills the table
         }
         for (int b = 0; b < BATCHES; b++) {
             cached[b] = BinaryBatchDecoder.decode(BatchEncoder.binary("jmh", Bodies.items(BATCH, 10 + b)), BATCH);
-            store.claim(cached[b], WINDOW).toCompletableFuture().join();
+            store.claim(cached[b], POLICY).toCompletableFuture().join();
         }
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public byte[] hits() {
-        return store.claim(cached[nextHit++ & (BATCHES - 1)], WINDOW).toCompletableFuture().join();
+        return store.claim(cached[nextHit++ & (BATCHES - 1)], POLICY).toCompletableFuture().join();
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public byte[] insertsOfNewIds() {
         // 8 Mi ids in turn: by the time one comes round, 8 Mi later ids have pushed it out (mostly).
-        return store.claim(fresh[nextFresh++ & (FRESH_BATCHES - 1)], WINDOW).toCompletableFuture().join();
+        return store.claim(fresh[nextFresh++ & (FRESH_BATCHES - 1)], POLICY).toCompletableFuture().join();
     }
 }
