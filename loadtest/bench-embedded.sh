@@ -24,7 +24,7 @@ ids="${IDS:-2000000}"
 workers="${WORKERS:-4}"
 warmup="${WARMUP:-200000}"
 # 64 Mi slots (a 1 GiB file) hold the 3 × 2M ids of the three runs without forgetting any: with the
-# default 16 Mi slots a few ids in 100,000 would be forgotten by capacity (README, "Sizing") and the
+# default 16 Mi slots a few ids in 100,000 would be forgotten by capacity (docs/embedded-store.md, "Sizing") and the
 # ledger would count them as missed duplicates.
 slots="${SLOTS:-67108864}"
 require_jars

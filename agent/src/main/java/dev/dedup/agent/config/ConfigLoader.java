@@ -47,6 +47,11 @@ public final class ConfigLoader {
             new NamespaceSetting("namespace-event-rate", EVENT_RATE_SUFFIX, "DEDUP_NAMESPACE_EVENT_RATES",
                     "ns=ids per second, e.g. clicks=33334"));
 
+    /** The per-namespace settings' flags ({@code namespace-window}, ...), for docs and tests. */
+    public static List<String> namespaceFlags() {
+        return NAMESPACE_SETTINGS.stream().map(NamespaceSetting::flag).toList();
+    }
+
     private static NamespaceSetting namespaceSetting(String flagOrEnv) {
         for (NamespaceSetting setting : NAMESPACE_SETTINGS) {
             if (setting.flag().equals(flagOrEnv) || setting.env().equals(flagOrEnv)) {

@@ -211,7 +211,7 @@ class EventTimeNamespaceTest {
     void sameIdWithAnotherTs_isStillFoundByTheEmbeddedStore() {
         // Copies must carry the same ts (Tapjoy's contract). The embedded store finds a claim by id alone,
         // the event time only setting its end, so a copy stamped with another second is still a duplicate
-        // here; Redis's time buckets would answer new (README, "Event time").
+        // here; Redis's time buckets would answer new (docs/api.md, "Event time").
         String id = id();
         long ts = second(Duration.ZERO);
         assertEquals(List.of("new"), http.claim(TIMED, List.of(new Item(id, "o1", ts))));

@@ -41,12 +41,11 @@ class ConfigurationDocTest {
     private static final String NOT_IN_FILE = "—";
 
     /**
-     * The per-namespace settings, from {@code ConfigLoader.NAMESPACE_SETTINGS}, which is private; their flags
-     * are also keys of {@link ConfigLoader#SETTINGS} (so {@code --help} lists them), and their environment
-     * variables and file keys follow a form of their own ({@code DEDUP_NAMESPACE_WINDOWS},
-     * {@code namespace.<ns>.window}).
+     * The per-namespace settings' flags; they are also keys of {@link ConfigLoader#SETTINGS} (so
+     * {@code --help} lists them), and their environment variables and file keys follow a form of their own
+     * ({@code DEDUP_NAMESPACE_WINDOWS}, {@code namespace.<ns>.window}).
      */
-    private static final Set<String> NAMESPACE_FLAGS = Set.of("namespace-window", "namespace-event-rate");
+    private static final Set<String> NAMESPACE_FLAGS = Set.copyOf(ConfigLoader.namespaceFlags());
 
     /** One row of the table, by its line in the page; {@code defaultValue} is null unless written as code. */
     private record Row(int line, String flag, String env, String fileKey, String defaultValue) {
