@@ -3,7 +3,7 @@ package dev.dedup.loadtest;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.embedded.RetentionModel;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

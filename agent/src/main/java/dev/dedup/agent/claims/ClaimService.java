@@ -3,7 +3,7 @@ package dev.dedup.agent.claims;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.store.ClaimStore;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import dev.dedup.wire.BatchRejectedException;
 import java.util.concurrent.CompletionStage;
 

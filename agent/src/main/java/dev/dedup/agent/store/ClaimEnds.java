@@ -1,6 +1,6 @@
 package dev.dedup.agent.store;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 
 /**
  * When a claim ends. Without an event time, a window after the claim; with one, a window after the

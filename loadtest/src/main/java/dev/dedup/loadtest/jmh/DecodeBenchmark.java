@@ -1,9 +1,9 @@
 package dev.dedup.loadtest.jmh;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
+import dev.dedup.codec.BinaryBatchDecoder;
+import dev.dedup.codec.JsonBatchDecoder;
 import dev.dedup.wire.BatchEncoder;
-import dev.dedup.wire.BinaryBatchDecoder;
-import dev.dedup.wire.JsonBatchDecoder;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

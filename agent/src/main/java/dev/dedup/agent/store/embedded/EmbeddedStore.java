@@ -3,7 +3,7 @@ package dev.dedup.agent.store.embedded;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import dev.dedup.wire.Verdict;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

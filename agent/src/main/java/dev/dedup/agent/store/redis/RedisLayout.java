@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.redis;
 
+import dev.dedup.codec.Batch;
 import dev.dedup.routing.JumpHash;
-import dev.dedup.wire.Batch;
 import java.nio.charset.StandardCharsets;
 
 /**

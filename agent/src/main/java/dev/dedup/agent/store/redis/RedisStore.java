@@ -6,7 +6,7 @@ import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimEnds;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.micrometer.core.instrument.Counter;

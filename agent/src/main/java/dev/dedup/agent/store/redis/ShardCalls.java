@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.redis;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import java.util.ArrayList;
 import java.util.List;
 
