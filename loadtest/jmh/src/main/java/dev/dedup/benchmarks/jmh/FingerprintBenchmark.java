@@ -1,4 +1,4 @@
-package dev.dedup.loadtest.jmh;
+package dev.dedup.benchmarks.jmh;
 
 import com.dynatrace.hash4j.hashing.HashValue128;
 import dev.dedup.fingerprint.Fingerprints;
@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The fingerprint of one id (XXH3-128: the 64-bit key and the 64-bit route) for a 36-byte UUID string and a
  * 16-byte binary id, and the 64-bit fingerprint of one owner. Per id, in nanoseconds. Run: {@code java -cp
- * loadtest/target/dedup-loadtest.jar org.openjdk.jmh.Main FingerprintBenchmark}.
+ * loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main FingerprintBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -1,4 +1,4 @@
-package dev.dedup.loadtest.jmh;
+package dev.dedup.benchmarks.jmh;
 
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * are all cached (a retried task), {@code insertsOfNewIds} sends a batch of fresh ids to a store that
  * answers them all {@code new} at once and caches them (a cold stream; the store itself costs nothing
  * here). The cache holds {@code entries} ids, 24 bytes each, so the larger sizes pay a cache miss per id.
- * Run: {@code java -cp loadtest/target/dedup-loadtest.jar org.openjdk.jmh.Main NearCacheBenchmark}.
+ * Run: {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main NearCacheBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -1,4 +1,4 @@
-package dev.dedup.loadtest.jmh;
+package dev.dedup.benchmarks.jmh;
 
 import dev.dedup.routing.JumpHash;
 import java.util.SplittableRandom;
@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Routing one id: its route fingerprint to one of 16,384 buckets, and the bucket to a shard by jump hash
  * ({@code shards} of them; jump hash's loop runs about ln(shards) times). Per id, in nanoseconds. Run:
- * {@code java -cp loadtest/target/dedup-loadtest.jar org.openjdk.jmh.Main RoutingBenchmark}.
+ * {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main RoutingBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

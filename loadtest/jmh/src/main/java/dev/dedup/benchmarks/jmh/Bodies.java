@@ -1,4 +1,4 @@
-package dev.dedup.loadtest.jmh;
+package dev.dedup.benchmarks.jmh;
 
 import dev.dedup.loadtest.workload.IdSpace;
 import dev.dedup.loadtest.workload.Owners;

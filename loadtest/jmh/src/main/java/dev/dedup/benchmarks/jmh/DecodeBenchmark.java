@@ -1,4 +1,4 @@
-package dev.dedup.loadtest.jmh;
+package dev.dedup.benchmarks.jmh;
 
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.BinaryBatchDecoder;
@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One request body of {@code items} items decoded into a {@link Batch}: validation, and a 128-bit
  * fingerprint of every id and a 64-bit one of every owner. Divide the score by {@code items} for the cost
- * per id. Run: {@code java -cp loadtest/target/dedup-loadtest.jar org.openjdk.jmh.Main DecodeBenchmark}.
+ * per id. Run: {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main DecodeBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

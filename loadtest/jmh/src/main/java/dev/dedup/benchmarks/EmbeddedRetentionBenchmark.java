@@ -1,4 +1,4 @@
-package dev.dedup.loadtest;
+package dev.dedup.benchmarks;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
@@ -30,10 +30,11 @@ import java.util.stream.Stream;
  * of its set, and every older tracked id of that set has already been forgotten, so the check does not
  * change what it measures.
  *
- * <p>Run after {@code mvn -pl loadtest -am package -DskipTests}:
+ * <p>Run after {@code mvn -pl loadtest/jmh -am package -DskipTests}:
  *
  * <pre>
- * java -cp loadtest/target/dedup-loadtest.jar dev.dedup.loadtest.EmbeddedRetentionBenchmark [--slots N] [--later N] [--tracked N]
+ * java -cp loadtest/jmh/target/dedup-benchmarks.jar dev.dedup.benchmarks.EmbeddedRetentionBenchmark \
+ *     [--slots N] [--later N] [--tracked N]
  * </pre>
  *
  * <p>The file takes {@code 16 × slots} bytes (104 MB by default) under {@code java.io.tmpdir}; the
@@ -168,7 +169,7 @@ public final class EmbeddedRetentionBenchmark {
 
     private static void usage(String problem) {
         System.err.println(problem);
-        System.err.println("usage: java -cp dedup-loadtest.jar " + EmbeddedRetentionBenchmark.class.getName()
+        System.err.println("usage: java -cp dedup-benchmarks.jar " + EmbeddedRetentionBenchmark.class.getName()
                 + " [--slots N] [--later N] [--tracked N]");
         System.exit(2);
     }
