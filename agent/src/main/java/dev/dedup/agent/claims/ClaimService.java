@@ -4,7 +4,7 @@ import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import dev.dedup.wire.BatchRejectedException;
 import java.util.concurrent.CompletionStage;
 

@@ -3,11 +3,13 @@ package dev.dedup.agent.http;
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
+import dev.dedup.codec.BinaryBatchDecoder;
+import dev.dedup.codec.JsonBatchDecoder;
 import dev.dedup.wire.BatchRejectedException;
-import dev.dedup.wire.BinaryBatchDecoder;
-import dev.dedup.wire.JsonBatchDecoder;
+import dev.dedup.wire.MediaTypes;
 import dev.dedup.wire.VerdictEncoder;
+import dev.dedup.wire.WireFormat;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
@@ -23,10 +25,6 @@ import java.util.function.Function;
  * here, before anything is claimed), the claim service, and the answer in the request's format.
  */
 final class BatchRoutes {
-
-    static final String JSON = "application/json";
-    static final String BINARY = "application/x-dedup-batch";
-    static final String VERDICTS = "application/x-dedup-verdicts";
 
     private static final System.Logger LOG = System.getLogger(BatchRoutes.class.getName());
 
@@ -47,7 +45,8 @@ final class BatchRoutes {
         if (format(ctx) == null) {
             String type = ctx.request().getHeader("Content-Type");
             ErrorReplies.reject(metrics, ctx.response(), ErrorReplies.UNSUPPORTED_MEDIA_TYPE, "Content-Type: "
-                    + (type == null ? "missing" : "'" + type + "'") + "; send " + JSON + " or " + BINARY);
+                    + (type == null ? "missing" : "'" + type + "'")
+                    + "; send " + MediaTypes.JSON + " or " + MediaTypes.BATCH);
             return;
         }
         ctx.next();
@@ -55,17 +54,8 @@ final class BatchRoutes {
 
     /** {@code "json"}, {@code "binary"} or null, from the media type without parameters. */
     private static String format(RoutingContext ctx) {
-        String type = ctx.request().getHeader("Content-Type");
-        if (type == null) {
-            return null;
-        }
-        int semicolon = type.indexOf(';');
-        String media = (semicolon < 0 ? type : type.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
-        return switch (media) {
-            case JSON -> "json";
-            case BINARY -> "binary";
-            default -> null;
-        };
+        WireFormat format = WireFormat.ofContentType(ctx.request().getHeader("Content-Type"));
+        return format == null ? null : format.label();
     }
 
     void claims(RoutingContext ctx) {
@@ -127,11 +117,11 @@ final class BatchRoutes {
 
     private static void reply(HttpServerResponse response, Endpoint endpoint, String format, byte[] codes) {
         if (format.equals("binary")) {
-            response.putHeader("Content-Type", VERDICTS).end(Buffer.buffer(codes));
+            response.putHeader("Content-Type", MediaTypes.VERDICTS).end(Buffer.buffer(codes));
         } else {
             byte[] json = endpoint == Endpoint.CLAIMS ? VerdictEncoder.claimsJson(codes)
                     : VerdictEncoder.releasesJson(codes);
-            response.putHeader("Content-Type", JSON).end(Buffer.buffer(json));
+            response.putHeader("Content-Type", MediaTypes.JSON).end(Buffer.buffer(json));
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.dedup.agent.http;
 
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.MediaTypes;
 import io.vertx.core.http.HttpServerResponse;
 
 /** The contract's error bodies: {@code {"error": "<code>", "message": "<what and where>"}}. */
@@ -51,7 +52,7 @@ final class ErrorReplies {
         body.append(",\"message\":");
         BatchEncoder.quote(body, message);
         body.append('}');
-        response.setStatusCode(status(code)).putHeader("Content-Type", "application/json");
+        response.setStatusCode(status(code)).putHeader("Content-Type", MediaTypes.JSON);
         if (code.equals(UNAVAILABLE)) {
             response.putHeader("Retry-After", RETRY_AFTER_SECONDS);
         }

@@ -2,6 +2,7 @@ package dev.dedup.agent.http;
 
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.wire.MediaTypes;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -20,13 +21,13 @@ final class OpsRoutes {
     }
 
     void live(RoutingContext ctx) {
-        ctx.response().putHeader("Content-Type", "application/json").end("{\"status\":\"live\"}");
+        ctx.response().putHeader("Content-Type", MediaTypes.JSON).end("{\"status\":\"live\"}");
     }
 
     void ready(RoutingContext ctx) {
         Future.fromCompletionStage(claims.store().ready(), ctx.vertx().getOrCreateContext()).onComplete(ar -> {
             if (ar.succeeded()) {
-                ctx.response().putHeader("Content-Type", "application/json")
+                ctx.response().putHeader("Content-Type", MediaTypes.JSON)
                         .end(new JsonObject().put("status", "ready").put("store", claims.store().kind()).encode());
             } else {
                 ErrorReplies.send(ctx.response(), ErrorReplies.UNAVAILABLE,
@@ -49,6 +50,6 @@ final class OpsRoutes {
         stats.put("releases", metrics.releaseTotals());
         stats.put("windows", claims.windows().describe());
         stats.put("event_rates", claims.windows().describeEventRates());
-        ctx.response().putHeader("Content-Type", "application/json").end(new JsonObject(stats).encodePrettily());
+        ctx.response().putHeader("Content-Type", MediaTypes.JSON).end(new JsonObject(stats).encodePrettily());
     }
 }

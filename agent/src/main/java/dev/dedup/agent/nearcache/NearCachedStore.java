@@ -2,7 +2,7 @@ package dev.dedup.agent.nearcache;
 
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import dev.dedup.wire.Verdict;
 import java.util.LinkedHashMap;
 import java.util.Map;

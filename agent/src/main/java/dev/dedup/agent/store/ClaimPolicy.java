@@ -1,6 +1,6 @@
 package dev.dedup.agent.store;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 
 /**
  * How one namespace's claims are kept, resolved once per request by the claim service and passed through

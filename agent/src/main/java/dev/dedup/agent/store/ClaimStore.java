@@ -1,6 +1,6 @@
 package dev.dedup.agent.store;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 

@@ -1,38 +1,37 @@
 package dev.dedup.loadtest.workload;
 
-import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
+import dev.dedup.wire.WireFormat;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The two request formats of {@code POST /v1/claims}, without event times ({@link EventTimeEncoding} adds them). */
+/**
+ * The two request formats of {@code POST /v1/claims} ({@link WireFormat}) as the load generator's encodings,
+ * without event times ({@link EventTimeEncoding} adds them).
+ */
 public enum Format implements BatchEncoding {
-    BINARY("binary", "application/x-dedup-batch", "application/x-dedup-verdicts"),
-    JSON("json", "application/json", "application/json");
+    BINARY(WireFormat.BINARY),
+    JSON(WireFormat.JSON);
 
-    private final String cliName;
-    private final String requestType;
-    private final String responseType;
+    private final WireFormat wire;
 
-    Format(String cliName, String requestType, String responseType) {
-        this.cliName = cliName;
-        this.requestType = requestType;
-        this.responseType = responseType;
+    Format(WireFormat wire) {
+        this.wire = wire;
     }
 
     @Override
     public String cliName() {
-        return cliName;
+        return wire.label();
     }
 
     /** The request's {@code Content-Type}. */
     public String requestType() {
-        return requestType;
+        return wire.requestType();
     }
 
     /** The {@code Content-Type} of a 200 answer. */
     public String responseType() {
-        return responseType;
+        return wire.responseType();
     }
 
     @Override
@@ -46,6 +45,6 @@ public enum Format implements BatchEncoding {
 
     /** A request body of these items in this format (with their event times, when they carry them). */
     public byte[] body(String namespace, List<Item> items) {
-        return this == BINARY ? BatchEncoder.binary(namespace, items) : BatchEncoder.json(namespace, items);
+        return wire.encode(namespace, items);
     }
 }

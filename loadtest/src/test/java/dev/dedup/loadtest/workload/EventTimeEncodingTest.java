@@ -4,9 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.wire.Batch;
-import dev.dedup.wire.BinaryBatchDecoder;
-import dev.dedup.wire.JsonBatchDecoder;
+import dev.dedup.codec.Batch;
+import dev.dedup.codec.BinaryBatchDecoder;
+import dev.dedup.codec.JsonBatchDecoder;
+import dev.dedup.wire.BatchEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class EventTimeEncodingTest {
     @Test
     void binary_setsTheFlag_andSendsEpochPlusTheMessagesSecond_streamsPacked3000SecondsApart() {
         byte[] body = new EventTimeEncoding(Format.BINARY, EPOCH).encode("clicks", MESSAGES);
-        assertEquals(BinaryBatchDecoder.EVENT_TIMES | "clicks".length(), body[0] & 0xff);
+        assertEquals(BatchEncoder.EVENT_TIMES | "clicks".length(), body[0] & 0xff);
 
         Batch batch = BinaryBatchDecoder.decode(body, 100);
         assertEquals("clicks", batch.namespace());

@@ -3,7 +3,7 @@ package dev.dedup.loadtest.workload;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.dedup.wire.BinaryBatchDecoder;
+import dev.dedup.codec.BinaryBatchDecoder;
 import dev.dedup.wire.Item;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.embedded;
 
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import dev.dedup.wire.Verdict;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.LongAdder;

@@ -4,7 +4,7 @@ import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import dev.dedup.wire.Verdict;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

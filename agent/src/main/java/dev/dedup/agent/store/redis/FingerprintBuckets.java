@@ -4,7 +4,7 @@ import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.routing.JumpHash;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.System.Logger.Level;

@@ -7,7 +7,7 @@ import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;

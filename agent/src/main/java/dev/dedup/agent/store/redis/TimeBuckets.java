@@ -3,7 +3,7 @@ package dev.dedup.agent.store.redis;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.routing.JumpHash;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;

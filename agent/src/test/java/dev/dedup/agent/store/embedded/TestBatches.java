@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;

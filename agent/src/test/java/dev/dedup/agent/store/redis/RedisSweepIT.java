@@ -7,7 +7,7 @@ import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
-import dev.dedup.wire.Batch;
+import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

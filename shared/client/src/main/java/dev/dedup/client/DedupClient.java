@@ -1,0 +1,215 @@
+package dev.dedup.client;
+
+import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.Item;
+import dev.dedup.wire.MediaTypes;
+import dev.dedup.wire.Verdict;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Claims and releases batches of messages at a dedup agent, over the contract's binary format.
+ *
+ * <pre>{@code
+ * DedupClient dedup = DedupClient.create(URI.create("http://127.0.0.1:7070"));
+ *
+ * List<Item> items = new ArrayList<>();
+ * for (ConsumerRecord<String, byte[]> r : records) {
+ *     items.add(new Item(r.key(), r.partition() + ":" + r.offset()));
+ * }
+ * List<Verdict> verdicts = dedup.claim("clicks", items); // throws IOException: then process nothing, retry
+ * for (int i = 0; i < items.size(); i++) {
+ *     if (verdicts.get(i) != Verdict.DUPLICATE) {
+ *         process(records.get(i));            // NEW, or RETRY: this copy was claimed by us before
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Answers come in item order, one per item; the same id twice in a batch is {@code NEW} then
+ * {@code RETRY} or {@code DUPLICATE}. A call that fails (connection refused, timeout, {@link DedupException})
+ * decided nothing the worker may rely on: a message without a verdict must not be skipped. A 503 may leave part
+ * of the batch claimed; sending the same batch with the same owners again answers {@code RETRY} for those.
+ *
+ * <p>Instances are immutable and thread-safe; share one per agent.
+ */
+public final class DedupClient {
+
+    /** How long a call may take, from sending to the last byte of the answer, unless configured. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** How long connecting may take, unless configured. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    private final HttpClient http;
+    private final URI claims;
+    private final URI releases;
+    private final Duration timeout;
+    private final String authorization;
+
+    private DedupClient(Builder b) {
+        this.http = b.httpClient != null ? b.httpClient : HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1) // the agent speaks HTTP/1.1; skip the h2c upgrade attempt
+                .connectTimeout(b.connectTimeout)
+                .build();
+        String base = b.base.toString();
+        while (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        this.claims = URI.create(base + "/v1/claims");
+        this.releases = URI.create(base + "/v1/releases");
+        this.timeout = b.timeout;
+        this.authorization = b.bearerToken == null ? null : "Bearer " + b.bearerToken;
+    }
+
+    /** A client of the agent at {@code base} (e.g. {@code http://127.0.0.1:7070}) with default settings. */
+    public static DedupClient create(URI base) {
+        return builder(base).build();
+    }
+
+    public static Builder builder(URI base) {
+        return new Builder(base);
+    }
+
+    /**
+     * Claims {@code items} in namespace {@code ns} ({@code null} or empty: the default namespace).
+     *
+     * @return one verdict per item, in order
+     * @throws DedupException when the agent answers an error (4xx: the request is wrong; 503: it cannot decide)
+     * @throws IOException    when the agent cannot be reached or does not answer in time
+     * @throws IllegalArgumentException when a namespace is over 255 bytes or a field over 65,535 bytes
+     */
+    public List<Verdict> claim(String ns, List<Item> items) throws IOException {
+        return Responses.verdicts(send(request(claims, ns, items)), items.size());
+    }
+
+    /** {@link #claim} without blocking; the future fails with the exceptions {@code claim} throws. */
+    public CompletableFuture<List<Verdict>> claimAsync(String ns, List<Item> items) {
+        int n = items.size();
+        return sendAsync(request(claims, ns, items)).thenApply(response -> {
+            try {
+                return Responses.verdicts(response, n);
+            } catch (DedupException e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    /**
+     * Gives back the claims of {@code items} (e.g. processing failed and the messages will be redelivered).
+     * A claim is released only where the item's owner holds it.
+     *
+     * @return per item, in order: {@code true} if released, {@code false} if that owner did not hold the claim
+     * @throws DedupException when the agent answers an error
+     * @throws IOException    when the agent cannot be reached or does not answer in time
+     */
+    public boolean[] release(String ns, List<Item> items) throws IOException {
+        return Responses.released(send(request(releases, ns, items)), items.size());
+    }
+
+    /** {@link #release} without blocking; the future fails with the exceptions {@code release} throws. */
+    public CompletableFuture<boolean[]> releaseAsync(String ns, List<Item> items) {
+        int n = items.size();
+        return sendAsync(request(releases, ns, items)).thenApply(response -> {
+            try {
+                return Responses.released(response, n);
+            } catch (DedupException e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    private HttpRequest request(URI uri, String ns, List<Item> items) {
+        Objects.requireNonNull(items, "items");
+        byte[] body = BatchEncoder.binary(ns == null ? "" : ns, items);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri)
+                .timeout(timeout)
+                .header("Content-Type", MediaTypes.BATCH)
+                .header("Accept", MediaTypes.VERDICTS)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return b.build();
+    }
+
+    private HttpResponse<byte[]> send(HttpRequest request) throws IOException {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException interrupted = new InterruptedIOException("interrupted waiting for " + request.uri());
+            interrupted.initCause(e);
+            throw interrupted;
+        }
+    }
+
+    private CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** Settings of a {@link DedupClient}; each is checked when set, naming the setting and the value. */
+    public static final class Builder {
+        private final URI base;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private String bearerToken;
+        private HttpClient httpClient;
+
+        private Builder(URI base) {
+            Objects.requireNonNull(base, "base");
+            String scheme = base.getScheme();
+            if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme) || base.getHost() == null
+                    || base.getRawQuery() != null || base.getRawFragment() != null) {
+                throw new IllegalArgumentException("base: '" + base
+                        + "' is not an http(s) URI with a host and no query, e.g. http://127.0.0.1:7070");
+            }
+            this.base = base;
+        }
+
+        /** How long a call may take, from sending to the last byte of the answer; default 5s. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = positive("timeout", timeout);
+            return this;
+        }
+
+        /** How long connecting may take; default 2s. Ignored with {@link #httpClient}. */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = positive("connectTimeout", connectTimeout);
+            return this;
+        }
+
+        /** Sends {@code Authorization: Bearer <token>} with every call (for an agent behind an auth proxy). */
+        public Builder bearerToken(String token) {
+            if (token == null || token.isBlank() || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+                throw new IllegalArgumentException("bearerToken: must be non-empty printable ASCII without spaces");
+            }
+            this.bearerToken = token;
+            return this;
+        }
+
+        /** Sends through {@code client} (to share its connections and executor) instead of a new one. */
+        public Builder httpClient(HttpClient client) {
+            this.httpClient = Objects.requireNonNull(client, "httpClient");
+            return this;
+        }
+
+        public DedupClient build() {
+            return new DedupClient(this);
+        }
+
+        private static Duration positive(String setting, Duration d) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(setting + ": must be positive, got " + d);
+            }
+            return d;
+        }
+    }
+}
