@@ -3,14 +3,14 @@ package dev.dedup.agent;
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.Durations;
+import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.config.RedisOptions;
-import dev.dedup.agent.store.ClaimStore;
-import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
+import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.redis.RedisStore;
 import io.micrometer.core.instrument.Gauge;
@@ -52,30 +52,44 @@ public final class Agent implements AutoCloseable {
     /** Starts with the given clock of epoch milliseconds (tests pass a fake one). */
     public static Agent start(AgentOptions requested, LongSupplier clockMillis) {
         // Every server instance must ask for the same port to share it: with port 0, choose one now.
-        AgentOptions options = requested.http().port() != 0 ? requested
-                : new AgentOptions(requested.http().withPort(freePort(requested.http().host())), requested.embedded(),
-                        requested.windows(), requested.redis(), requested.nearCache());
+        AgentOptions options = requested.http().port() != 0
+                ? requested
+                : new AgentOptions(
+                        requested.http().withPort(freePort(requested.http().host())),
+                        requested.embedded(),
+                        requested.windows(),
+                        requested.redis(),
+                        requested.nearCache());
         AgentMetrics metrics = new AgentMetrics();
         ClaimStore store = openStore(options, clockMillis, metrics);
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
+        Vertx vertx = Vertx.vertx(
+                new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
         try {
             ClaimService claims = new ClaimService(store, options.windows(), metrics);
             AtomicInteger boundPort = new AtomicInteger();
-            vertx.deployVerticle(() -> new HttpVerticle(options.http(), claims, metrics, boundPort),
-                            new DeploymentOptions().setInstances(options.http().eventLoops())
+            vertx.deployVerticle(
+                            () -> new HttpVerticle(options.http(), claims, metrics, boundPort),
+                            new DeploymentOptions()
+                                    .setInstances(options.http().eventLoops())
                                     .setThreadingModel(ThreadingModel.EVENT_LOOP))
-                    .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS);
             Agent agent = new Agent(options, vertx, store, boundPort.get());
-            LOG.log(System.Logger.Level.INFO, "dedup-agent listening on http://" + options.http().host() + ":"
-                    + agent.port + " (store " + store.kind() + ": " + describe(options) + ")");
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "dedup-agent listening on http://" + options.http().host() + ":" + agent.port + " (store "
+                            + store.kind() + ": " + describe(options) + ")");
             return agent;
         } catch (Exception e) {
             vertx.close();
             store.close();
-            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
-                    ? e.getCause() : e;
-            throw new IllegalStateException("cannot listen on " + options.http().host() + ":" + options.http().port()
-                    + ": " + cause.getMessage(), cause);
+            Throwable cause =
+                    e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw new IllegalStateException(
+                    "cannot listen on " + options.http().host() + ":"
+                            + options.http().port() + ": " + cause.getMessage(),
+                    cause);
         }
     }
 
@@ -104,20 +118,24 @@ public final class Agent implements AutoCloseable {
         }
         EmbeddedStore embedded = new EmbeddedStore(options.embedded(), clockMillis);
         Gauge.builder(MetricNames.EMBEDDED_SLOTS, embedded, EmbeddedStore::slots)
-                .description("Slots of the embedded store").register(metrics.registry());
+                .description("Slots of the embedded store")
+                .register(metrics.registry());
         Gauge.builder(MetricNames.EMBEDDED_OCCUPIED, embedded, EmbeddedStore::occupiedSlots)
-                .description("Occupied slots of the embedded store").register(metrics.registry());
+                .description("Occupied slots of the embedded store")
+                .register(metrics.registry());
         return embedded;
     }
 
     private static String describe(AgentOptions options) {
         if (options.redis().enabled()) {
             return options.redis().uris().stream().map(RedisOptions::redact).toList() + ", "
-                    + options.redis().buckets() + " buckets, near-cache " + options.nearCache().maxEntries()
+                    + options.redis().buckets() + " buckets, near-cache "
+                    + options.nearCache().maxEntries()
                     + " ids; window " + Durations.format(options.windows().defaultWindow());
         }
         return options.embedded().dataDir() + ", " + options.embedded().slots() + " slots, "
-                + options.embedded().ways() + "-way; window " + Durations.format(options.windows().defaultWindow());
+                + options.embedded().ways() + "-way; window "
+                + Durations.format(options.windows().defaultWindow());
     }
 
     /** The port it listens on (the chosen one when configured with port 0). */

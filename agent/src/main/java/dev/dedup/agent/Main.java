@@ -14,8 +14,7 @@ import sun.misc.Signal;
  */
 public final class Main {
 
-    private Main() {
-    }
+    private Main() {}
 
     private static void startDrain(Runnable drainAndExit) {
         Thread t = new Thread(drainAndExit, "dedup-shutdown");

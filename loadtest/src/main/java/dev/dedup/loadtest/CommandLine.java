@@ -5,8 +5,8 @@ import dev.dedup.loadtest.workload.EventTimeEncoding;
 import dev.dedup.loadtest.workload.Format;
 import dev.dedup.loadtest.workload.Scenario;
 import dev.dedup.wire.Limits;
-import java.security.SecureRandom;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,15 +72,21 @@ public final class CommandLine {
             exit status: 0 all verdicts as expected; 3 a false drop (a first copy answered duplicate) or a
             missed duplicate (a later copy by another owner answered new); 1 more failed requests than
             --max-errors; 2 bad arguments.
-            """.formatted(LoadOptions.DEFAULT_TARGET, LoadOptions.DEFAULT_WORKERS, LoadOptions.DEFAULT_BATCH,
-            LoadOptions.DEFAULT_IDS, LoadOptions.DEFAULT_NAMESPACE, LoadOptions.Mix.DEFAULT.dupRate(),
-            LoadOptions.Mix.DEFAULT.retryRate(), LoadOptions.Mix.DEFAULT.spread(), LoadOptions.DEFAULT_SEED,
-            LoadOptions.DEFAULT_TIMEOUT.toMillis());
+            """.formatted(
+                    LoadOptions.DEFAULT_TARGET,
+                    LoadOptions.DEFAULT_WORKERS,
+                    LoadOptions.DEFAULT_BATCH,
+                    LoadOptions.DEFAULT_IDS,
+                    LoadOptions.DEFAULT_NAMESPACE,
+                    LoadOptions.Mix.DEFAULT.dupRate(),
+                    LoadOptions.Mix.DEFAULT.retryRate(),
+                    LoadOptions.Mix.DEFAULT.spread(),
+                    LoadOptions.DEFAULT_SEED,
+                    LoadOptions.DEFAULT_TIMEOUT.toMillis());
 
     private static final Set<String> FLAGS = Set.of("--binary", "--json", "--event-time", "--quiet", "--help", "-h");
 
-    private CommandLine() {
-    }
+    private CommandLine() {}
 
     /** True when {@code args} ask for the usage text. */
     public static boolean wantsHelp(String[] args) {
@@ -140,7 +146,7 @@ public final class CommandLine {
                     }
                     case "--quiet" -> quiet = true;
                     case "--event-time" -> eventTime = true;
-                    default -> { } // --help is handled before parsing
+                    default -> {} // --help is handled before parsing
                 }
                 continue;
             }
@@ -164,7 +170,8 @@ public final class CommandLine {
                 case "--dup-spread" -> spread = (int) count(name, value, 0, LoadOptions.MAX_IDS);
                 case "--rate" -> rate = count(name, value, 1, 1_000_000_000L);
                 case "--report" -> report = Path.of(value);
-                case "--event-epoch" -> eventEpoch = count(name, value, 1, 0xffff_ffffL - EventTimeEncoding.RUN_SPAN_SECONDS);
+                case "--event-epoch" ->
+                    eventEpoch = count(name, value, 1, 0xffff_ffffL - EventTimeEncoding.RUN_SPAN_SECONDS);
                 case "--workers" -> workers = (int) count(name, value, 1, LoadOptions.MAX_WORKERS);
                 case "--batch" -> batch = (int) count(name, value, 1, LoadOptions.MAX_BATCH);
                 case "--ids" -> ids = (int) count(name, value, 1, LoadOptions.MAX_IDS);
@@ -174,12 +181,14 @@ public final class CommandLine {
                 case "--run-id" -> runId = value;
                 case "--warmup" -> warmup = (int) count(name, value, 0, LoadOptions.MAX_IDS);
                 case "--max-errors" -> maxErrors = count(name, value, 0, Long.MAX_VALUE);
-                case "--timeout-ms" -> timeoutMillis = count(name, value, 1, Duration.ofHours(1).toMillis());
-                case "--output" -> json = switch (value) {
-                    case "json" -> true;
-                    case "table" -> false;
-                    default -> throw new UsageException("--output: '" + value + "' is not table or json");
-                };
+                case "--timeout-ms" ->
+                    timeoutMillis = count(name, value, 1, Duration.ofHours(1).toMillis());
+                case "--output" ->
+                    json = switch (value) {
+                        case "json" -> true;
+                        case "table" -> false;
+                        default -> throw new UsageException("--output: '" + value + "' is not table or json");
+                    };
                 default -> throw new UsageException("unknown option '" + name + "' (see --help)");
             }
         }
@@ -203,7 +212,8 @@ public final class CommandLine {
         List<String> directUris = new ArrayList<>();
         if (direct != null) {
             if (targetGiven) {
-                throw new UsageException("--direct and --target exclude each other: the run goes to Redis or to agents");
+                throw new UsageException(
+                        "--direct and --target exclude each other: the run goes to Redis or to agents");
             }
             if (format == Format.JSON) {
                 throw new UsageException("--json is a request format of the agent; --direct sends Redis commands");
@@ -233,9 +243,27 @@ public final class CommandLine {
         if (runId == null) {
             runId = Long.toHexString(new SecureRandom().nextLong());
         }
-        return new LoadOptions(targetList, workers, batch, ids, format == null ? Format.BINARY : format, ns,
-                scenarios, seed, runId, runIdGiven, warmup, json, quiet, maxErrors, Duration.ofMillis(timeoutMillis),
-                directUris, new LoadOptions.Mix(dupRate, retryRate, spread), rate, report, eventEpoch);
+        return new LoadOptions(
+                targetList,
+                workers,
+                batch,
+                ids,
+                format == null ? Format.BINARY : format,
+                ns,
+                scenarios,
+                seed,
+                runId,
+                runIdGiven,
+                warmup,
+                json,
+                quiet,
+                maxErrors,
+                Duration.ofMillis(timeoutMillis),
+                directUris,
+                new LoadOptions.Mix(dupRate, retryRate, spread),
+                rate,
+                report,
+                eventEpoch);
     }
 
     /** A whole number in {@code [min, max]}; {@code _} separators and a {@code k}, {@code M} or {@code G} suffix. */
@@ -247,7 +275,7 @@ public final class CommandLine {
                 case 'k' -> unit = 1_000;
                 case 'm' -> unit = 1_000_000;
                 case 'g' -> unit = 1_000_000_000;
-                default -> { }
+                default -> {}
             }
         }
         if (unit != 1) {

@@ -31,10 +31,27 @@ import java.util.List;
  * @param report    where to write the HTML report, or null
  * @param eventEpoch epoch second of event second 0, sent as each item's {@code "ts"}; 0: no event times
  */
-public record LoadOptions(List<Target> targets, int workers, int batch, int ids, Format format, String namespace,
-                          List<Scenario> scenarios, long seed, String runId, boolean runIdGiven, int warmup,
-                          boolean json, boolean quiet, long maxErrors, Duration timeout, List<String> direct,
-                          Mix mix, double rate, Path report, long eventEpoch) {
+public record LoadOptions(
+        List<Target> targets,
+        int workers,
+        int batch,
+        int ids,
+        Format format,
+        String namespace,
+        List<Scenario> scenarios,
+        long seed,
+        String runId,
+        boolean runIdGiven,
+        int warmup,
+        boolean json,
+        boolean quiet,
+        long maxErrors,
+        Duration timeout,
+        List<String> direct,
+        Mix mix,
+        double rate,
+        Path report,
+        long eventEpoch) {
 
     /**
      * The mixed pass: a share {@code dupRate} of messages written twice by the producer, a share

@@ -39,6 +39,7 @@ public final class LoadRun {
 
     /** Exit statuses of the command. */
     public static final int EXIT_OK = 0;
+
     public static final int EXIT_ERRORS = 1;
     public static final int EXIT_USAGE = 2;
     public static final int EXIT_WRONG_VERDICTS = 3;
@@ -73,13 +74,23 @@ public final class LoadRun {
 
     /** Runs everything; blocks until done. Call from a plain thread, never a Vert.x event loop. */
     public Outcome execute() {
-        err.println(String.format(Locale.ROOT,
+        err.println(String.format(
+                Locale.ROOT,
                 "dedup-loadtest: run-id %s, seed %d: %s over %,d ids (+%,d warm-up), batch %,d, %d workers, %s,"
-                        + " ns %s, %s%s", options.runId(), options.seed(), options.scenarioNames(), options.ids(),
-                options.warmup(), options.batch(), options.workers(), encoding().cliName(),
-                options.namespace(), target(), options.rate() > 0
-                        ? String.format(Locale.ROOT, ", offered %,.0f ids/s", options.rate()) : ""));
-        int eventLoops = Math.max(1, Math.min(options.workers(), Runtime.getRuntime().availableProcessors()));
+                        + " ns %s, %s%s",
+                options.runId(),
+                options.seed(),
+                options.scenarioNames(),
+                options.ids(),
+                options.warmup(),
+                options.batch(),
+                options.workers(),
+                encoding().cliName(),
+                options.namespace(),
+                target(),
+                options.rate() > 0 ? String.format(Locale.ROOT, ", offered %,.0f ids/s", options.rate()) : ""));
+        int eventLoops =
+                Math.max(1, Math.min(options.workers(), Runtime.getRuntime().availableProcessors()));
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
         Progress progress = new Progress();
         ErrorBudget budget = new ErrorBudget(options.maxErrors());
@@ -87,15 +98,17 @@ public final class LoadRun {
         List<ScenarioResult> warmup = new ArrayList<>();
         List<ScenarioResult> results = new ArrayList<>();
         try (ProgressPrinter printer = options.quiet() ? null : new ProgressPrinter(progress, err);
-             Transport<?> transport = openTransport(vertx)) {
+                Transport<?> transport = openTransport(vertx)) {
             if (options.warmup() > 0) {
                 warmUp(runner, transport, progress, budget, warmup);
             }
-            Pass measured = new Pass(new IdSpace(options.runId(), options.seed(), IdSpace.MEASURED),
+            Pass measured = new Pass(
+                    new IdSpace(options.runId(), options.seed(), IdSpace.MEASURED),
                     options.runIdGiven() && firstUniform() != Scenario.COLD
                             ? Ledger.claimedEarlier(options.ids(), Owners.ORIGINAL)
                             : new Ledger(options.ids()));
-            Pass mixed = new Pass(new IdSpace(options.runId(), options.seed(), IdSpace.MIXED), new Ledger(options.ids()));
+            Pass mixed =
+                    new Pass(new IdSpace(options.runId(), options.seed(), IdSpace.MIXED), new Ledger(options.ids()));
             for (Scenario scenario : options.scenarios()) {
                 if (budget.exceeded()) {
                     break;
@@ -113,8 +126,9 @@ public final class LoadRun {
         Outcome outcome = new Outcome(results, warmup, budget);
         for (ScenarioResult w : warmup) {
             if (!w.tally().safe()) {
-                err.println("dedup-loadtest: warm-up " + w.scenario() + ": " + w.tally().falseDrops()
-                        + " false drops, " + w.tally().missedDuplicates() + " missed duplicates");
+                err.println("dedup-loadtest: warm-up " + w.scenario() + ": "
+                        + w.tally().falseDrops() + " false drops, " + w.tally().missedDuplicates()
+                        + " missed duplicates");
             }
         }
         if (budget.exceeded()) {
@@ -145,40 +159,51 @@ public final class LoadRun {
 
     /** What the run sends to, as the table and the JSON line name it. */
     private String target() {
-        return options.isDirect() ? "direct " + String.join(",", options.direct())
-                : String.join(",", options.targets().stream().map(Object::toString).toList());
+        return options.isDirect()
+                ? "direct " + String.join(",", options.direct())
+                : String.join(
+                        ",", options.targets().stream().map(Object::toString).toList());
     }
 
     private BatchEncoding encoding() {
         if (options.isDirect()) {
             return new TapjoyEncoding();
         }
-        return options.eventEpoch() == 0 ? options.format() : new EventTimeEncoding(options.format(), options.eventEpoch());
+        return options.eventEpoch() == 0
+                ? options.format()
+                : new EventTimeEncoding(options.format(), options.eventEpoch());
     }
 
     private Transport<?> openTransport(Vertx vertx) {
-        return options.isDirect() ? new TapjoyTransport(options.direct(), options.timeout())
+        return options.isDirect()
+                ? new TapjoyTransport(options.direct(), options.timeout())
                 : new HttpTransport(vertx, options.targets(), options.workers(), options.format(), options.timeout());
     }
 
     private Scenario firstUniform() {
-        return options.scenarios().stream().filter(s -> s != Scenario.MIXED).findFirst().orElse(Scenario.COLD);
+        return options.scenarios().stream()
+                .filter(s -> s != Scenario.MIXED)
+                .findFirst()
+                .orElse(Scenario.COLD);
     }
 
     /** The ids a pass sends and the ledger that knows what they were sent as before. */
-    private record Pass(IdSpace ids, Ledger ledger) {
-    }
+    private record Pass(IdSpace ids, Ledger ledger) {}
 
     /**
      * The same scenarios over ids of their own (a fresh random stream every run, so the warm-up always
      * starts with unclaimed ids), starting with cold so that retry and duplicate have claims to hit.
      */
-    private void warmUp(ScenarioRunner runner, Transport<?> transport, Progress progress, ErrorBudget budget,
-                       List<ScenarioResult> into) {
+    private void warmUp(
+            ScenarioRunner runner,
+            Transport<?> transport,
+            Progress progress,
+            ErrorBudget budget,
+            List<ScenarioResult> into) {
         String warmupRun = options.runId() + "/warmup/" + Long.toHexString(new SecureRandom().nextLong());
         Pass uniform = new Pass(new IdSpace(warmupRun, options.seed(), IdSpace.WARMUP), new Ledger(options.warmup()));
-        Pass mixed = new Pass(new IdSpace(warmupRun, options.seed(), IdSpace.WARMUP_MIXED),
-                new Ledger(options.warmup()));
+        Pass mixed =
+                new Pass(new IdSpace(warmupRun, options.seed(), IdSpace.WARMUP_MIXED), new Ledger(options.warmup()));
         List<Scenario> passes = new ArrayList<>(options.scenarios());
         if (firstUniform() != Scenario.COLD && passes.stream().anyMatch(Scenario::repeatsCold)) {
             passes.add(0, Scenario.COLD);
@@ -187,21 +212,38 @@ public final class LoadRun {
             if (budget.exceeded()) {
                 return;
             }
-            into.add(runOne("warmup-" + scenario.cliName(), scenario, scenario == Scenario.MIXED ? mixed : uniform,
-                    runner, transport, progress, 0));
+            into.add(runOne(
+                    "warmup-" + scenario.cliName(),
+                    scenario,
+                    scenario == Scenario.MIXED ? mixed : uniform,
+                    runner,
+                    transport,
+                    progress,
+                    0));
         }
     }
 
-    private <B> ScenarioResult runOne(String name, Scenario scenario, Pass pass, ScenarioRunner runner,
-                                      Transport<B> transport, Progress progress, double rate) {
+    private <B> ScenarioResult runOne(
+            String name,
+            Scenario scenario,
+            Pass pass,
+            ScenarioRunner runner,
+            Transport<B> transport,
+            Progress progress,
+            double rate) {
         progress.phase("preparing " + name, 0);
         int ids = pass.ledger().size();
         SendPlan plan = scenario == Scenario.MIXED
-                ? SendPlan.mixed(ids, options.mix().dupRate(), options.mix().retryRate(), options.batch(),
-                        options.mix().spread(), options.seed() ^ name.hashCode())
+                ? SendPlan.mixed(
+                        ids,
+                        options.mix().dupRate(),
+                        options.mix().retryRate(),
+                        options.batch(),
+                        options.mix().spread(),
+                        options.seed() ^ name.hashCode())
                 : scenario.uniformPlan(ids);
-        Workload workload = Workload.prepare(name, plan, pass.ids(), pass.ledger(), options.namespace(), encoding(),
-                options.batch());
+        Workload workload = Workload.prepare(
+                name, plan, pass.ids(), pass.ledger(), options.namespace(), encoding(), options.batch());
         // Collect the previous scenario's bodies now rather than in the middle of this one's timed part.
         System.gc();
         return runner.run(workload, transport, options.batch(), rate);

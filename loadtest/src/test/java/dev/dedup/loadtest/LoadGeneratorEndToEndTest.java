@@ -35,7 +35,8 @@ class LoadGeneratorEndToEndTest {
     static void startAgent() {
         agent = Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, 10000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
-                new EmbeddedStoreOptions(dataDir, 1 << 20, 8), WindowOptions.defaults()));
+                new EmbeddedStoreOptions(dataDir, 1 << 20, 8),
+                WindowOptions.defaults()));
         target = "http://127.0.0.1:" + agent.port();
     }
 
@@ -52,7 +53,8 @@ class LoadGeneratorEndToEndTest {
         LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
 
         List<ScenarioResult> results = outcome.results();
-        assertEquals(List.of("cold", "retry", "duplicate", "mixed"),
+        assertEquals(
+                List.of("cold", "retry", "duplicate", "mixed"),
                 results.stream().map(ScenarioResult::scenario).toList());
         Verdict[] expected = {Verdict.NEW, Verdict.RETRY, Verdict.DUPLICATE};
         for (int i = 0; i < 3; i++) {
@@ -81,8 +83,20 @@ class LoadGeneratorEndToEndTest {
     void fixedRate_takesAboutAsLongAsTheScheduleSays_andTheReportHasACurveOfEachKind(@TempDir Path dir)
             throws Exception {
         Path report = dir.resolve("run.html");
-        LoadOptions options = CommandLine.parse("--target", target, "--ids", "20000", "--batch", "500",
-                "--scenario", "cold", "--rate", "20000", "--report", report.toString(), "--quiet");
+        LoadOptions options = CommandLine.parse(
+                "--target",
+                target,
+                "--ids",
+                "20000",
+                "--batch",
+                "500",
+                "--scenario",
+                "cold",
+                "--rate",
+                "20000",
+                "--report",
+                report.toString(),
+                "--quiet");
         LoadRun run = new LoadRun(options, silent());
         LoadRun.Outcome outcome = run.execute();
         run.report(outcome, silent());
@@ -99,30 +113,77 @@ class LoadGeneratorEndToEndTest {
     @Test
     void json_withWarmup_thenALaterRunContinuesTheSameIds() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int status = Main.run(new String[] {"--target", target, "--json", "--ids", "3000", "--batch", "250",
-            "--warmup", "500", "--scenario", "cold", "--run-id", "e2e-json", "--output", "json", "--quiet"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), silent());
+        int status = Main.run(
+                new String[] {
+                    "--target",
+                    target,
+                    "--json",
+                    "--ids",
+                    "3000",
+                    "--batch",
+                    "250",
+                    "--warmup",
+                    "500",
+                    "--scenario",
+                    "cold",
+                    "--run-id",
+                    "e2e-json",
+                    "--output",
+                    "json",
+                    "--quiet"
+                },
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                silent());
         assertEquals(0, status, out.toString(StandardCharsets.UTF_8));
-        List<String> json = out.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("{")).toList();
+        List<String> json = out.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(l -> l.startsWith("{"))
+                .toList();
         assertEquals(1, json.size(), "one JSON line per measured scenario, none for the warm-up");
         String line = json.get(0);
-        for (String field : List.of("\"scenario\":\"cold\"", "\"ids\":3000,", "\"new\":3000,", "\"retry\":0,",
-                "\"false_drops\":0,", "\"missed_duplicates\":0,", "\"errors\":0,", "\"batch\":250,",
-                "\"workers\":4,", "\"format\":\"json\"", "\"p50_ms\":", "\"p99_ms\":", "\"p999_ms\":",
-                "\"ids_per_s\":", "\"seconds\":", "\"duplicate\":0,")) {
+        for (String field : List.of(
+                "\"scenario\":\"cold\"",
+                "\"ids\":3000,",
+                "\"new\":3000,",
+                "\"retry\":0,",
+                "\"false_drops\":0,",
+                "\"missed_duplicates\":0,",
+                "\"errors\":0,",
+                "\"batch\":250,",
+                "\"workers\":4,",
+                "\"format\":\"json\"",
+                "\"p50_ms\":",
+                "\"p99_ms\":",
+                "\"p999_ms\":",
+                "\"ids_per_s\":",
+                "\"seconds\":",
+                "\"duplicate\":0,")) {
             assertTrue(line.contains(field), field + " in " + line);
         }
 
-        LoadRun.Outcome later = new LoadRun(CommandLine.parse("--target", target, "--ids", "3000", "--batch", "250",
-                "--scenario", "duplicate", "--run-id", "e2e-json", "--quiet"), silent()).execute();
+        LoadRun.Outcome later = new LoadRun(
+                        CommandLine.parse(
+                                "--target",
+                                target,
+                                "--ids",
+                                "3000",
+                                "--batch",
+                                "250",
+                                "--scenario",
+                                "duplicate",
+                                "--run-id",
+                                "e2e-json",
+                                "--quiet"),
+                        silent())
+                .execute();
         assertEquals(3000, later.results().get(0).tally().count(Verdict.DUPLICATE));
         assertEquals(LoadRun.EXIT_OK, later.exitStatus());
     }
 
     @Test
     void severalTargets_andMoreWorkersThanBatches() {
-        LoadOptions options = CommandLine.parse("--target", target + "," + target, "--workers", "16", "--ids",
-                "5000", "--batch", "1000", "--quiet");
+        LoadOptions options = CommandLine.parse(
+                "--target", target + "," + target, "--workers", "16", "--ids", "5000", "--batch", "1000", "--quiet");
         LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
         assertEquals(LoadRun.EXIT_OK, outcome.exitStatus());
         assertEquals(5000, outcome.results().get(2).tally().count(Verdict.DUPLICATE));

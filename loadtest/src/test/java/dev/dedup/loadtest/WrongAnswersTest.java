@@ -29,13 +29,16 @@ class WrongAnswersTest {
     @Test
     void agentAnsweringDuplicateToEverything_isFalseDropsAndExitThree() throws Exception {
         // Binary batch of "loadtest": 1 + 8 bytes of namespace, then items of 2 + 36 + 2 + owner bytes.
-        int port = serve(body -> {
-            byte[] verdicts = new byte[countItems(body)];
-            java.util.Arrays.fill(verdicts, (byte) 2);
-            return Buffer.buffer(verdicts);
-        }, 200, "application/x-dedup-verdicts");
-        LoadOptions options = CommandLine.parse("--target", "http://127.0.0.1:" + port, "--ids", "2000",
-                "--scenario", "all", "--quiet");
+        int port = serve(
+                body -> {
+                    byte[] verdicts = new byte[countItems(body)];
+                    java.util.Arrays.fill(verdicts, (byte) 2);
+                    return Buffer.buffer(verdicts);
+                },
+                200,
+                "application/x-dedup-verdicts");
+        LoadOptions options = CommandLine.parse(
+                "--target", "http://127.0.0.1:" + port, "--ids", "2000", "--scenario", "all", "--quiet");
         LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
         ScenarioResult cold = outcome.results().get(0);
         assertEquals(2000, cold.tally().falseDrops());
@@ -46,10 +49,22 @@ class WrongAnswersTest {
 
     @Test
     void agentAnswering503_countsStatusesAndStopsPastMaxErrors() throws Exception {
-        int port = serve(body -> Buffer.buffer("{\"error\":\"unavailable\",\"message\":\"store down\"}"), 503,
+        int port = serve(
+                body -> Buffer.buffer("{\"error\":\"unavailable\",\"message\":\"store down\"}"),
+                503,
                 "application/json");
-        LoadOptions options = CommandLine.parse("--target", "http://127.0.0.1:" + port, "--ids", "20000",
-                "--batch", "100", "--workers", "2", "--max-errors", "5", "--quiet");
+        LoadOptions options = CommandLine.parse(
+                "--target",
+                "http://127.0.0.1:" + port,
+                "--ids",
+                "20000",
+                "--batch",
+                "100",
+                "--workers",
+                "2",
+                "--max-errors",
+                "5",
+                "--quiet");
         LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
         assertEquals(1, outcome.results().size(), "no scenario starts once the budget is spent");
         ScenarioResult cold = outcome.results().get(0);
@@ -63,16 +78,25 @@ class WrongAnswersTest {
     @Test
     void unreachableAgent_isAnIoErrorAndExitOne() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int status = Main.run(new String[] {"--target", "http://127.0.0.1:1", "--ids", "10", "--quiet"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), silent());
+        int status = Main.run(
+                new String[] {"--target", "http://127.0.0.1:1", "--ids", "10", "--quiet"},
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                silent());
         assertEquals(LoadRun.EXIT_ERRORS, status);
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("errors by status: {io:"), out.toString());
     }
 
     private int serve(Function<Buffer, Buffer> answer, int status, String type) throws Exception {
-        HttpServer server = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body ->
-                req.response().setStatusCode(status).putHeader("Content-Type", type).end(answer.apply(body))));
-        return server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS)
+        HttpServer server = vertx.createHttpServer()
+                .requestHandler(req -> req.body()
+                        .onSuccess(body -> req.response()
+                                .setStatusCode(status)
+                                .putHeader("Content-Type", type)
+                                .end(answer.apply(body))));
+        return server.listen(0, "127.0.0.1")
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(10, TimeUnit.SECONDS)
                 .actualPort();
     }
 

@@ -3,8 +3,12 @@ package dev.dedup.agent.config;
 import java.time.Duration;
 
 /** Everything the agent is started with, validated: one options value per component. */
-public record AgentOptions(HttpOptions http, EmbeddedStoreOptions embedded, WindowOptions windows, RedisOptions redis,
-                           NearCacheOptions nearCache) {
+public record AgentOptions(
+        HttpOptions http,
+        EmbeddedStoreOptions embedded,
+        WindowOptions windows,
+        RedisOptions redis,
+        NearCacheOptions nearCache) {
 
     public AgentOptions {
         if (redis.enabled()) {
@@ -19,7 +23,10 @@ public record AgentOptions(HttpOptions http, EmbeddedStoreOptions embedded, Wind
     }
 
     private static void check(Duration window, String setting) {
-        ConfigException.require(window.compareTo(RedisOptions.MAX_WINDOW) <= 0, setting, Durations.format(window),
+        ConfigException.require(
+                window.compareTo(RedisOptions.MAX_WINDOW) <= 0,
+                setting,
+                Durations.format(window),
                 "the Redis store keeps windows of up to " + Durations.format(RedisOptions.MAX_WINDOW));
     }
 

@@ -38,13 +38,15 @@ public final class ConfigLoader {
     private static final String EVENT_RATE_SUFFIX = ".event-rate";
 
     /** The per-namespace settings: flag, file-key suffix, environment variable, the form of one entry. */
-    private record NamespaceSetting(String flag, String suffix, String env, String form) {
-    }
+    private record NamespaceSetting(String flag, String suffix, String env, String form) {}
 
     private static final List<NamespaceSetting> NAMESPACE_SETTINGS = List.of(
-            new NamespaceSetting("namespace-window", WINDOW_SUFFIX, "DEDUP_NAMESPACE_WINDOWS",
-                    "ns=duration, e.g. clicks=48h"),
-            new NamespaceSetting("namespace-event-rate", EVENT_RATE_SUFFIX, "DEDUP_NAMESPACE_EVENT_RATES",
+            new NamespaceSetting(
+                    "namespace-window", WINDOW_SUFFIX, "DEDUP_NAMESPACE_WINDOWS", "ns=duration, e.g. clicks=48h"),
+            new NamespaceSetting(
+                    "namespace-event-rate",
+                    EVENT_RATE_SUFFIX,
+                    "DEDUP_NAMESPACE_EVENT_RATES",
                     "ns=ids per second, e.g. clicks=33334"));
 
     /** The per-namespace settings' flags ({@code namespace-window}, ...), for docs and tests. */
@@ -67,7 +69,8 @@ public final class ConfigLoader {
 
     /** The namespace of {@code namespace.<ns><suffix>}, or null when the key is not one (or names none). */
     private static String namespaceOf(String key, String suffix) {
-        if (!key.startsWith(NAMESPACE_PREFIX) || !key.endsWith(suffix)
+        if (!key.startsWith(NAMESPACE_PREFIX)
+                || !key.endsWith(suffix)
                 || key.length() <= NAMESPACE_PREFIX.length() + suffix.length()) {
             return null;
         }
@@ -77,49 +80,73 @@ public final class ConfigLoader {
     private final Map<String, String> values = new HashMap<>();
     private final Map<String, String> origins = new HashMap<>();
 
-    private ConfigLoader() {
-    }
+    private ConfigLoader() {}
 
     private static Map<String, String> settings() {
         Map<String, String> s = new LinkedHashMap<>();
         s.put("host", "address to bind (default " + HttpOptions.DEFAULT_HOST + ")");
         s.put("port", "port to bind (default " + HttpOptions.DEFAULT_PORT + "; 0 picks a free one)");
         s.put("data-dir", "directory of the embedded store (default ./" + EmbeddedStoreOptions.DEFAULT_DATA_DIR + ")");
-        s.put("embedded-slots", "capacity of the embedded store in ids (default " + EmbeddedStoreOptions.DEFAULT_SLOTS
-                + ", 16 bytes each)");
-        s.put("embedded-ways", "slots per set of the embedded store: 4, 8 or 16 (default "
-                + EmbeddedStoreOptions.DEFAULT_WAYS + ")");
-        s.put("redis", "Redis shards, comma-separated redis://[user:password@]host:port or rediss:// (TLS);"
-                + " none: the embedded store");
-        s.put("redis-timeout", "how long a shard may take to answer before the batch is answered 503 (default "
-                + Durations.format(RedisOptions.DEFAULT_TIMEOUT) + ")");
+        s.put(
+                "embedded-slots",
+                "capacity of the embedded store in ids (default " + EmbeddedStoreOptions.DEFAULT_SLOTS
+                        + ", 16 bytes each)");
+        s.put(
+                "embedded-ways",
+                "slots per set of the embedded store: 4, 8 or 16 (default " + EmbeddedStoreOptions.DEFAULT_WAYS + ")");
+        s.put(
+                "redis",
+                "Redis shards, comma-separated redis://[user:password@]host:port or rediss:// (TLS);"
+                        + " none: the embedded store");
+        s.put(
+                "redis-timeout",
+                "how long a shard may take to answer before the batch is answered 503 (default "
+                        + Durations.format(RedisOptions.DEFAULT_TIMEOUT) + ")");
         s.put("redis-buckets", "hash buckets over all shards (default " + RedisOptions.DEFAULT_BUCKETS + ")");
-        s.put("redis-level-entries", "claims per bucket level, below hash-max-listpack-entries (default "
-                + RedisOptions.DEFAULT_LEVEL_ENTRIES + ")");
+        s.put(
+                "redis-level-entries",
+                "claims per bucket level, below hash-max-listpack-entries (default "
+                        + RedisOptions.DEFAULT_LEVEL_ENTRIES + ")");
         s.put("redis-max-levels", "levels a bucket may grow (default " + RedisOptions.DEFAULT_MAX_LEVELS + ")");
-        s.put("redis-time-bucket-records", "claims an event-time bucket is planned to hold; more are counted in"
-                + " dedup_redis_overfull_total (default " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS + ")");
+        s.put(
+                "redis-time-bucket-records",
+                "claims an event-time bucket is planned to hold; more are counted in"
+                        + " dedup_redis_overfull_total (default " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS + ")");
         s.put("redis-prefix", "first bytes of every Redis key (default " + RedisOptions.DEFAULT_KEY_PREFIX + ")");
-        s.put("redis-max-in-flight", "script calls queued per shard before 503 (default "
-                + RedisOptions.DEFAULT_MAX_IN_FLIGHT + ")");
-        s.put("redis-ca-file", "PEM file of the certificate authorities trusted for rediss:// shards (default: the"
-                + " JVM's trust store)");
-        s.put("redis-wait-replicas", "replicas that must acknowledge each script call (WAIT) before answering;"
-                + " 0 does not wait (default " + RedisOptions.DEFAULT_WAIT_REPLICAS + ")");
-        s.put("near-cache-size", "ids the near-cache in front of Redis keeps; 0 turns it off (default "
-                + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
-        s.put("window", "how long a claim is remembered (default "
-                + Durations.format(WindowOptions.DEFAULT_WINDOW) + ")");
+        s.put(
+                "redis-max-in-flight",
+                "script calls queued per shard before 503 (default " + RedisOptions.DEFAULT_MAX_IN_FLIGHT + ")");
+        s.put(
+                "redis-ca-file",
+                "PEM file of the certificate authorities trusted for rediss:// shards (default: the"
+                        + " JVM's trust store)");
+        s.put(
+                "redis-wait-replicas",
+                "replicas that must acknowledge each script call (WAIT) before answering;"
+                        + " 0 does not wait (default " + RedisOptions.DEFAULT_WAIT_REPLICAS + ")");
+        s.put(
+                "near-cache-size",
+                "ids the near-cache in front of Redis keeps; 0 turns it off (default "
+                        + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
+        s.put(
+                "window",
+                "how long a claim is remembered (default " + Durations.format(WindowOptions.DEFAULT_WINDOW) + ")");
         s.put("namespace-window", "window of one namespace, ns=duration (repeatable)");
-        s.put("namespace-event-rate", "file one namespace's claims by the items' event time (\"ts\"), ns=peak ids"
-                + " per second over all workers (repeatable; sizes the time buckets)");
+        s.put(
+                "namespace-event-rate",
+                "file one namespace's claims by the items' event time (\"ts\"), ns=peak ids"
+                        + " per second over all workers (repeatable; sizes the time buckets)");
         s.put("max-batch", "most items per request (default " + HttpOptions.DEFAULT_MAX_BATCH + ")");
         s.put("max-body", "largest request body (default " + Sizes.format(HttpOptions.DEFAULT_MAX_BODY) + ")");
-        s.put("idle-timeout", "close connections idle this long (default "
-                + Durations.format(HttpOptions.DEFAULT_IDLE_TIMEOUT) + ")");
+        s.put(
+                "idle-timeout",
+                "close connections idle this long (default " + Durations.format(HttpOptions.DEFAULT_IDLE_TIMEOUT)
+                        + ")");
         s.put("event-loops", "HTTP event loops (default: one per core)");
-        s.put("shutdown-grace", "how long SIGTERM waits for requests in flight (default "
-                + Durations.format(HttpOptions.DEFAULT_SHUTDOWN_GRACE) + ")");
+        s.put(
+                "shutdown-grace",
+                "how long SIGTERM waits for requests in flight (default "
+                        + Durations.format(HttpOptions.DEFAULT_SHUTDOWN_GRACE) + ")");
         s.put("token", "bearer token required on every endpoint but /health/live (at least 16 characters)");
         s.put("insecure-bind", "allow a non-loopback --host without --token (true/false; the flag alone means true)");
         s.put("config", "a properties file with any of these settings");
@@ -162,7 +189,8 @@ public final class ConfigLoader {
             if (eq >= 0) {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
-            } else if (BOOLEAN_FLAGS.contains(name) && (i + 1 == args.size() || args.get(i + 1).startsWith("--"))) {
+            } else if (BOOLEAN_FLAGS.contains(name)
+                    && (i + 1 == args.size() || args.get(i + 1).startsWith("--"))) {
                 value = "true";
             } else if (i + 1 < args.size()) {
                 value = args.get(++i);
@@ -222,7 +250,9 @@ public final class ConfigLoader {
             if (eq <= 0 || entry.substring(0, eq).isBlank()) {
                 throw new ConfigException(origin + ": '" + entry + "' is not " + setting.form());
             }
-            put(NAMESPACE_PREFIX + entry.substring(0, eq).trim() + setting.suffix(), entry.substring(eq + 1).trim(),
+            put(
+                    NAMESPACE_PREFIX + entry.substring(0, eq).trim() + setting.suffix(),
+                    entry.substring(eq + 1).trim(),
                     origin);
         }
     }
@@ -240,7 +270,9 @@ public final class ConfigLoader {
                 get("max-body", v -> Sizes.parse(origin("max-body"), v), HttpOptions.DEFAULT_MAX_BODY),
                 get("idle-timeout", v -> Durations.parse(origin("idle-timeout"), v), HttpOptions.DEFAULT_IDLE_TIMEOUT),
                 get("event-loops", v -> integer("event-loops", v), HttpOptions.defaultEventLoops()),
-                get("shutdown-grace", v -> Durations.parse(origin("shutdown-grace"), v),
+                get(
+                        "shutdown-grace",
+                        v -> Durations.parse(origin("shutdown-grace"), v),
                         HttpOptions.DEFAULT_SHUTDOWN_GRACE),
                 get("token", v -> v.isEmpty() ? null : v, null),
                 get("insecure-bind", v -> bool("insecure-bind", v), false));
@@ -258,16 +290,20 @@ public final class ConfigLoader {
             }
         });
         WindowOptions windows = new WindowOptions(
-                get("window", v -> Durations.parse(origin("window"), v), WindowOptions.DEFAULT_WINDOW), perNamespace,
+                get("window", v -> Durations.parse(origin("window"), v), WindowOptions.DEFAULT_WINDOW),
+                perNamespace,
                 eventRates);
         String redisList = get("redis", Function.identity(), "");
         List<String> uris = shardUris(redisList);
-        RedisOptions redis = new RedisOptions(uris,
+        RedisOptions redis = new RedisOptions(
+                uris,
                 get("redis-timeout", v -> Durations.parse(origin("redis-timeout"), v), RedisOptions.DEFAULT_TIMEOUT),
                 get("redis-buckets", v -> integer("redis-buckets", v), RedisOptions.DEFAULT_BUCKETS),
                 get("redis-level-entries", v -> integer("redis-level-entries", v), RedisOptions.DEFAULT_LEVEL_ENTRIES),
                 get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
-                get("redis-time-bucket-records", v -> integer("redis-time-bucket-records", v),
+                get(
+                        "redis-time-bucket-records",
+                        v -> integer("redis-time-bucket-records", v),
                         RedisOptions.DEFAULT_TIME_BUCKET_RECORDS),
                 get("redis-prefix", Function.identity(), RedisOptions.DEFAULT_KEY_PREFIX),
                 get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT),
@@ -289,7 +325,9 @@ public final class ConfigLoader {
             if (p.isEmpty()) {
                 continue;
             }
-            if (!p.contains("://") && !uris.isEmpty() && uris.get(uris.size() - 1).startsWith("redis-sentinel://")) {
+            if (!p.contains("://")
+                    && !uris.isEmpty()
+                    && uris.get(uris.size() - 1).startsWith("redis-sentinel://")) {
                 uris.set(uris.size() - 1, uris.get(uris.size() - 1) + "," + p);
             } else {
                 uris.add(p);

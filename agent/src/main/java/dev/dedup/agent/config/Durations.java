@@ -9,13 +9,13 @@ public final class Durations {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
 
-    private Durations() {
-    }
+    private Durations() {}
 
     public static Duration parse(String setting, String text) {
         Matcher m = DURATION.matcher(text.trim());
         if (!m.matches()) {
-            throw new ConfigException(setting + ": '" + text + "' is not a duration; write e.g. 500ms, 30s, 15m, 24h or 7d");
+            throw new ConfigException(
+                    setting + ": '" + text + "' is not a duration; write e.g. 500ms, 30s, 15m, 24h or 7d");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {

@@ -14,6 +14,7 @@ public record EmbeddedStoreOptions(Path dataDir, long slots, int ways) {
     public static final Path DEFAULT_DATA_DIR = Path.of("dedup-data");
     /** 16 Mi slots: a 256 MiB file that still remembers 90 % of ids after ~9.8 M later ones. */
     public static final long DEFAULT_SLOTS = 1L << 24;
+
     public static final int DEFAULT_WAYS = 8;
     public static final long MIN_SLOTS = 1024;
     /** 2^36 slots: a 1 TiB file. */
@@ -21,7 +22,10 @@ public record EmbeddedStoreOptions(Path dataDir, long slots, int ways) {
 
     public EmbeddedStoreOptions {
         ConfigException.require(dataDir != null, "data-dir", dataDir, "give a directory");
-        ConfigException.require(slots >= MIN_SLOTS && slots <= MAX_SLOTS, "embedded-slots", slots,
+        ConfigException.require(
+                slots >= MIN_SLOTS && slots <= MAX_SLOTS,
+                "embedded-slots",
+                slots,
                 "use " + MIN_SLOTS + " to " + MAX_SLOTS);
         ConfigException.require(ways == 4 || ways == 8 || ways == 16, "embedded-ways", ways, "use 4, 8 or 16");
     }

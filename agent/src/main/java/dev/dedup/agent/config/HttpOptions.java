@@ -15,8 +15,16 @@ import java.time.Duration;
  * @param token        bearer token every request but {@code /health/live} must carry; null for none
  * @param insecureBind allow a non-loopback {@code host} without a token
  */
-public record HttpOptions(String host, int port, int maxBatch, long maxBody, Duration idleTimeout, int eventLoops,
-                          Duration shutdownGrace, String token, boolean insecureBind) {
+public record HttpOptions(
+        String host,
+        int port,
+        int maxBatch,
+        long maxBody,
+        Duration idleTimeout,
+        int eventLoops,
+        Duration shutdownGrace,
+        String token,
+        boolean insecureBind) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7070;
@@ -31,28 +39,36 @@ public record HttpOptions(String host, int port, int maxBatch, long maxBody, Dur
         ConfigException.require(host != null && !host.isBlank(), "host", host, "give an address to bind");
         ConfigException.require(port >= 0 && port <= 65535, "port", port, "use 1 to 65535");
         ConfigException.require(maxBatch >= 1 && maxBatch <= 1_000_000, "max-batch", maxBatch, "use 1 to 1000000");
-        ConfigException.require(maxBody >= 64 && maxBody <= MAX_MAX_BODY, "max-body", maxBody,
-                "use 64 bytes to 1GiB");
-        ConfigException.require(idleTimeout.toMillis() >= 1000, "idle-timeout", Durations.format(idleTimeout),
-                "use 1s or more");
+        ConfigException.require(maxBody >= 64 && maxBody <= MAX_MAX_BODY, "max-body", maxBody, "use 64 bytes to 1GiB");
+        ConfigException.require(
+                idleTimeout.toMillis() >= 1000, "idle-timeout", Durations.format(idleTimeout), "use 1s or more");
         ConfigException.require(eventLoops >= 1 && eventLoops <= 256, "event-loops", eventLoops, "use 1 to 256");
-        ConfigException.require(!shutdownGrace.isNegative(), "shutdown-grace", Durations.format(shutdownGrace),
-                "use 0s or more");
+        ConfigException.require(
+                !shutdownGrace.isNegative(), "shutdown-grace", Durations.format(shutdownGrace), "use 0s or more");
         if (token != null) {
             // The value is a secret: the message names the setting, never the value.
-            ConfigException.require(token.length() >= MIN_TOKEN_LENGTH && token.chars().allMatch(c -> c > 0x20 && c < 0x7f),
-                    "token", "(" + token.length() + " characters)", "use at least " + MIN_TOKEN_LENGTH
-                            + " printable ASCII characters without spaces");
+            ConfigException.require(
+                    token.length() >= MIN_TOKEN_LENGTH && token.chars().allMatch(c -> c > 0x20 && c < 0x7f),
+                    "token",
+                    "(" + token.length() + " characters)",
+                    "use at least " + MIN_TOKEN_LENGTH + " printable ASCII characters without spaces");
         }
         if (token == null && !insecureBind && !isLoopback(host)) {
-            throw new ConfigException("host: " + host + " is not a loopback address; set --token (workers then send "
-                    + "Authorization: Bearer <token>) or --insecure-bind to accept requests from anyone who can reach it");
+            throw new ConfigException(
+                    "host: " + host + " is not a loopback address; set --token (workers then send "
+                            + "Authorization: Bearer <token>) or --insecure-bind to accept requests from anyone who can reach it");
         }
     }
 
     /** The v1 constructor: no token, loopback only. */
-    public HttpOptions(String host, int port, int maxBatch, long maxBody, Duration idleTimeout, int eventLoops,
-                       Duration shutdownGrace) {
+    public HttpOptions(
+            String host,
+            int port,
+            int maxBatch,
+            long maxBody,
+            Duration idleTimeout,
+            int eventLoops,
+            Duration shutdownGrace) {
         this(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, null, false);
     }
 
@@ -75,8 +91,14 @@ public record HttpOptions(String host, int port, int maxBatch, long maxBody, Dur
     }
 
     public static HttpOptions defaults() {
-        return new HttpOptions(DEFAULT_HOST, DEFAULT_PORT, DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY, DEFAULT_IDLE_TIMEOUT,
-                defaultEventLoops(), DEFAULT_SHUTDOWN_GRACE);
+        return new HttpOptions(
+                DEFAULT_HOST,
+                DEFAULT_PORT,
+                DEFAULT_MAX_BATCH,
+                DEFAULT_MAX_BODY,
+                DEFAULT_IDLE_TIMEOUT,
+                defaultEventLoops(),
+                DEFAULT_SHUTDOWN_GRACE);
     }
 
     public static int defaultEventLoops() {
@@ -84,12 +106,12 @@ public record HttpOptions(String host, int port, int maxBatch, long maxBody, Dur
     }
 
     public HttpOptions withPort(int newPort) {
-        return new HttpOptions(host, newPort, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token,
-                insecureBind);
+        return new HttpOptions(
+                host, newPort, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind);
     }
 
     public HttpOptions withToken(String newToken, boolean newInsecureBind) {
-        return new HttpOptions(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, newToken,
-                newInsecureBind);
+        return new HttpOptions(
+                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, newToken, newInsecureBind);
     }
 }

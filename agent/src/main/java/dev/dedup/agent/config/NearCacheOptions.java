@@ -13,8 +13,11 @@ public record NearCacheOptions(long maxEntries) {
     public static final long MAX_ENTRIES = 1L << 29;
 
     public NearCacheOptions {
-        ConfigException.require(maxEntries == 0 || (maxEntries >= 8 && maxEntries <= MAX_ENTRIES), "near-cache-size",
-                maxEntries, "use 0 (off) or 8 to 2^29 entries");
+        ConfigException.require(
+                maxEntries == 0 || (maxEntries >= 8 && maxEntries <= MAX_ENTRIES),
+                "near-cache-size",
+                maxEntries,
+                "use 0 (off) or 8 to 2^29 entries");
     }
 
     public static NearCacheOptions defaults() {

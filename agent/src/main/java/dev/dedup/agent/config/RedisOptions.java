@@ -30,9 +30,17 @@ import java.util.List;
  *                    is answered; a call they do not acknowledge within {@code timeout} is answered 503. 0
  *                    (the default) answers as soon as the primary has written
  */
-public record RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
-                           int timeBucketRecords, String keyPrefix, int maxInFlight, Path caFile,
-                           int waitReplicas) {
+public record RedisOptions(
+        List<String> uris,
+        Duration timeout,
+        int buckets,
+        int levelEntries,
+        int maxLevels,
+        int timeBucketRecords,
+        String keyPrefix,
+        int maxInFlight,
+        Path caFile,
+        int waitReplicas) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -40,6 +48,7 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
      * only ~6 per id), second levels from ~6 M ids on, and room for 50 M live ids before a bucket forgets.
      */
     public static final int DEFAULT_BUCKETS = 1 << 14;
+
     public static final int DEFAULT_LEVEL_ENTRIES = 384;
     public static final int DEFAULT_MAX_LEVELS = 8;
     public static final int DEFAULT_TIME_BUCKET_RECORDS = 384;
@@ -52,25 +61,47 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
     public RedisOptions {
         uris = List.copyOf(uris);
         for (String uri : uris) {
-            ConfigException.require(uri.startsWith("redis://") || uri.startsWith("rediss://")
-                            || uri.startsWith("redis-sentinel://"), "redis", redact(uri),
+            ConfigException.require(
+                    uri.startsWith("redis://") || uri.startsWith("rediss://") || uri.startsWith("redis-sentinel://"),
+                    "redis",
+                    redact(uri),
                     "each shard is redis://host:port, rediss://host:port or redis-sentinel://s1:port,s2:port#master");
         }
-        ConfigException.require(!timeout.isNegative() && timeout.toMillis() >= 10, "redis-timeout",
-                Durations.format(timeout), "use 10ms or more");
+        ConfigException.require(
+                !timeout.isNegative() && timeout.toMillis() >= 10,
+                "redis-timeout",
+                Durations.format(timeout),
+                "use 10ms or more");
         ConfigException.require(buckets >= 1 && buckets <= (1 << 30), "redis-buckets", buckets, "use 1 to 2^30");
-        ConfigException.require(levelEntries >= 8 && levelEntries <= 4096, "redis-level-entries", levelEntries,
+        ConfigException.require(
+                levelEntries >= 8 && levelEntries <= 4096,
+                "redis-level-entries",
+                levelEntries,
                 "use 8 to 4096 (and below the server's hash-max-listpack-entries)");
         ConfigException.require(maxLevels >= 1 && maxLevels <= 64, "redis-max-levels", maxLevels, "use 1 to 64");
-        ConfigException.require(timeBucketRecords >= 1 && timeBucketRecords <= 1_000_000, "redis-time-bucket-records",
-                timeBucketRecords, "use 1 to 1000000");
-        ConfigException.require(keyPrefix != null && !keyPrefix.isEmpty() && keyPrefix.length() <= 32
-                && keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}'),
-                "redis-prefix", keyPrefix, "use 1 to 32 printable characters other than { and }");
+        ConfigException.require(
+                timeBucketRecords >= 1 && timeBucketRecords <= 1_000_000,
+                "redis-time-bucket-records",
+                timeBucketRecords,
+                "use 1 to 1000000");
+        ConfigException.require(
+                keyPrefix != null
+                        && !keyPrefix.isEmpty()
+                        && keyPrefix.length() <= 32
+                        && keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}'),
+                "redis-prefix",
+                keyPrefix,
+                "use 1 to 32 printable characters other than { and }");
         ConfigException.require(maxInFlight >= 1, "redis-max-in-flight", maxInFlight, "use 1 or more");
-        ConfigException.require(caFile == null || Files.isRegularFile(caFile) && Files.isReadable(caFile),
-                "redis-ca-file", caFile, "not a readable file");
-        ConfigException.require(waitReplicas >= 0 && waitReplicas <= 16, "redis-wait-replicas", waitReplicas,
+        ConfigException.require(
+                caFile == null || Files.isRegularFile(caFile) && Files.isReadable(caFile),
+                "redis-ca-file",
+                caFile,
+                "not a readable file");
+        ConfigException.require(
+                waitReplicas >= 0 && waitReplicas <= 16,
+                "redis-wait-replicas",
+                waitReplicas,
                 "use 0 (do not wait) to 16");
     }
 
@@ -78,25 +109,55 @@ public record RedisOptions(List<String> uris, Duration timeout, int buckets, int
      * Without a CA file ({@code rediss://} shards are checked against the JVM's default trust store),
      * waiting for no replica, with the default planned records per event-time bucket.
      */
-    public RedisOptions(List<String> uris, Duration timeout, int buckets, int levelEntries, int maxLevels,
-                        String keyPrefix, int maxInFlight) {
-        this(uris, timeout, buckets, levelEntries, maxLevels, DEFAULT_TIME_BUCKET_RECORDS, keyPrefix, maxInFlight,
-                null, DEFAULT_WAIT_REPLICAS);
+    public RedisOptions(
+            List<String> uris,
+            Duration timeout,
+            int buckets,
+            int levelEntries,
+            int maxLevels,
+            String keyPrefix,
+            int maxInFlight) {
+        this(
+                uris,
+                timeout,
+                buckets,
+                levelEntries,
+                maxLevels,
+                DEFAULT_TIME_BUCKET_RECORDS,
+                keyPrefix,
+                maxInFlight,
+                null,
+                DEFAULT_WAIT_REPLICAS);
     }
 
     public static RedisOptions none() {
-        return new RedisOptions(List.of(), DEFAULT_TIMEOUT, DEFAULT_BUCKETS, DEFAULT_LEVEL_ENTRIES,
-                DEFAULT_MAX_LEVELS, DEFAULT_KEY_PREFIX, DEFAULT_MAX_IN_FLIGHT);
+        return new RedisOptions(
+                List.of(),
+                DEFAULT_TIMEOUT,
+                DEFAULT_BUCKETS,
+                DEFAULT_LEVEL_ENTRIES,
+                DEFAULT_MAX_LEVELS,
+                DEFAULT_KEY_PREFIX,
+                DEFAULT_MAX_IN_FLIGHT);
     }
 
     public RedisOptions withWaitReplicas(int replicas) {
-        return new RedisOptions(uris, timeout, buckets, levelEntries, maxLevels, timeBucketRecords, keyPrefix,
-                maxInFlight, caFile, replicas);
+        return new RedisOptions(
+                uris,
+                timeout,
+                buckets,
+                levelEntries,
+                maxLevels,
+                timeBucketRecords,
+                keyPrefix,
+                maxInFlight,
+                caFile,
+                replicas);
     }
 
     public RedisOptions withTimeBucketRecords(int records) {
-        return new RedisOptions(uris, timeout, buckets, levelEntries, maxLevels, records, keyPrefix, maxInFlight,
-                caFile, waitReplicas);
+        return new RedisOptions(
+                uris, timeout, buckets, levelEntries, maxLevels, records, keyPrefix, maxInFlight, caFile, waitReplicas);
     }
 
     public boolean enabled() {

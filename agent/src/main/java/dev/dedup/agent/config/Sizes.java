@@ -8,8 +8,7 @@ public final class Sizes {
 
     private static final Pattern SIZE = Pattern.compile("(\\d{1,12})(|B|KiB|MiB|GiB|KB|MB|GB)");
 
-    private Sizes() {
-    }
+    private Sizes() {}
 
     public static long parse(String setting, String text) {
         Matcher m = SIZE.matcher(text.trim());

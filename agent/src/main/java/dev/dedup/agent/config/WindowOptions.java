@@ -18,8 +18,8 @@ import java.util.TreeMap;
  * @param eventRates    namespaces that file claims by event time, with their expected peak ids per second
  *                      over all workers (Redis sizes its time buckets by it)
  */
-public record WindowOptions(Duration defaultWindow, Map<String, Duration> perNamespace,
-                            Map<String, Integer> eventRates) {
+public record WindowOptions(
+        Duration defaultWindow, Map<String, Duration> perNamespace, Map<String, Integer> eventRates) {
 
     /** The largest event rate: 100 million ids per second. */
     public static final int MAX_EVENT_RATE = 100_000_000;
@@ -38,17 +38,26 @@ public record WindowOptions(Duration defaultWindow, Map<String, Duration> perNam
     public WindowOptions {
         check("window", defaultWindow);
         perNamespace.forEach((ns, w) -> {
-            ConfigException.require(Limits.isValidNamespace(ns), "namespace." + ns + ".window", ns,
+            ConfigException.require(
+                    Limits.isValidNamespace(ns),
+                    "namespace." + ns + ".window",
+                    ns,
                     "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -");
             check("namespace." + ns + ".window", w);
         });
         perNamespace = Map.copyOf(perNamespace);
         eventRates.forEach((ns, rate) -> {
             String setting = "namespace." + ns + ".event-rate";
-            ConfigException.require(ns.equals(EVERY_NAMESPACE) || Limits.isValidNamespace(ns), setting, ns,
+            ConfigException.require(
+                    ns.equals(EVERY_NAMESPACE) || Limits.isValidNamespace(ns),
+                    setting,
+                    ns,
                     "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace");
-            ConfigException.require(rate != null && rate >= 1 && rate <= MAX_EVENT_RATE, setting,
-                    String.valueOf(rate), "use 1 to " + MAX_EVENT_RATE + " ids per second");
+            ConfigException.require(
+                    rate != null && rate >= 1 && rate <= MAX_EVENT_RATE,
+                    setting,
+                    String.valueOf(rate),
+                    "use 1 to " + MAX_EVENT_RATE + " ids per second");
         });
         eventRates = Map.copyOf(eventRates);
     }
@@ -60,8 +69,11 @@ public record WindowOptions(Duration defaultWindow, Map<String, Duration> perNam
     }
 
     private static void check(String setting, Duration w) {
-        ConfigException.require(w != null && w.compareTo(MIN_WINDOW) >= 0 && w.compareTo(MAX_WINDOW) <= 0, setting,
-                w == null ? null : Durations.format(w), "use 1s to 365d");
+        ConfigException.require(
+                w != null && w.compareTo(MIN_WINDOW) >= 0 && w.compareTo(MAX_WINDOW) <= 0,
+                setting,
+                w == null ? null : Durations.format(w),
+                "use 1s to 365d");
     }
 
     public static WindowOptions defaults() {

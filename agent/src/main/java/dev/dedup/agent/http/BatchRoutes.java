@@ -28,7 +28,10 @@ final class BatchRoutes {
 
     private static final System.Logger LOG = System.getLogger(BatchRoutes.class.getName());
 
-    private enum Endpoint { CLAIMS, RELEASES }
+    private enum Endpoint {
+        CLAIMS,
+        RELEASES
+    }
 
     private final ClaimService claims;
     private final AgentMetrics metrics;
@@ -44,9 +47,13 @@ final class BatchRoutes {
     void requireBatchContentType(RoutingContext ctx) {
         if (format(ctx) == null) {
             String type = ctx.request().getHeader("Content-Type");
-            ErrorReplies.reject(metrics, ctx.response(), ErrorReplies.UNSUPPORTED_MEDIA_TYPE, "Content-Type: "
-                    + (type == null ? "missing" : "'" + type + "'")
-                    + "; send " + MediaTypes.JSON + " or " + MediaTypes.BATCH);
+            ErrorReplies.reject(
+                    metrics,
+                    ctx.response(),
+                    ErrorReplies.UNSUPPORTED_MEDIA_TYPE,
+                    "Content-Type: "
+                            + (type == null ? "missing" : "'" + type + "'")
+                            + "; send " + MediaTypes.JSON + " or " + MediaTypes.BATCH);
             return;
         }
         ctx.next();
@@ -74,10 +81,12 @@ final class BatchRoutes {
         byte[] bytes = body == null ? new byte[0] : body.getBytes();
         Batch batch;
         try {
-            batch = format.equals("json") ? JsonBatchDecoder.decode(bytes, maxBatch)
+            batch = format.equals("json")
+                    ? JsonBatchDecoder.decode(bytes, maxBatch)
                     : BinaryBatchDecoder.decode(bytes, maxBatch);
         } catch (BatchRejectedException e) {
-            String code = e.reason() == BatchRejectedException.Reason.TOO_LARGE ? ErrorReplies.TOO_LARGE
+            String code = e.reason() == BatchRejectedException.Reason.TOO_LARGE
+                    ? ErrorReplies.TOO_LARGE
                     : ErrorReplies.BAD_REQUEST;
             fail(ctx, endpointName, format, code, e.getMessage(), start);
             return;
@@ -96,15 +105,22 @@ final class BatchRoutes {
                 reply(ctx.response(), endpoint, format, ar.result());
                 metrics.recordRequest(endpointName, format, "ok", System.nanoTime() - start);
             } else {
-                Throwable cause = ar.cause() instanceof CompletionException && ar.cause().getCause() != null
-                        ? ar.cause().getCause() : ar.cause();
+                Throwable cause =
+                        ar.cause() instanceof CompletionException && ar.cause().getCause() != null
+                                ? ar.cause().getCause()
+                                : ar.cause();
                 if (cause instanceof StoreUnavailableException unavailable) {
                     metrics.recordStoreError(unavailable.kind());
                     fail(ctx, endpointName, format, ErrorReplies.UNAVAILABLE, cause.getMessage(), start);
                 } else {
                     LOG.log(Level.ERROR, "unexpected failure answering " + endpointName, cause);
-                    fail(ctx, endpointName, format, ErrorReplies.INTERNAL,
-                            "internal error: " + cause.getClass().getSimpleName(), start);
+                    fail(
+                            ctx,
+                            endpointName,
+                            format,
+                            ErrorReplies.INTERNAL,
+                            "internal error: " + cause.getClass().getSimpleName(),
+                            start);
                 }
             }
         });
@@ -119,8 +135,8 @@ final class BatchRoutes {
         if (format.equals("binary")) {
             response.putHeader("Content-Type", MediaTypes.VERDICTS).end(Buffer.buffer(codes));
         } else {
-            byte[] json = endpoint == Endpoint.CLAIMS ? VerdictEncoder.claimsJson(codes)
-                    : VerdictEncoder.releasesJson(codes);
+            byte[] json =
+                    endpoint == Endpoint.CLAIMS ? VerdictEncoder.claimsJson(codes) : VerdictEncoder.releasesJson(codes);
             response.putHeader("Content-Type", MediaTypes.JSON).end(Buffer.buffer(json));
         }
     }

@@ -28,8 +28,8 @@ final class BearerAuth {
             return;
         }
         ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        ErrorReplies.reject(metrics, ctx.response(), UNAUTHORIZED,
-                "missing or wrong bearer token (Authorization: Bearer <token>)");
+        ErrorReplies.reject(
+                metrics, ctx.response(), UNAUTHORIZED, "missing or wrong bearer token (Authorization: Bearer <token>)");
     }
 
     private boolean matches(String header) {

@@ -19,8 +19,7 @@ final class ErrorReplies {
     /** Seconds a worker should wait before retrying a 503. */
     static final String RETRY_AFTER_SECONDS = "1";
 
-    private ErrorReplies() {
-    }
+    private ErrorReplies() {}
 
     static int status(String code) {
         return switch (code) {

@@ -3,10 +3,10 @@ package dev.dedup.agent.http;
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
+import io.netty.handler.codec.DecoderResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.netty.handler.codec.DecoderResult;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -73,14 +73,33 @@ public final class HttpVerticle extends VerticleBase {
         router.get("/metrics").handler(ops::metrics);
         router.get("/v1/stats").handler(ops::stats);
 
-        router.errorHandler(404, ctx -> error(ctx, ErrorReplies.NOT_FOUND,
-                "no endpoint " + ctx.request().method() + " " + ctx.request().path()));
-        router.errorHandler(405, ctx -> error(ctx, ErrorReplies.METHOD_NOT_ALLOWED,
-                ctx.request().method() + " is not allowed on " + ctx.request().path()));
-        router.errorHandler(413, ctx -> error(ctx, ErrorReplies.TOO_LARGE,
-                "body: larger than max-body (" + options.maxBody() + " bytes)"));
-        router.errorHandler(400, ctx -> error(ctx, ErrorReplies.BAD_REQUEST,
-                "body: " + (ctx.failure() == null ? "unreadable" : ctx.failure().getMessage())));
+        router.errorHandler(
+                404,
+                ctx -> error(
+                        ctx,
+                        ErrorReplies.NOT_FOUND,
+                        "no endpoint " + ctx.request().method() + " "
+                                + ctx.request().path()));
+        router.errorHandler(
+                405,
+                ctx -> error(
+                        ctx,
+                        ErrorReplies.METHOD_NOT_ALLOWED,
+                        ctx.request().method() + " is not allowed on "
+                                + ctx.request().path()));
+        router.errorHandler(
+                413,
+                ctx -> error(
+                        ctx, ErrorReplies.TOO_LARGE, "body: larger than max-body (" + options.maxBody() + " bytes)"));
+        router.errorHandler(
+                400,
+                ctx -> error(
+                        ctx,
+                        ErrorReplies.BAD_REQUEST,
+                        "body: "
+                                + (ctx.failure() == null
+                                        ? "unreadable"
+                                        : ctx.failure().getMessage())));
         // A body that fails while it is read (broken chunk framing, a client gone mid-body) reaches the
         // router as a failure without a status, which Vert.x Web reports as 200: answer it as the bad
         // request it is, unless the connection is already gone.
@@ -126,7 +145,6 @@ public final class HttpVerticle extends VerticleBase {
 
     @Override
     public Future<?> stop() {
-        return server == null ? Future.succeededFuture()
-                : server.shutdown(options.shutdownGrace());
+        return server == null ? Future.succeededFuture() : server.shutdown(options.shutdownGrace());
     }
 }

@@ -25,19 +25,29 @@ final class OpsRoutes {
     }
 
     void ready(RoutingContext ctx) {
-        Future.fromCompletionStage(claims.store().ready(), ctx.vertx().getOrCreateContext()).onComplete(ar -> {
-            if (ar.succeeded()) {
-                ctx.response().putHeader("Content-Type", MediaTypes.JSON)
-                        .end(new JsonObject().put("status", "ready").put("store", claims.store().kind()).encode());
-            } else {
-                ErrorReplies.send(ctx.response(), ErrorReplies.UNAVAILABLE,
-                        "store " + claims.store().kind() + " not ready: " + ar.cause().getMessage());
-            }
-        });
+        Future.fromCompletionStage(claims.store().ready(), ctx.vertx().getOrCreateContext())
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        ctx.response()
+                                .putHeader("Content-Type", MediaTypes.JSON)
+                                .end(new JsonObject()
+                                        .put("status", "ready")
+                                        .put("store", claims.store().kind())
+                                        .encode());
+                    } else {
+                        ErrorReplies.send(
+                                ctx.response(),
+                                ErrorReplies.UNAVAILABLE,
+                                "store " + claims.store().kind() + " not ready: "
+                                        + ar.cause().getMessage());
+                    }
+                });
     }
 
     void metrics(RoutingContext ctx) {
-        ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape());
+        ctx.response()
+                .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+                .end(metrics.scrape());
     }
 
     void stats(RoutingContext ctx) {

@@ -29,20 +29,28 @@ public final class AgentMetrics {
 
     public AgentMetrics() {
         for (Verdict v : Verdict.values()) {
-            claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS).tag(MetricNames.TAG_VERDICT, v.wireName())
-                    .description("Items claimed, by verdict").register(registry);
+            claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS)
+                    .tag(MetricNames.TAG_VERDICT, v.wireName())
+                    .description("Items claimed, by verdict")
+                    .register(registry);
         }
-        released = Counter.builder(MetricNames.RELEASES).tag(MetricNames.TAG_RESULT, "released")
-                .description("Items released, by result").register(registry);
-        notHeld = Counter.builder(MetricNames.RELEASES).tag(MetricNames.TAG_RESULT, "not_held")
-                .description("Items released, by result").register(registry);
+        released = Counter.builder(MetricNames.RELEASES)
+                .tag(MetricNames.TAG_RESULT, "released")
+                .description("Items released, by result")
+                .register(registry);
+        notHeld = Counter.builder(MetricNames.RELEASES)
+                .tag(MetricNames.TAG_RESULT, "not_held")
+                .description("Items released, by result")
+                .register(registry);
         claimBatchItems = batchItems("claims");
         releaseBatchItems = batchItems("releases");
     }
 
     private DistributionSummary batchItems(String endpoint) {
-        return DistributionSummary.builder(MetricNames.BATCH_ITEMS).tag(MetricNames.TAG_ENDPOINT, endpoint)
-                .description("Items per accepted request").serviceLevelObjectives(1, 10, 100, 1000, 10_000)
+        return DistributionSummary.builder(MetricNames.BATCH_ITEMS)
+                .tag(MetricNames.TAG_ENDPOINT, endpoint)
+                .description("Items per accepted request")
+                .serviceLevelObjectives(1, 10, 100, 1000, 10_000)
                 .register(registry);
     }
 
@@ -76,22 +84,42 @@ public final class AgentMetrics {
     }
 
     public void recordError(String kind) {
-        errors.computeIfAbsent(kind, k -> Counter.builder(MetricNames.ERRORS).tag(MetricNames.TAG_KIND, k)
-                .description("Rejected or failed requests, by error code").register(registry)).increment();
+        errors.computeIfAbsent(
+                        kind,
+                        k -> Counter.builder(MetricNames.ERRORS)
+                                .tag(MetricNames.TAG_KIND, k)
+                                .description("Rejected or failed requests, by error code")
+                                .register(registry))
+                .increment();
     }
 
     /** A store failure, by its kind ({@code timeout}, {@code connection}, {@code oom}, ...). */
     public void recordStoreError(String kind) {
-        errors.computeIfAbsent("store:" + kind, k -> Counter.builder(MetricNames.STORE_ERRORS)
-                .tag(MetricNames.TAG_KIND, kind).description("Store failures, by kind").register(registry)).increment();
+        errors.computeIfAbsent(
+                        "store:" + kind,
+                        k -> Counter.builder(MetricNames.STORE_ERRORS)
+                                .tag(MetricNames.TAG_KIND, kind)
+                                .description("Store failures, by kind")
+                                .register(registry))
+                .increment();
     }
 
     public void recordRequest(String endpoint, String format, String outcome, long nanos) {
         String key = endpoint + '|' + format + '|' + outcome;
-        requests.computeIfAbsent(key, k -> Timer.builder(MetricNames.REQUESTS)
-                .tags(MetricNames.TAG_ENDPOINT, endpoint, MetricNames.TAG_FORMAT, format, MetricNames.TAG_OUTCOME, outcome)
-                .description("Claim and release requests").publishPercentileHistogram()
-                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        requests.computeIfAbsent(
+                        key,
+                        k -> Timer.builder(MetricNames.REQUESTS)
+                                .tags(
+                                        MetricNames.TAG_ENDPOINT,
+                                        endpoint,
+                                        MetricNames.TAG_FORMAT,
+                                        format,
+                                        MetricNames.TAG_OUTCOME,
+                                        outcome)
+                                .description("Claim and release requests")
+                                .publishPercentileHistogram()
+                                .register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Totals by verdict, for {@code /v1/stats}. */

@@ -22,6 +22,7 @@ public final class MetricNames {
     public static final String REDIS_SCRIPT = "dedup.redis.script";
     /** Live claims a full bucket forgot, tag {@code shard}. */
     public static final String REDIS_EVICTIONS = "dedup.redis.evictions";
+
     public static final String REDIS_OVERFULL = "dedup.redis.overfull";
     /** Store failures by kind ({@code timeout}, {@code connection}, {@code oom}, ...). */
     public static final String STORE_ERRORS = "dedup.store.errors";
@@ -34,6 +35,5 @@ public final class MetricNames {
     public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_KIND = "kind";
 
-    private MetricNames() {
-    }
+    private MetricNames() {}
 }

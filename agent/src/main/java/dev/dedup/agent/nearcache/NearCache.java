@@ -33,6 +33,7 @@ public final class NearCache implements ReleaseListener {
 
     /** Slots per set. */
     static final int WAYS = 8;
+
     static final int STRIPES = 1024;
     private static final int LONGS_PER_SLOT = 3;
     /** A key of 0 marks an empty slot; {@link dev.dedup.fingerprint.Fingerprints} never makes key 0. */
@@ -51,8 +52,8 @@ public final class NearCache implements ReleaseListener {
 
     public NearCache(long maxEntries, LongSupplier clockMillis, MeterRegistry registry) {
         if (maxEntries < WAYS || maxEntries > (long) Integer.MAX_VALUE / LONGS_PER_SLOT) {
-            throw new IllegalArgumentException("near-cache entries: " + maxEntries + " is out of range; use "
-                    + WAYS + " to " + Integer.MAX_VALUE / LONGS_PER_SLOT);
+            throw new IllegalArgumentException("near-cache entries: " + maxEntries + " is out of range; use " + WAYS
+                    + " to " + Integer.MAX_VALUE / LONGS_PER_SLOT);
         }
         this.sets = (int) (maxEntries / WAYS);
         this.slots = new long[sets * WAYS * LONGS_PER_SLOT];
@@ -62,16 +63,28 @@ public final class NearCache implements ReleaseListener {
             locks[i] = new StampedLock();
         }
         // The names Micrometer's cache binders use, so that cache dashboards work unchanged.
-        FunctionCounter.builder("cache.gets", hits, LongAdder::sum).tag("cache", "near_cache").tag("result", "hit")
-                .description("near-cache lookups that found the id").register(registry);
-        FunctionCounter.builder("cache.gets", misses, LongAdder::sum).tag("cache", "near_cache")
-                .tag("result", "miss").description("near-cache lookups that did not").register(registry);
-        FunctionCounter.builder("cache.puts", puts, LongAdder::sum).tag("cache", "near_cache")
-                .description("claims entered").register(registry);
-        FunctionCounter.builder("cache.evictions", evictions, LongAdder::sum).tag("cache", "near_cache")
-                .description("live claims replaced by newer ones in a full set").register(registry);
-        Gauge.builder("cache.size", occupied, LongAdder::sum).tag("cache", "near_cache")
-                .description("occupied slots").register(registry);
+        FunctionCounter.builder("cache.gets", hits, LongAdder::sum)
+                .tag("cache", "near_cache")
+                .tag("result", "hit")
+                .description("near-cache lookups that found the id")
+                .register(registry);
+        FunctionCounter.builder("cache.gets", misses, LongAdder::sum)
+                .tag("cache", "near_cache")
+                .tag("result", "miss")
+                .description("near-cache lookups that did not")
+                .register(registry);
+        FunctionCounter.builder("cache.puts", puts, LongAdder::sum)
+                .tag("cache", "near_cache")
+                .description("claims entered")
+                .register(registry);
+        FunctionCounter.builder("cache.evictions", evictions, LongAdder::sum)
+                .tag("cache", "near_cache")
+                .description("live claims replaced by newer ones in a full set")
+                .register(registry);
+        Gauge.builder("cache.size", occupied, LongAdder::sum)
+                .tag("cache", "near_cache")
+                .description("occupied slots")
+                .register(registry);
     }
 
     /** Slots in all (the configured size rounded down to whole sets). */

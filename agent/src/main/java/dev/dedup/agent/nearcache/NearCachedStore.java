@@ -38,8 +38,12 @@ public final class NearCachedStore implements ClaimStore {
      * @param usable     whether the cache may be used now (the release channel is subscribed)
      * @param closeFirst closed before the store, e.g. the subscriber that uses the store's connections
      */
-    public NearCachedStore(ClaimStore store, NearCache cache, LongSupplier clockMillis, BooleanSupplier usable,
-                           AutoCloseable closeFirst) {
+    public NearCachedStore(
+            ClaimStore store,
+            NearCache cache,
+            LongSupplier clockMillis,
+            BooleanSupplier usable,
+            AutoCloseable closeFirst) {
         this.store = store;
         this.cache = cache;
         this.clockMillis = clockMillis;
@@ -181,8 +185,8 @@ public final class NearCachedStore implements ClaimStore {
         try {
             closeFirst.close();
         } catch (Exception e) {
-            System.getLogger(NearCachedStore.class.getName()).log(System.Logger.Level.WARNING,
-                    "closing the release subscriber failed: " + e);
+            System.getLogger(NearCachedStore.class.getName())
+                    .log(System.Logger.Level.WARNING, "closing the release subscriber failed: " + e);
         } finally {
             store.close();
         }

@@ -60,10 +60,13 @@ class EventTimeNamespaceTest {
     }
 
     private Agent start(Path dir, Map<String, Integer> eventRates) {
-        return Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 100, 64 * 1024, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
-                new EmbeddedStoreOptions(dir, 1 << 16, 8),
-                new WindowOptions(WINDOW, Map.of(), eventRates)), clock);
+        return Agent.start(
+                new AgentOptions(
+                        new HttpOptions(
+                                "127.0.0.1", 0, 100, 64 * 1024, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                        new EmbeddedStoreOptions(dir, 1 << 16, 8),
+                        new WindowOptions(WINDOW, Map.of(), eventRates)),
+                clock);
     }
 
     private static String id() {
@@ -102,18 +105,21 @@ class EventTimeNamespaceTest {
 
         String text = badRequest("/v1/claims", JSON, body);
 
-        assertTrue(text.contains("items[2].ts: missing; namespace timed files claims by event time"
-                + " (namespace.timed.event-rate)"), text);
-        assertEquals(List.of("new", "new"), http.claim(TIMED,
-                List.of(new Item(first, "other", ts), new Item(second, "other", ts))),
+        assertTrue(
+                text.contains("items[2].ts: missing; namespace timed files claims by event time"
+                        + " (namespace.timed.event-rate)"),
+                text);
+        assertEquals(
+                List.of("new", "new"),
+                http.claim(TIMED, List.of(new Item(first, "other", ts), new Item(second, "other", ts))),
                 "a rejected request claimed nothing");
     }
 
     @Test
     void binaryBodyWithoutEventTimes_is400NamingTheFirstItem_andClaimsNothing() {
         String first = id();
-        String text = badRequest("/v1/claims", BINARY,
-                BatchEncoder.binary(TIMED, List.of(new Item(first, "o"), new Item(id(), "o"))));
+        String text = badRequest(
+                "/v1/claims", BINARY, BatchEncoder.binary(TIMED, List.of(new Item(first, "o"), new Item(id(), "o"))));
 
         assertTrue(text.contains("items[0].ts: missing"), text);
         assertEquals(List.of("new"), http.claim(TIMED, List.of(new Item(first, "other", second(Duration.ZERO)))));
@@ -153,7 +159,9 @@ class EventTimeNamespaceTest {
         }
         assertEquals("{\"verdicts\":[\"new\"]}", http.claimJson(TIMED, List.of(new Item(id, "o3", stale))));
         assertEquals(List.of(false), http.release(TIMED, List.of(new Item(id, "o3", stale))), "nothing was held");
-        assertEquals(List.of("new", "new"), http.claim(TIMED, List.of(new Item(id, "o4", 1), new Item(id, "o5", 1))),
+        assertEquals(
+                List.of("new", "new"),
+                http.claim(TIMED, List.of(new Item(id, "o4", 1), new Item(id, "o5", 1))),
                 "the first second of 1970");
     }
 
@@ -165,8 +173,8 @@ class EventTimeNamespaceTest {
         clock.advance(Duration.ofSeconds(9));
         assertEquals(List.of("duplicate"), http.claim(TIMED, List.of(new Item(id, "o2", ts))), "a second left");
         clock.advance(Duration.ofSeconds(2));
-        assertEquals(List.of("new"), http.claim(TIMED, List.of(new Item(id, "o2", ts))),
-                "a window after the event time");
+        assertEquals(
+                List.of("new"), http.claim(TIMED, List.of(new Item(id, "o2", ts))), "a window after the event time");
     }
 
     @Test
@@ -187,12 +195,16 @@ class EventTimeNamespaceTest {
         String id = id();
         long ts = second(Duration.ZERO);
         assertEquals(List.of("new"), http.claim(PLAIN, List.of(new Item(id, "o1", ts))));
-        assertEquals(List.of("duplicate"), http.claim(PLAIN, List.of(new Item(id, "o2", ts + 3600))),
+        assertEquals(
+                List.of("duplicate"),
+                http.claim(PLAIN, List.of(new Item(id, "o2", ts + 3600))),
                 "another event time is the same message here");
         assertEquals(List.of("retry"), http.claim(PLAIN, List.of(new Item(id, "o1", ts + 7200))));
         assertEquals(List.of("duplicate"), http.claim(PLAIN, List.of(new Item(id, "o2"))), "or none at all");
-        assertEquals("{\"verdicts\":[\"retry\",\"duplicate\"]}",
-                http.claimJson(PLAIN, List.of(new Item(id, "o1"), new Item(id, "o3", 1))), "a mix is fine in JSON");
+        assertEquals(
+                "{\"verdicts\":[\"retry\",\"duplicate\"]}",
+                http.claimJson(PLAIN, List.of(new Item(id, "o1"), new Item(id, "o3", 1))),
+                "a mix is fine in JSON");
     }
 
     @Test
@@ -235,8 +247,11 @@ class EventTimeNamespaceTest {
             assertEquals(400, r.statusCode(), text(r));
             assertTrue(text(r).contains("items[0].ts: missing; namespace default files claims by event time"), text(r));
             assertEquals(List.of("new"), all.claim("anything", List.of(new Item("a", "o", second(Duration.ZERO)))));
-            assertEquals("{\"*\":100}", new JsonObject(text(AgentHttp.ok(all.get("/v1/stats"))))
-                    .getJsonObject("event_rates").encode());
+            assertEquals(
+                    "{\"*\":100}",
+                    new JsonObject(text(AgentHttp.ok(all.get("/v1/stats"))))
+                            .getJsonObject("event_rates")
+                            .encode());
         }
     }
 }

@@ -42,7 +42,8 @@ class ConfigLoaderTest {
     void flagBeatsEnvironmentBeatsFileBeatsDefault() throws IOException {
         Path file = dir.resolve("dedup.properties");
         Files.writeString(file, "port=7001\nwindow=1h\nmax-batch=50\nembedded-slots=4096\n");
-        AgentOptions o = load(List.of("--config", file.toString(), "--port", "7003"),
+        AgentOptions o = load(
+                List.of("--config", file.toString(), "--port", "7003"),
                 Map.of("DEDUP_PORT", "7002", "DEDUP_WINDOW", "2h"));
         assertEquals(7003, o.http().port(), "flag");
         assertEquals(Duration.ofHours(2), o.windows().defaultWindow(), "environment over file");
@@ -54,7 +55,9 @@ class ConfigLoaderTest {
     void configFileFromTheEnvironment() throws IOException {
         Path file = dir.resolve("c.properties");
         Files.writeString(file, "host=0.0.0.0\ninsecure-bind=true\n");
-        assertEquals("0.0.0.0", load(List.of(), Map.of("DEDUP_CONFIG", file.toString())).http().host());
+        assertEquals(
+                "0.0.0.0",
+                load(List.of(), Map.of("DEDUP_CONFIG", file.toString())).http().host());
     }
 
     @Test
@@ -66,7 +69,8 @@ class ConfigLoaderTest {
     void namespaceWindowsFromEverySource() throws IOException {
         Path file = dir.resolve("c.properties");
         Files.writeString(file, "namespace.clicks.window=48h\nnamespace.views.window=1h\n");
-        AgentOptions o = load(List.of("--config", file.toString(), "--namespace-window", "views=30m"),
+        AgentOptions o = load(
+                List.of("--config", file.toString(), "--namespace-window", "views=30m"),
                 Map.of("DEDUP_NAMESPACE_WINDOWS", "orders=7d"));
         assertEquals(Duration.ofHours(48).toMillis(), o.windows().windowMillis("clicks"));
         assertEquals(Duration.ofMinutes(30).toMillis(), o.windows().windowMillis("views"));
@@ -77,16 +81,20 @@ class ConfigLoaderTest {
     @Test
     void namespaceEventRatesFromEverySource() throws IOException {
         Path file = dir.resolve("c.properties");
-        Files.writeString(file, "namespace.clicks.event-rate=33334\nnamespace.views.event-rate=10\n"
-                + "namespace.orders.event-rate=7\n");
-        AgentOptions o = load(List.of("--config", file.toString(), "--namespace-event-rate", "views=20"),
+        Files.writeString(
+                file,
+                "namespace.clicks.event-rate=33334\nnamespace.views.event-rate=10\n"
+                        + "namespace.orders.event-rate=7\n");
+        AgentOptions o = load(
+                List.of("--config", file.toString(), "--namespace-event-rate", "views=20"),
                 Map.of("DEDUP_NAMESPACE_EVENT_RATES", "orders=8,installs=100_000"));
         assertEquals(33_334, o.windows().eventRate("clicks"), "file");
         assertEquals(20, o.windows().eventRate("views"), "flag over file");
         assertEquals(8, o.windows().eventRate("orders"), "environment over file");
         assertEquals(100_000, o.windows().eventRate("installs"), "underscores in numbers");
         assertEquals(0, o.windows().eventRate("other"), "not filed by event time");
-        assertEquals(Map.of("clicks", 33_334, "views", 20, "orders", 8, "installs", 100_000),
+        assertEquals(
+                Map.of("clicks", 33_334, "views", 20, "orders", 8, "installs", 100_000),
                 o.windows().describeEventRates());
         assertEquals(Duration.ofHours(24).toMillis(), o.windows().windowMillis("clicks"), "windows are unchanged");
     }
@@ -100,8 +108,16 @@ class ConfigLoaderTest {
 
     @Test
     void namespaceEventRateFlag_isRepeatable_andTakesLists_theLastOfANamespaceWinning() {
-        AgentOptions o = load(List.of("--namespace-event-rate", "a=1", "--namespace-event-rate=b=2,c=3",
-                "--namespace-event-rate", "a=4", "--namespace-window", "a=1h"), Map.of());
+        AgentOptions o = load(
+                List.of(
+                        "--namespace-event-rate",
+                        "a=1",
+                        "--namespace-event-rate=b=2,c=3",
+                        "--namespace-event-rate",
+                        "a=4",
+                        "--namespace-window",
+                        "a=1h"),
+                Map.of());
         assertEquals(4, o.windows().eventRate("a"));
         assertEquals(2, o.windows().eventRate("b"));
         assertEquals(3, o.windows().eventRate("c"));
@@ -111,68 +127,112 @@ class ConfigLoaderTest {
 
     @Test
     void starEventRate_appliesToEveryNamespaceNotNamed() throws IOException {
-        AgentOptions flag = load(List.of("--namespace-event-rate", "*=200", "--namespace-event-rate", "clicks=5"),
-                Map.of());
+        AgentOptions flag =
+                load(List.of("--namespace-event-rate", "*=200", "--namespace-event-rate", "clicks=5"), Map.of());
         assertEquals(200, flag.windows().eventRate("anything"));
         assertEquals(200, flag.windows().eventRate("default"));
         assertEquals(5, flag.windows().eventRate("clicks"));
         assertEquals(Map.of("*", 200, "clicks", 5), flag.windows().describeEventRates());
 
-        assertEquals(9, load(List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "*=9")).windows().eventRate("x"));
+        assertEquals(
+                9,
+                load(List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "*=9"))
+                        .windows()
+                        .eventRate("x"));
         Path file = dir.resolve("c.properties");
         Files.writeString(file, "namespace.*.event-rate=11\n");
-        assertEquals(11, load(List.of("--config", file.toString()), Map.of()).windows().eventRate("y"));
+        assertEquals(
+                11,
+                load(List.of("--config", file.toString()), Map.of()).windows().eventRate("y"));
     }
 
     @Test
     void eventRateLimits_areOneAndAHundredMillion() {
-        assertEquals(1, load(List.of("--namespace-event-rate", "a=1"), Map.of()).windows().eventRate("a"));
-        assertEquals(WindowOptions.MAX_EVENT_RATE,
-                load(List.of("--namespace-event-rate", "a=100000000"), Map.of()).windows().eventRate("a"));
+        assertEquals(
+                1,
+                load(List.of("--namespace-event-rate", "a=1"), Map.of())
+                        .windows()
+                        .eventRate("a"));
+        assertEquals(
+                WindowOptions.MAX_EVENT_RATE,
+                load(List.of("--namespace-event-rate", "a=100000000"), Map.of())
+                        .windows()
+                        .eventRate("a"));
     }
 
     @Test
     void badEventRates_failOnOneLineNamingTheSettingAndTheValue() throws IOException {
-        assertBadEventRate("namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
-                List.of("--namespace-event-rate", "clicks=0"), Map.of());
-        assertBadEventRate("namespace.clicks.event-rate: -1 is not valid; use 1 to 100000000 ids per second",
-                List.of("--namespace-event-rate", "clicks=-1"), Map.of());
-        assertBadEventRate("namespace.clicks.event-rate: 100000001 is not valid; use 1 to 100000000 ids per second",
-                List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=100000001"));
-        assertBadEventRate("--namespace-event-rate: 'abc' is not a whole number",
-                List.of("--namespace-event-rate", "clicks=abc"), Map.of());
-        assertBadEventRate("--namespace-event-rate: '' is not a whole number",
-                List.of("--namespace-event-rate", "clicks="), Map.of());
-        assertBadEventRate("DEDUP_NAMESPACE_EVENT_RATES: '1.5' is not a whole number",
-                List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=1.5"));
-        assertBadEventRate("--namespace-event-rate: '99999999999' is not a whole number",
-                List.of("--namespace-event-rate", "clicks=99999999999"), Map.of());
-        assertBadEventRate("namespace.bad ns.event-rate: bad ns is not valid; a namespace is 1 to 64 of "
-                + "A-Z a-z 0-9 . _ -, or * for every namespace", List.of("--namespace-event-rate", "bad ns=5"), Map.of());
-        assertBadEventRate("namespace." + "n".repeat(65) + ".event-rate: " + "n".repeat(65) + " is not valid; "
-                + "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace",
-                List.of("--namespace-event-rate", "n".repeat(65) + "=5"), Map.of());
-        assertBadEventRate("--namespace-event-rate: 'clicks' is not ns=ids per second, e.g. clicks=33334",
-                List.of("--namespace-event-rate", "clicks"), Map.of());
-        assertBadEventRate("--namespace-event-rate: '=5' is not ns=ids per second, e.g. clicks=33334",
-                List.of("--namespace-event-rate", "=5"), Map.of());
-        assertBadEventRate("DEDUP_NAMESPACE_EVENT_RATES: 'x' is not ns=ids per second, e.g. clicks=33334",
-                List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", "a=1,x"));
+        assertBadEventRate(
+                "namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
+                List.of("--namespace-event-rate", "clicks=0"),
+                Map.of());
+        assertBadEventRate(
+                "namespace.clicks.event-rate: -1 is not valid; use 1 to 100000000 ids per second",
+                List.of("--namespace-event-rate", "clicks=-1"),
+                Map.of());
+        assertBadEventRate(
+                "namespace.clicks.event-rate: 100000001 is not valid; use 1 to 100000000 ids per second",
+                List.of(),
+                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=100000001"));
+        assertBadEventRate(
+                "--namespace-event-rate: 'abc' is not a whole number",
+                List.of("--namespace-event-rate", "clicks=abc"),
+                Map.of());
+        assertBadEventRate(
+                "--namespace-event-rate: '' is not a whole number",
+                List.of("--namespace-event-rate", "clicks="),
+                Map.of());
+        assertBadEventRate(
+                "DEDUP_NAMESPACE_EVENT_RATES: '1.5' is not a whole number",
+                List.of(),
+                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=1.5"));
+        assertBadEventRate(
+                "--namespace-event-rate: '99999999999' is not a whole number",
+                List.of("--namespace-event-rate", "clicks=99999999999"),
+                Map.of());
+        assertBadEventRate(
+                "namespace.bad ns.event-rate: bad ns is not valid; a namespace is 1 to 64 of "
+                        + "A-Z a-z 0-9 . _ -, or * for every namespace",
+                List.of("--namespace-event-rate", "bad ns=5"),
+                Map.of());
+        assertBadEventRate(
+                "namespace." + "n".repeat(65) + ".event-rate: " + "n".repeat(65) + " is not valid; "
+                        + "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace",
+                List.of("--namespace-event-rate", "n".repeat(65) + "=5"),
+                Map.of());
+        assertBadEventRate(
+                "--namespace-event-rate: 'clicks' is not ns=ids per second, e.g. clicks=33334",
+                List.of("--namespace-event-rate", "clicks"),
+                Map.of());
+        assertBadEventRate(
+                "--namespace-event-rate: '=5' is not ns=ids per second, e.g. clicks=33334",
+                List.of("--namespace-event-rate", "=5"),
+                Map.of());
+        assertBadEventRate(
+                "DEDUP_NAMESPACE_EVENT_RATES: 'x' is not ns=ids per second, e.g. clicks=33334",
+                List.of(),
+                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "a=1,x"));
         assertBadEventRate("--namespace-event-rate: needs a value", List.of("--namespace-event-rate"), Map.of());
 
         Path file = dir.resolve("c.properties");
         Files.writeString(file, "namespace.clicks.event-rate=fast\n");
-        assertBadEventRate("namespace.clicks.event-rate (in " + file + "): 'fast' is not a whole number",
-                List.of("--config", file.toString()), Map.of());
-        Files.writeString(file, "namespace.clicks.event-rate=0\n");
-        assertBadEventRate("namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
-                List.of("--config", file.toString()), Map.of());
-        Files.writeString(file, "event-rate=5\n");
-        assertBadEventRate("event-rate (in " + file + "): unknown setting", List.of("--config", file.toString()),
+        assertBadEventRate(
+                "namespace.clicks.event-rate (in " + file + "): 'fast' is not a whole number",
+                List.of("--config", file.toString()),
                 Map.of());
+        Files.writeString(file, "namespace.clicks.event-rate=0\n");
+        assertBadEventRate(
+                "namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
+                List.of("--config", file.toString()),
+                Map.of());
+        Files.writeString(file, "event-rate=5\n");
+        assertBadEventRate(
+                "event-rate (in " + file + "): unknown setting", List.of("--config", file.toString()), Map.of());
         Files.writeString(file, "namespace-event-rate=clicks=5\n");
-        assertBadEventRate("namespace-event-rate (in " + file + "): unknown setting",
-                List.of("--config", file.toString()), Map.of());
+        assertBadEventRate(
+                "namespace-event-rate (in " + file + "): unknown setting",
+                List.of("--config", file.toString()),
+                Map.of());
     }
 
     @Test
@@ -182,8 +242,8 @@ class ConfigLoaderTest {
         for (String key : List.of("namespace.event-rate", "namespace.window", "namespace..window")) {
             Path file = dir.resolve("c.properties");
             Files.writeString(file, key + "=5\n");
-            ConfigException e = assertThrows(ConfigException.class,
-                    () -> load(List.of("--config", file.toString()), Map.of()));
+            ConfigException e =
+                    assertThrows(ConfigException.class, () -> load(List.of("--config", file.toString()), Map.of()));
             assertTrue(e.getMessage().startsWith(key), e.getMessage());
         }
         assertTrue(error(List.of("--namespace-event-rate", " =5"), Map.of()).contains("is not ns=ids per second"));
@@ -229,13 +289,16 @@ class ConfigLoaderTest {
 
     @Test
     void unreadableConfigFileIsNamed() {
-        String message = error(List.of("--config", dir.resolve("missing.properties").toString()), Map.of());
+        String message =
+                error(List.of("--config", dir.resolve("missing.properties").toString()), Map.of());
         assertTrue(message.startsWith("config: cannot read"), message);
     }
 
     @Test
     void otherEnvironmentVariablesAreIgnored() {
-        assertEquals(7070, load(List.of(), Map.of("PATH", "/bin", "HOME", "/root")).http().port());
+        assertEquals(
+                7070,
+                load(List.of(), Map.of("PATH", "/bin", "HOME", "/root")).http().port());
     }
 
     @Test
@@ -249,8 +312,14 @@ class ConfigLoaderTest {
     void nonLoopbackHostNeedsATokenOrInsecureBind() {
         String message = error(List.of("--host", "0.0.0.0"), Map.of());
         assertTrue(message.startsWith("host: 0.0.0.0 is not a loopback address"), message);
-        assertEquals("0.0.0.0", load(List.of("--host", "0.0.0.0", "--insecure-bind"), Map.of()).http().host());
-        assertTrue(load(List.of("--host", "0.0.0.0", "--insecure-bind", "--port", "7071"), Map.of()).http().insecureBind());
+        assertEquals(
+                "0.0.0.0",
+                load(List.of("--host", "0.0.0.0", "--insecure-bind"), Map.of())
+                        .http()
+                        .host());
+        assertTrue(load(List.of("--host", "0.0.0.0", "--insecure-bind", "--port", "7071"), Map.of())
+                .http()
+                .insecureBind());
         AgentOptions withToken = load(List.of("--host", "0.0.0.0"), Map.of("DEDUP_TOKEN", "0123456789abcdef"));
         assertEquals("0123456789abcdef", withToken.http().token());
         assertEquals("::1", load(List.of("--host", "::1"), Map.of()).http().host(), "IPv6 loopback needs nothing");
@@ -266,7 +335,8 @@ class ConfigLoaderTest {
 
     @Test
     void redisShardsSplitOnCommas_butSentinelUrisKeepTheirSentinels() {
-        assertEquals(List.of("redis://a:1", "redis-sentinel://s1:26379,s2:26379,s3:26379#m", "rediss://b:2"),
+        assertEquals(
+                List.of("redis://a:1", "redis-sentinel://s1:26379,s2:26379,s3:26379#m", "rediss://b:2"),
                 ConfigLoader.shardUris("redis://a:1, redis-sentinel://s1:26379,s2:26379,s3:26379#m,rediss://b:2"));
         assertTrue(error(List.of("--redis", "http://x:1"), Map.of()).startsWith("redis: http://x:1 is not valid"));
         assertFalse(error(List.of("--redis", "tcp://user:pw@x:1"), Map.of()).contains("pw"), "no password in errors");
@@ -274,11 +344,20 @@ class ConfigLoaderTest {
 
     @Test
     void redisCaFile_mustBeAReadableFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path pem = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
-        assertEquals(pem, ConfigLoader.load(List.of("--redis", "rediss://h:1", "--redis-ca-file", pem.toString()),
-                Map.of()).redis().caFile());
-        assertEquals(null, ConfigLoader.load(List.of("--redis", "rediss://h:1"), Map.of()).redis().caFile());
-        String message = error(List.of("--redis-ca-file", dir.resolve("missing.pem").toString()), Map.of());
+        java.nio.file.Path pem =
+                java.nio.file.Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        assertEquals(
+                pem,
+                ConfigLoader.load(List.of("--redis", "rediss://h:1", "--redis-ca-file", pem.toString()), Map.of())
+                        .redis()
+                        .caFile());
+        assertEquals(
+                null,
+                ConfigLoader.load(List.of("--redis", "rediss://h:1"), Map.of())
+                        .redis()
+                        .caFile());
+        String message =
+                error(List.of("--redis-ca-file", dir.resolve("missing.pem").toString()), Map.of());
         assertTrue(message.startsWith("redis-ca-file: ") && message.endsWith("not a readable file"), message);
     }
 }

@@ -35,6 +35,7 @@ class ConfigurationDocTest {
     /** The header of the settings table; its rows are {@code | `--flag` | `DEDUP_X` | `key` | default | text |}. */
     private static final Pattern HEADER =
             Pattern.compile("^\\|\\s*setting\\s*\\|\\s*environment\\s*\\|\\s*file key\\s*\\|\\s*default\\s*\\|.*");
+
     private static final Pattern FLAG = Pattern.compile("`--([a-z0-9-]+)`");
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
     /** The file-key cell of a setting that cannot be given in a file ({@code --config}). */
@@ -77,10 +78,14 @@ class ConfigurationDocTest {
         Set<String> unknown = new TreeSet<>(documented);
         unknown.removeAll(known);
         assertAll(
-                () -> assertTrue(undocumented.isEmpty(), PAGE + " has no row for these settings of ConfigLoader: "
-                        + flags(undocumented) + "; add one for each"),
-                () -> assertTrue(unknown.isEmpty(), PAGE + " names settings that ConfigLoader does not have: "
-                        + flags(unknown) + "; remove their rows, or add the settings to ConfigLoader.SETTINGS"));
+                () -> assertTrue(
+                        undocumented.isEmpty(),
+                        PAGE + " has no row for these settings of ConfigLoader: " + flags(undocumented)
+                                + "; add one for each"),
+                () -> assertTrue(
+                        unknown.isEmpty(),
+                        PAGE + " names settings that ConfigLoader does not have: " + flags(unknown)
+                                + "; remove their rows, or add the settings to ConfigLoader.SETTINGS"));
     }
 
     @Test
@@ -88,16 +93,20 @@ class ConfigurationDocTest {
         List<Executable> checks = new ArrayList<>();
         for (Row row : loaderRows()) {
             if (!NAMESPACE_FLAGS.contains(row.flag())) {
-                checks.add(() -> assertEquals("DEDUP_" + row.flag().toUpperCase(Locale.ROOT).replace('-', '_'),
-                        row.env(), row.where() + ": environment variable"));
+                checks.add(() -> assertEquals(
+                        "DEDUP_" + row.flag().toUpperCase(Locale.ROOT).replace('-', '_'),
+                        row.env(),
+                        row.where() + ": environment variable"));
             }
-            checks.add(() -> assertKnown(row, "environment variable " + row.env(),
+            checks.add(() -> assertKnown(
+                    row,
+                    "environment variable " + row.env(),
                     complaint(() -> ConfigLoader.load(List.of(), Map.of(row.env(), "")))));
             if (row.fileKey().equals(NOT_IN_FILE)) {
                 String complaint = fileComplaint(row.flag());
-                checks.add(() -> assertTrue(complaint != null && complaint.contains("unknown setting"),
-                        row.where() + ": says it cannot be given in a file, but the loader accepts key "
-                                + row.flag()));
+                checks.add(() -> assertTrue(
+                        complaint != null && complaint.contains("unknown setting"),
+                        row.where() + ": says it cannot be given in a file, but the loader accepts key " + row.flag()));
                 continue;
             }
             if (!NAMESPACE_FLAGS.contains(row.flag())) {
@@ -117,7 +126,8 @@ class ConfigurationDocTest {
             if (row.defaultValue() == null) {
                 continue; // "none", "one per core": prose, not a value
             }
-            checks.add(() -> assertEquals(defaults,
+            checks.add(() -> assertEquals(
+                    defaults,
                     comparable(ConfigLoader.load(List.of("--" + row.flag() + "=" + row.defaultValue()), Map.of())),
                     row.where() + ": the table's default `" + row.defaultValue()
                             + "` is not what the loader uses when the setting is not given"));
@@ -127,12 +137,14 @@ class ConfigurationDocTest {
 
     /** The rows of settings the loader has; the others are reported by the first test. */
     private static List<Row> loaderRows() {
-        return rows.stream().filter(r -> ConfigLoader.SETTINGS.containsKey(r.flag())
-                || NAMESPACE_FLAGS.contains(r.flag())).toList();
+        return rows.stream()
+                .filter(r -> ConfigLoader.SETTINGS.containsKey(r.flag()) || NAMESPACE_FLAGS.contains(r.flag()))
+                .toList();
     }
 
     private static void assertKnown(Row row, String what, String complaint) {
-        assertTrue(complaint == null || !complaint.contains("unknown setting"),
+        assertTrue(
+                complaint == null || !complaint.contains("unknown setting"),
                 row.where() + ": the loader does not know the " + what + ": " + complaint);
     }
 
@@ -156,8 +168,12 @@ class ConfigurationDocTest {
     /** Options that compare equal whatever the spelling of the data directory ({@code ./dedup-data}). */
     private static AgentOptions comparable(AgentOptions o) {
         EmbeddedStoreOptions e = o.embedded();
-        return new AgentOptions(o.http(), new EmbeddedStoreOptions(e.dataDir().normalize(), e.slots(), e.ways()),
-                o.windows(), o.redis(), o.nearCache());
+        return new AgentOptions(
+                o.http(),
+                new EmbeddedStoreOptions(e.dataDir().normalize(), e.slots(), e.ways()),
+                o.windows(),
+                o.redis(),
+                o.nearCache());
     }
 
     private static List<Row> parse(List<String> lines) {
@@ -186,7 +202,11 @@ class ConfigurationDocTest {
             String fileCell = cells[3].trim();
             Matcher fileKey = CODE.matcher(fileCell);
             Matcher defaultValue = CODE.matcher(cells[4].trim());
-            found.add(new Row(line, flag.group(1), env.group(1), fileKey.matches() ? fileKey.group(1) : fileCell,
+            found.add(new Row(
+                    line,
+                    flag.group(1),
+                    env.group(1),
+                    fileKey.matches() ? fileKey.group(1) : fileCell,
                     defaultValue.matches() ? defaultValue.group(1) : null));
         }
         if (found.isEmpty()) {

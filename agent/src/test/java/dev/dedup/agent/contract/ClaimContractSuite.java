@@ -19,8 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,6 +36,7 @@ public abstract class ClaimContractSuite {
 
     /** Settings every store's agent is started with, so that limits are reached cheaply. */
     protected static final int MAX_BATCH = 100;
+
     protected static final long MAX_BODY = 64 * 1024;
     protected static final Duration WINDOW = Duration.ofHours(24);
     protected static final String SHORT_NS = "short";
@@ -135,14 +136,15 @@ public abstract class ClaimContractSuite {
     void repeatsInOneBatchAreDecidedInOrder() {
         String a = id();
         String b = id();
-        List<Item> batch = List.of(item(a, "o1"), item(a, "o1"), item(a, "o2"),
-                item(b, "o9"), item(b, "o8"));
+        List<Item> batch = List.of(item(a, "o1"), item(a, "o1"), item(a, "o2"), item(b, "o9"), item(b, "o8"));
         assertEquals(List.of("new", "retry", "duplicate", "new", "duplicate"), http.claim("t", batch));
     }
 
     @Test
     void manyItemsOneBatch_allNewThenAllRetry() {
-        List<Item> batch = IntStream.range(0, MAX_BATCH).mapToObj(i -> item(id(), "p:" + i)).toList();
+        List<Item> batch = IntStream.range(0, MAX_BATCH)
+                .mapToObj(i -> item(id(), "p:" + i))
+                .toList();
         assertTrue(http.claim("t", batch).stream().allMatch("new"::equals));
         assertTrue(http.claim("t", batch).stream().allMatch("retry"::equals));
     }
@@ -171,8 +173,8 @@ public abstract class ClaimContractSuite {
     void releasesAnswerJson() {
         String held = id();
         http.claim("t", items("o1", held));
-        HttpResponse<byte[]> r = AgentHttp.ok(http.post("/v1/releases", JSON,
-                BatchEncoder.json("t", items("o1", held, id()))));
+        HttpResponse<byte[]> r =
+                AgentHttp.ok(http.post("/v1/releases", JSON, BatchEncoder.json("t", items("o1", held, id()))));
         assertEquals("{\"released\":[true,false]}", text(r));
         assertEquals(JSON, r.headers().firstValue("Content-Type").orElse(""));
     }
@@ -230,16 +232,18 @@ public abstract class ClaimContractSuite {
 
     @Test
     void binaryAnswerIsOneBytePerItem() {
-        HttpResponse<byte[]> r = AgentHttp.ok(http.post("/v1/claims", BINARY,
-                BatchEncoder.binary("t", items("o", id(), id(), id()))));
-        assertEquals("application/x-dedup-verdicts", r.headers().firstValue("Content-Type").orElse(""));
+        HttpResponse<byte[]> r =
+                AgentHttp.ok(http.post("/v1/claims", BINARY, BatchEncoder.binary("t", items("o", id(), id(), id()))));
+        assertEquals(
+                "application/x-dedup-verdicts",
+                r.headers().firstValue("Content-Type").orElse(""));
         assertEquals(3, r.body().length);
     }
 
     @Test
     void contentTypeParametersAreAccepted() {
-        HttpResponse<byte[]> r = http.post("/v1/claims", "application/json; charset=utf-8",
-                BatchEncoder.json("t", items("o", id())));
+        HttpResponse<byte[]> r =
+                http.post("/v1/claims", "application/json; charset=utf-8", BatchEncoder.json("t", items("o", id())));
         assertEquals(200, r.statusCode(), text(r));
     }
 
@@ -252,8 +256,14 @@ public abstract class ClaimContractSuite {
     // --- rejected requests change nothing ---
 
     /** Sends a bad request, checks its status, code and message, then checks that {@code probe} is still unclaimed. */
-    private void rejected(int status, String code, String messagePart, String contentType, byte[] body,
-                          String probeNs, String... probeIds) {
+    private void rejected(
+            int status,
+            String code,
+            String messagePart,
+            String contentType,
+            byte[] body,
+            String probeNs,
+            String... probeIds) {
         HttpResponse<byte[]> r = http.post("/v1/claims", contentType, body);
         String text = text(r);
         assertEquals(status, r.statusCode(), text);
@@ -261,7 +271,9 @@ public abstract class ClaimContractSuite {
         assertTrue(text.contains(messagePart), "message should contain '" + messagePart + "': " + text);
         assertEquals("application/json", r.headers().firstValue("Content-Type").orElse(""));
         for (String probe : probeIds) {
-            assertEquals(List.of("new"), http.claim(probeNs, items("other-owner", probe)),
+            assertEquals(
+                    List.of("new"),
+                    http.claim(probeNs, items("other-owner", probe)),
                     "a rejected request claimed " + probe);
         }
     }
@@ -269,7 +281,8 @@ public abstract class ClaimContractSuite {
     @Test
     void emptyIdIs400_andEarlierItemsAreNotClaimed() {
         String first = id();
-        byte[] body = ("{\"ns\":\"t\",\"items\":[{\"id\":\"" + first + "\",\"owner\":\"o\"},{\"id\":\"\",\"owner\":\"o\"}]}")
+        byte[] body = ("{\"ns\":\"t\",\"items\":[{\"id\":\"" + first
+                        + "\",\"owner\":\"o\"},{\"id\":\"\",\"owner\":\"o\"}]}")
                 .getBytes(StandardCharsets.UTF_8);
         rejected(400, "bad_request", "items[1].id: empty", JSON, body, "t", first);
     }
@@ -326,9 +339,24 @@ public abstract class ClaimContractSuite {
 
     @Test
     void moreThanMaxBatchItemsIs413() {
-        List<Item> batch = IntStream.range(0, MAX_BATCH + 1).mapToObj(i -> item(id(), "o")).toList();
-        rejected(413, "too_large", "max-batch", BINARY, BatchEncoder.binary("t", batch), "t", batch.get(0).id());
-        rejected(413, "too_large", "max-batch", JSON, BatchEncoder.json("t", batch), "t", batch.get(1).id());
+        List<Item> batch =
+                IntStream.range(0, MAX_BATCH + 1).mapToObj(i -> item(id(), "o")).toList();
+        rejected(
+                413,
+                "too_large",
+                "max-batch",
+                BINARY,
+                BatchEncoder.binary("t", batch),
+                "t",
+                batch.get(0).id());
+        rejected(
+                413,
+                "too_large",
+                "max-batch",
+                JSON,
+                BatchEncoder.json("t", batch),
+                "t",
+                batch.get(1).id());
     }
 
     @Test
@@ -343,8 +371,14 @@ public abstract class ClaimContractSuite {
     @Test
     void otherContentTypeIs415() {
         String first = id();
-        rejected(415, "unsupported_media_type", "text/plain", "text/plain", BatchEncoder.json("t", items("o", first)),
-                "t", first);
+        rejected(
+                415,
+                "unsupported_media_type",
+                "text/plain",
+                "text/plain",
+                BatchEncoder.json("t", items("o", first)),
+                "t",
+                first);
     }
 
     @Test

@@ -17,9 +17,12 @@ class EmbeddedContractTest extends ClaimContractSuite {
 
     @Override
     protected Agent startAgent(FakeClock clock) {
-        return Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
-                new EmbeddedStoreOptions(dataDir, 1 << 16, 8),
-                windows()), clock);
+        return Agent.start(
+                new AgentOptions(
+                        new HttpOptions(
+                                "127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                        new EmbeddedStoreOptions(dataDir, 1 << 16, 8),
+                        windows()),
+                clock);
     }
 }

@@ -45,10 +45,14 @@ class RedisContractTest extends ClaimContractSuite {
         }
         // Few buckets, so that the suite's claims share buckets and exercise levels.
         RedisOptions redis = new RedisOptions(uris, Duration.ofSeconds(5), 64, 16, 4, "dd", 1024);
-        return Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
-                new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
-                windows(), redis, new NearCacheOptions(nearCacheSize())),
+        return Agent.start(
+                new AgentOptions(
+                        new HttpOptions(
+                                "127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                        new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
+                        windows(),
+                        redis,
+                        new NearCacheOptions(nearCacheSize())),
                 clock);
     }
 

@@ -12,8 +12,6 @@ import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -48,12 +46,10 @@ class BearerTokenTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
     private Agent agent;
     private final HttpClient client = HttpClient.newHttpClient();
@@ -65,7 +61,8 @@ class BearerTokenTest {
         agent = Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, 100, 1 << 16, Duration.ofSeconds(30), 1, Duration.ofSeconds(1))
                         .withToken(TOKEN, false),
-                new EmbeddedStoreOptions(dir, 1 << 12, 8), WindowOptions.defaults()));
+                new EmbeddedStoreOptions(dir, 1 << 12, 8),
+                WindowOptions.defaults()));
     }
 
     @AfterAll
@@ -135,9 +132,12 @@ class BearerTokenTest {
         send("/v1/claims", "Bearer wrong-token-wrong-token", batch());
         send("/v1/stats", null, null);
         HttpRequest plain = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.port() + "/v1/claims"))
-                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString("x")).build();
-        assertEquals(415, client.send(plain, HttpResponse.BodyHandlers.ofString()).statusCode());
+                .header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("x"))
+                .build();
+        assertEquals(
+                415, client.send(plain, HttpResponse.BodyHandlers.ofString()).statusCode());
         assertEquals(unauthorized + 2, errors("unauthorized"));
         assertEquals(unsupported + 1, errors("unsupported_media_type"));
     }

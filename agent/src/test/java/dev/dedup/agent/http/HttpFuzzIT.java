@@ -58,6 +58,7 @@ class HttpFuzzIT {
 
     /** A status line of any version: Vert.x answers in the request's version, {@code HTTP/1.0} and others. */
     private static final Pattern STATUS_LINE = Pattern.compile("[^ /\r\n]+/\\d+\\.\\d+ (\\d{3})(?: [^\r\n]*)?");
+
     private static final int REJECTED_PER_KIND = 40;
 
     @TempDir
@@ -68,9 +69,17 @@ class HttpFuzzIT {
         int requests = Integer.getInteger("fuzz.http.requests", 12_000);
         long seed = Long.getLong("fuzz.seed", 20261122L);
         SplittableRandom random = new SplittableRandom(seed);
-        try (Agent agent = Agent.start(new AgentOptions(new HttpOptions("127.0.0.1", 0, HttpMutations.MAX_BATCH,
-                HttpMutations.MAX_BODY, Duration.ofSeconds(2), 2, Duration.ofSeconds(1)),
-                new EmbeddedStoreOptions(dir, 1 << 16, 8), WindowOptions.defaults()))) {
+        try (Agent agent = Agent.start(new AgentOptions(
+                new HttpOptions(
+                        "127.0.0.1",
+                        0,
+                        HttpMutations.MAX_BATCH,
+                        HttpMutations.MAX_BODY,
+                        Duration.ofSeconds(2),
+                        2,
+                        Duration.ofSeconds(1)),
+                new EmbeddedStoreOptions(dir, 1 << 16, 8),
+                WindowOptions.defaults()))) {
             Map<Integer, Integer> statuses = new TreeMap<>();
             Map<Kind, Map<Integer, Integer>> framing = new EnumMap<>(Kind.class); // status 0: closed, no answer
             long verdictsAnswered = 0;
@@ -85,8 +94,9 @@ class HttpFuzzIT {
                     framing.computeIfAbsent(sent.kind(), k -> new TreeMap<>()).merge(status, 1, Integer::sum);
                 }
                 if (answer == null) {
-                    assertTrue(sent.endsEarly(), "request " + r + " (" + sent.kind() + ") got no answer: "
-                            + show(sent.bytes()));
+                    assertTrue(
+                            sent.endsEarly(),
+                            "request " + r + " (" + sent.kind() + ") got no answer: " + show(sent.bytes()));
                     unanswered++;
                 } else {
                     statuses.merge(status, 1, Integer::sum);
@@ -110,20 +120,37 @@ class HttpFuzzIT {
             int resent = 0;
             for (Map.Entry<Kind, List<List<Item>>> ofKind : rejected.entrySet()) {
                 for (List<Item> items : ofKind.getValue()) {
-                    assertEquals(Collections.nCopies(items.size(), "new"), http.claim("fz", items),
+                    assertEquals(
+                            Collections.nCopies(items.size(), "new"),
+                            http.claim("fz", items),
                             "a request rejected as " + ofKind.getKey() + " claimed nothing");
                     resent++;
                 }
             }
-            System.out.printf(Locale.ROOT, "http fuzz: %,d requests in %.1f s, seed %d, statuses %s, %,d closed"
-                    + " without an answer, %,d verdicts answered, %d rejected requests re-sent intact%n"
-                    + "http fuzz: broken framing, statuses by kind (0: closed without an answer): %s%n", requests,
-                    seconds, seed, statuses, unanswered, verdictsAnswered, resent, framing);
+            System.out.printf(
+                    Locale.ROOT,
+                    "http fuzz: %,d requests in %.1f s, seed %d, statuses %s, %,d closed"
+                            + " without an answer, %,d verdicts answered, %d rejected requests re-sent intact%n"
+                            + "http fuzz: broken framing, statuses by kind (0: closed without an answer): %s%n",
+                    requests,
+                    seconds,
+                    seed,
+                    statuses,
+                    unanswered,
+                    verdictsAnswered,
+                    resent,
+                    framing);
             assertTrue(statuses.getOrDefault(200, 0) > requests / 10, "enough requests got through: " + statuses);
-            assertTrue(statuses.getOrDefault(400, 0) > 0 && statuses.getOrDefault(413, 0) > 0
-                    && statuses.getOrDefault(415, 0) > 0, "the error paths were reached: " + statuses);
+            assertTrue(
+                    statuses.getOrDefault(400, 0) > 0
+                            && statuses.getOrDefault(413, 0) > 0
+                            && statuses.getOrDefault(415, 0) > 0,
+                    "the error paths were reached: " + statuses);
             if (requests >= 5_000) {
-                assertTrue(Arrays.stream(Kind.values()).filter(k -> k.breaksFraming).allMatch(framing::containsKey),
+                assertTrue(
+                        Arrays.stream(Kind.values())
+                                .filter(k -> k.breaksFraming)
+                                .allMatch(framing::containsKey),
                         "every way of breaking the framing was tried: " + framing.keySet());
             }
         }
@@ -132,8 +159,8 @@ class HttpFuzzIT {
     /** The invariants every answer keeps; the request is shown when one breaks. */
     private static void check(int r, Sent sent, Answer answer) {
         int status = answer.status();
-        String seen = "request " + r + " (" + sent.kind() + ") answered " + answer.head().replace("\r\n", " | ")
-                + " " + answer.text() + "\n  to " + show(sent.bytes());
+        String seen = "request " + r + " (" + sent.kind() + ") answered "
+                + answer.head().replace("\r\n", " | ") + " " + answer.text() + "\n  to " + show(sent.bytes());
         if (status >= 500) {
             assertTrue(status == 501 && sent.kind() == Kind.BAD_VERSION, "a 5xx: " + seen);
         }
@@ -143,7 +170,8 @@ class HttpFuzzIT {
         }
         if (status >= 400 && status < 500) {
             String type = answer.header("content-type");
-            assertTrue(type != null && type.split(";")[0].trim().equalsIgnoreCase("application/json"),
+            assertTrue(
+                    type != null && type.split(";")[0].trim().equalsIgnoreCase("application/json"),
                     "a 4xx without Content-Type: application/json: " + seen);
             JsonObject error = null;
             try {
@@ -151,7 +179,8 @@ class HttpFuzzIT {
             } catch (DecodeException e) {
                 fail("a 4xx whose body is not a JSON object: " + seen);
             }
-            assertTrue(error.getValue("error") instanceof String && error.getValue("message") instanceof String,
+            assertTrue(
+                    error.getValue("error") instanceof String && error.getValue("message") instanceof String,
                     "a 4xx without string fields error and message: " + seen);
         }
     }
@@ -166,7 +195,11 @@ class HttpFuzzIT {
         String header(String name) {
             for (String line : head.split("\r\n")) {
                 int colon = line.indexOf(':');
-                if (colon > 0 && line.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals(name)) {
+                if (colon > 0
+                        && line.substring(0, colon)
+                                .trim()
+                                .toLowerCase(Locale.ROOT)
+                                .equals(name)) {
                     return line.substring(colon + 1).trim();
                 }
             }
@@ -205,8 +238,12 @@ class HttpFuzzIT {
                     if (headEnd < 0 && (headEnd = text.indexOf("\r\n\r\n")) >= 0) {
                         String head = text.substring(0, headEnd).toLowerCase(Locale.ROOT);
                         int cl = head.indexOf("content-length:");
-                        bodyLength = cl < 0 ? 0 : Integer.parseInt(head.substring(cl + 15, head.indexOf('\r', cl) < 0
-                                ? head.length() : head.indexOf('\r', cl)).trim());
+                        bodyLength = cl < 0
+                                ? 0
+                                : Integer.parseInt(head.substring(
+                                                cl + 15,
+                                                head.indexOf('\r', cl) < 0 ? head.length() : head.indexOf('\r', cl))
+                                        .trim());
                     }
                     if (headEnd >= 0 && in.size() >= headEnd + 4 + bodyLength) {
                         break;
@@ -224,8 +261,11 @@ class HttpFuzzIT {
             }
             int end = Math.min(all.length, headEnd + 4 + bodyLength);
             boolean closed = n < 0 || all.length == end && sent.breaksFraming() && closes(stream);
-            return new Answer(Integer.parseInt(statusLine.group(1)), text.substring(0, headEnd),
-                    Arrays.copyOfRange(all, headEnd + 4, end), closed);
+            return new Answer(
+                    Integer.parseInt(statusLine.group(1)),
+                    text.substring(0, headEnd),
+                    Arrays.copyOfRange(all, headEnd + 4, end),
+                    closed);
         }
     }
 
@@ -254,8 +294,14 @@ class HttpFuzzIT {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < Math.min(request.length, 300); i++) {
             int b = request[i] & 0xff;
-            s.append(b == '\r' ? "\\r" : b == '\n' ? "\\n" : b < 0x20 || b >= 0x7f
-                    ? String.format(Locale.ROOT, "\\x%02x", b) : String.valueOf((char) b));
+            s.append(
+                    b == '\r'
+                            ? "\\r"
+                            : b == '\n'
+                                    ? "\\n"
+                                    : b < 0x20 || b >= 0x7f
+                                            ? String.format(Locale.ROOT, "\\x%02x", b)
+                                            : String.valueOf((char) b));
         }
         return s.toString();
     }

@@ -21,27 +21,63 @@ final class HttpMutations {
     static final int MAX_BATCH = 100;
     static final int MAX_BODY = 64 * 1024;
 
-    private static final String[] TYPES = {"application/json", "application/x-dedup-batch", "text/plain", "",
-        "APPLICATION/JSON", "application/json; charset=utf-8", "application/x-dedup-batch; v=2",
-        "multipart/form-data; boundary=x", "application/x-dedup-verdicts", "application/octet-stream"};
-    private static final String[] GARBAGE_LINES = {"\u0000\u0001\u0002", "POST  HTTP/1.1", "GARBAGE",
-        "POST /v1/claims", "/v1/claims POST HTTP/1.1", "POST /v1/claims HTTP/1.1 extra", "P\u0000ST /v1/claims HTTP/1.1",
-        "\u00ff\u00fe\u00fd", "POST /v1/claims HTTP/11", "POST /v1/claims HTTP/1.1\r\nX-Bad: \u0001\u007f"};
-    private static final String[] BAD_VERSIONS = {"HTTP/2.5", "HTTP/9.9", "HTTP/1.2", "HTTP/2.0", "HTTP/0.9",
-        "HTTP/3.0", "HTTPS/1.1"};
+    private static final String[] TYPES = {
+        "application/json",
+        "application/x-dedup-batch",
+        "text/plain",
+        "",
+        "APPLICATION/JSON",
+        "application/json; charset=utf-8",
+        "application/x-dedup-batch; v=2",
+        "multipart/form-data; boundary=x",
+        "application/x-dedup-verdicts",
+        "application/octet-stream"
+    };
+    private static final String[] GARBAGE_LINES = {
+        "\u0000\u0001\u0002",
+        "POST  HTTP/1.1",
+        "GARBAGE",
+        "POST /v1/claims",
+        "/v1/claims POST HTTP/1.1",
+        "POST /v1/claims HTTP/1.1 extra",
+        "P\u0000ST /v1/claims HTTP/1.1",
+        "\u00ff\u00fe\u00fd",
+        "POST /v1/claims HTTP/11",
+        "POST /v1/claims HTTP/1.1\r\nX-Bad: \u0001\u007f"
+    };
+    private static final String[] BAD_VERSIONS = {
+        "HTTP/2.5", "HTTP/9.9", "HTTP/1.2", "HTTP/2.0", "HTTP/0.9", "HTTP/3.0", "HTTPS/1.1"
+    };
     private static final String[] NOT_HEX = {"zz", "x", "-1", "+1", "0x10", "", " ", "g0", "fffffffff"};
     private static final String[] NOT_CRLF = {"", "\n", "\r", "X", "\n\r"};
 
     /** What was done to the valid request; {@code weight} says how often, against the others' weights. */
     enum Kind {
-        INTACT(4), FLIP(2), CUT(2), INSERT(2), CONTENT_TYPE(2), OVERSIZED_BODY(2), METHOD_OR_PATH(2),
-        CHUNKED(2), LYING_LENGTH(2), FLIP_INSERT_AND_TYPE(2),
-        GARBAGE_LINE(2, true), CHUNK_SIZE_NOT_HEX(1, true), CHUNK_DATA_UNTERMINATED(1, true),
-        CHUNK_LONGER_THAN_DATA(1, true), LENGTH_NOT_A_NUMBER(1, true), LENGTH_NEGATIVE(1, true),
-        LENGTH_CONFLICTING(1, true), HEADER_TOO_LARGE(1, true), URI_TOO_LONG(1, true), BARE_LF(1, true),
-        SPACE_BEFORE_COLON(1, true), BAD_VERSION(1, true);
+        INTACT(4),
+        FLIP(2),
+        CUT(2),
+        INSERT(2),
+        CONTENT_TYPE(2),
+        OVERSIZED_BODY(2),
+        METHOD_OR_PATH(2),
+        CHUNKED(2),
+        LYING_LENGTH(2),
+        FLIP_INSERT_AND_TYPE(2),
+        GARBAGE_LINE(2, true),
+        CHUNK_SIZE_NOT_HEX(1, true),
+        CHUNK_DATA_UNTERMINATED(1, true),
+        CHUNK_LONGER_THAN_DATA(1, true),
+        LENGTH_NOT_A_NUMBER(1, true),
+        LENGTH_NEGATIVE(1, true),
+        LENGTH_CONFLICTING(1, true),
+        HEADER_TOO_LARGE(1, true),
+        URI_TOO_LONG(1, true),
+        BARE_LF(1, true),
+        SPACE_BEFORE_COLON(1, true),
+        BAD_VERSION(1, true);
 
-        private static final int TOTAL = Arrays.stream(values()).mapToInt(k -> k.weight).sum();
+        private static final int TOTAL =
+                Arrays.stream(values()).mapToInt(k -> k.weight).sum();
 
         final int weight;
         /** The server cannot know where this request ends: never a 2xx, and the connection must close. */
@@ -80,8 +116,7 @@ final class HttpMutations {
         }
     }
 
-    private HttpMutations() {
-    }
+    private HttpMutations() {}
 
     static Sent request(int r, SplittableRandom random) {
         List<Item> items = new ArrayList<>();
@@ -118,13 +153,22 @@ final class HttpMutations {
                 type = TYPES[random.nextInt(TYPES.length)];
             }
             case GARBAGE_LINE -> requestLine = GARBAGE_LINES[random.nextInt(GARBAGE_LINES.length)];
-            case LENGTH_NOT_A_NUMBER -> length = new String[] {"abc", body.length + "abc", "0x" + Integer.toHexString(
-                    body.length), "", "1e3", "+" + body.length, body.length + " " + body.length,
-                "99999999999999999999"}[random.nextInt(8)];
+            case LENGTH_NOT_A_NUMBER ->
+                length = new String[] {
+                            "abc",
+                            body.length + "abc",
+                            "0x" + Integer.toHexString(body.length),
+                            "",
+                            "1e3",
+                            "+" + body.length,
+                            body.length + " " + body.length,
+                            "99999999999999999999"
+                        }
+                        [random.nextInt(8)];
             case LENGTH_NEGATIVE -> length = "-" + (1 + random.nextInt(body.length + 1));
             case URI_TOO_LONG -> query = "?pad=" + "q".repeat(5 * 1024 + random.nextInt(1024));
             case BAD_VERSION -> version = BAD_VERSIONS[random.nextInt(BAD_VERSIONS.length)];
-            default -> { } // intact, or damage done to the head below
+            default -> {} // intact, or damage done to the head below
         }
         boolean chunked = switch (kind) {
             case CHUNKED, CHUNK_SIZE_NOT_HEX, CHUNK_DATA_UNTERMINATED, CHUNK_LONGER_THAN_DATA -> true;
@@ -146,7 +190,8 @@ final class HttpMutations {
         if (chunked) {
             lines.add("Transfer-Encoding: chunked");
         } else if (kind == Kind.LENGTH_CONFLICTING) {
-            int other = body.length + (random.nextBoolean() ? 1 + random.nextInt(40) : -1 - random.nextInt(body.length));
+            int other =
+                    body.length + (random.nextBoolean() ? 1 + random.nextInt(40) : -1 - random.nextInt(body.length));
             int first = random.nextBoolean() ? body.length : other;
             if (random.nextBoolean()) {
                 lines.add("Content-Length: " + first);
@@ -205,8 +250,11 @@ final class HttpMutations {
             if (i == broken && kind == Kind.CHUNK_LONGER_THAN_DATA) {
                 return; // and the client closes its sending side
             }
-            ascii(out, i == broken && kind == Kind.CHUNK_DATA_UNTERMINATED ? NOT_CRLF[random.nextInt(NOT_CRLF.length)]
-                    : "\r\n");
+            ascii(
+                    out,
+                    i == broken && kind == Kind.CHUNK_DATA_UNTERMINATED
+                            ? NOT_CRLF[random.nextInt(NOT_CRLF.length)]
+                            : "\r\n");
         }
         ascii(out, "0\r\n\r\n");
     }

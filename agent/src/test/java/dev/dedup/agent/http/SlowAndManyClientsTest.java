@@ -40,7 +40,8 @@ class SlowAndManyClientsTest {
     void start() {
         agent = Agent.start(new AgentOptions(
                 new HttpOptions("127.0.0.1", 0, 1000, 1 << 20, Duration.ofSeconds(1), 2, Duration.ofSeconds(1)),
-                new EmbeddedStoreOptions(dir, 1 << 12, 8), WindowOptions.defaults()));
+                new EmbeddedStoreOptions(dir, 1 << 12, 8),
+                WindowOptions.defaults()));
         http = new AgentHttp(agent.port());
     }
 
@@ -60,7 +61,8 @@ class SlowAndManyClientsTest {
         try (Socket slow = connect()) {
             OutputStream out = slow.getOutputStream();
             out.write(("POST /v1/claims HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: 1000\r\n\r\n{\"items\":[").getBytes(StandardCharsets.US_ASCII));
+                            + "Content-Length: 1000\r\n\r\n{\"items\":[")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             assertEquals(List.of("new"), http.claim("t", List.of(new Item("served-while-slow", "o"))));
             long start = System.nanoTime();
@@ -85,9 +87,10 @@ class SlowAndManyClientsTest {
     @Test
     void aTruncatedBodyClaimsNothing() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(("POST /v1/claims HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: 100\r\n\r\n{\"items\":[{\"id\":\"truncated-id\",\"owner\":\"o\"}")
-                    .getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream()
+                    .write(("POST /v1/claims HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: 100\r\n\r\n{\"items\":[{\"id\":\"truncated-id\",\"owner\":\"o\"}")
+                            .getBytes(StandardCharsets.US_ASCII));
             s.shutdownOutput();
             InputStream in = s.getInputStream();
             while (true) {

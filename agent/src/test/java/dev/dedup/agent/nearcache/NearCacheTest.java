@@ -165,9 +165,19 @@ class NearCacheTest {
         assertEquals(96, cache.capacity(), "rounded down to whole sets of 8");
         put(cache, 5L << 8, 1, clock.getAsLong() + 1000);
         cache.recordLookups(1, 1);
-        assertEquals(1.0, registry.get("cache.gets").tag("cache", "near_cache").tag("result", "hit")
-                .functionCounter().count());
-        assertEquals(1.0, registry.get("cache.gets").tag("result", "miss").functionCounter().count());
+        assertEquals(
+                1.0,
+                registry.get("cache.gets")
+                        .tag("cache", "near_cache")
+                        .tag("result", "hit")
+                        .functionCounter()
+                        .count());
+        assertEquals(
+                1.0,
+                registry.get("cache.gets")
+                        .tag("result", "miss")
+                        .functionCounter()
+                        .count());
         assertEquals(1.0, registry.get("cache.puts").functionCounter().count());
         assertEquals(1.0, registry.get("cache.size").gauge().value());
     }

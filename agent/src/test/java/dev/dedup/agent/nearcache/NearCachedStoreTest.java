@@ -1,9 +1,9 @@
 package dev.dedup.agent.nearcache;
 
-import dev.dedup.agent.store.ClaimPolicy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -52,12 +52,10 @@ class NearCachedStoreTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     private static Batch batch(String... idOwnerPairs) {
@@ -74,9 +72,15 @@ class NearCachedStoreTest {
     void cachedIdsAreAnsweredHere_theRestGoToTheStoreInOrder_andNewOnesAreCached() {
         RecordingStore store = new RecordingStore();
         NearCache cache = new NearCache(1024, () -> 1000, new SimpleMeterRegistry());
-        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> true, () -> { });
-        assertArrayEquals(new byte[] {0, 0}, near.claim(batch("a", "o1", "b", "o1"), ClaimPolicy.window(WINDOW)).toCompletableFuture().join());
-        byte[] answers = near.claim(batch("a", "o1", "c", "o1", "b", "o2"), ClaimPolicy.window(WINDOW)).toCompletableFuture().join();
+        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> true, () -> {});
+        assertArrayEquals(
+                new byte[] {0, 0},
+                near.claim(batch("a", "o1", "b", "o1"), ClaimPolicy.window(WINDOW))
+                        .toCompletableFuture()
+                        .join());
+        byte[] answers = near.claim(batch("a", "o1", "c", "o1", "b", "o2"), ClaimPolicy.window(WINDOW))
+                .toCompletableFuture()
+                .join();
         assertArrayEquals(new byte[] {1, 0, 2}, answers, "a retry, c new from the store, b duplicate");
         assertEquals(2, store.claimed.size());
         assertEquals(1, store.claimed.get(1).size(), "only c went to the store");
@@ -99,9 +103,11 @@ class NearCachedStoreTest {
         cache[0] = new NearCache(1024, clock, new SimpleMeterRegistry());
         cache[0].putUncounted(batch("x", "o1").key(0), batch("x", "o1").owner(0), 1000 + WINDOW, 1000);
         clockReads.set(0);
-        NearCachedStore near = new NearCachedStore(store, cache[0], () -> 1000, () -> true, () -> { });
+        NearCachedStore near = new NearCachedStore(store, cache[0], () -> 1000, () -> true, () -> {});
         // x hits; d misses; the second d would hit the freshly cached entry but must follow the first.
-        byte[] answers = near.claim(batch("x", "o1", "d", "o1", "d", "o1"), ClaimPolicy.window(WINDOW)).toCompletableFuture().join();
+        byte[] answers = near.claim(batch("x", "o1", "d", "o1", "d", "o1"), ClaimPolicy.window(WINDOW))
+                .toCompletableFuture()
+                .join();
         assertEquals(1, store.claimed.size());
         assertEquals(2, store.claimed.get(0).size(), "both copies of d went to the store, in order");
         assertEquals(dKey, store.claimed.get(0).key(0));

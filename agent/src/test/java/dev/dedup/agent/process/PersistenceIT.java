@@ -10,7 +10,6 @@ import dev.dedup.wire.Item;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,7 +27,8 @@ class PersistenceIT {
     Path work;
 
     private static List<Item> batch(int batchNo, int size, String owner) {
-        return IntStream.range(0, size).mapToObj(i -> new Item("id-" + batchNo + "-" + i, owner + batchNo + ":" + i))
+        return IntStream.range(0, size)
+                .mapToObj(i -> new Item("id-" + batchNo + "-" + i, owner + batchNo + ":" + i))
                 .toList();
     }
 
@@ -42,7 +42,8 @@ class PersistenceIT {
         }
         try (AgentProcess agent = AgentProcess.start(work, SMALL)) {
             assertTrue(agent.http().claim("t", items).stream().allMatch("retry"::equals));
-            List<Item> otherOwners = items.stream().map(i -> new Item(i.id(), "other")).toList();
+            List<Item> otherOwners =
+                    items.stream().map(i -> new Item(i.id(), "other")).toList();
             assertTrue(agent.http().claim("t", otherOwners).stream().allMatch("duplicate"::equals));
         }
     }
@@ -64,8 +65,8 @@ class PersistenceIT {
                 while (!stop.get()) {
                     int n = next[0]++;
                     try {
-                        HttpResponse<byte[]> r = http.post("/v1/claims", AgentHttp.BINARY,
-                                BatchEncoder.binary("t", batch(n, 1000, "p")));
+                        HttpResponse<byte[]> r = http.post(
+                                "/v1/claims", AgentHttp.BINARY, BatchEncoder.binary("t", batch(n, 1000, "p")));
                         if (r.statusCode() == 200) {
                             assertTrue(AgentHttp.verdicts(r).stream().allMatch("new"::equals));
                             answered.put(n, true);
@@ -122,7 +123,7 @@ class PersistenceIT {
     @Test
     void secondAgentOnTheSameDataDirIsRefused() throws Exception {
         try (AgentProcess first = AgentProcess.start(work, SMALL);
-             AgentProcess second = AgentProcess.launch(work, SMALL)) {
+                AgentProcess second = AgentProcess.launch(work, SMALL)) {
             assertEquals(1, second.awaitExit(Duration.ofSeconds(30)));
             assertTrue(second.output().contains("another agent"), second.output());
             assertEquals(200, first.http().get("/health/ready").statusCode());

@@ -31,8 +31,14 @@ class RedisGoneShutdownIT {
                 shards.add(RedisServer.start(dir.resolve("redis-" + i)));
             }
             String uris = String.join(",", shards.stream().map(RedisServer::uri).toList());
-            try (AgentProcess agent = AgentProcess.start(dir.resolve("agent"), "--redis", uris,
-                    "--namespace-event-rate", "t=1000", "--shutdown-grace", "2s")) {
+            try (AgentProcess agent = AgentProcess.start(
+                    dir.resolve("agent"),
+                    "--redis",
+                    uris,
+                    "--namespace-event-rate",
+                    "t=1000",
+                    "--shutdown-grace",
+                    "2s")) {
                 List<Item> items = List.of(new Item("a", "o", 1_800_000_000L), new Item("b", "o", 1_800_000_000L));
                 assertEquals(List.of("new", "new"), agent.http().claim("t", items));
                 for (RedisServer shard : shards) {

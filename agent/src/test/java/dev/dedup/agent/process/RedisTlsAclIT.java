@@ -48,29 +48,84 @@ class RedisTlsAclIT {
         Path csr = dir.resolve("server.csr");
         Path ext = dir.resolve("ext.cnf");
         Files.writeString(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", caKey.toString(), "-out", ca.toString(),
-                "-days", "2", "-subj", "/CN=dedup test CA");
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(), "-out", csr.toString(),
-                "-subj", "/CN=127.0.0.1");
-        openssl("x509", "-req", "-in", csr.toString(), "-CA", ca.toString(), "-CAkey", caKey.toString(),
-                "-CAcreateserial", "-out", cert.toString(), "-days", "2", "-extfile", ext.toString());
+        openssl(
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                caKey.toString(),
+                "-out",
+                ca.toString(),
+                "-days",
+                "2",
+                "-subj",
+                "/CN=dedup test CA");
+        openssl(
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                key.toString(),
+                "-out",
+                csr.toString(),
+                "-subj",
+                "/CN=127.0.0.1");
+        openssl(
+                "x509",
+                "-req",
+                "-in",
+                csr.toString(),
+                "-CA",
+                ca.toString(),
+                "-CAkey",
+                caKey.toString(),
+                "-CAcreateserial",
+                "-out",
+                cert.toString(),
+                "-days",
+                "2",
+                "-extfile",
+                ext.toString());
     }
 
     private void openssl(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("openssl"));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("openssl.log").toFile())
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("openssl.log").toFile())
                 .start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "openssl hung");
-        assertEquals(0, p.exitValue(), () -> "openssl " + String.join(" ", args) + ": " + read(dir.resolve("openssl.log")));
+        assertEquals(
+                0, p.exitValue(), () -> "openssl " + String.join(" ", args) + ": " + read(dir.resolve("openssl.log")));
     }
 
     private RedisServer tlsRedis(int tlsPort) throws IOException, InterruptedException {
-        return RedisServer.start(dir.resolve("redis"), "--tls-port", String.valueOf(tlsPort),
-                "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(),
-                "--tls-ca-cert-file", ca.toString(), "--tls-auth-clients", "no",
-                "--user", "dedup", "on", ">" + PASSWORD, "~dd*", "&dd:*", "+@all",
-                "--user", "default", "off");
+        return RedisServer.start(
+                dir.resolve("redis"),
+                "--tls-port",
+                String.valueOf(tlsPort),
+                "--tls-cert-file",
+                cert.toString(),
+                "--tls-key-file",
+                key.toString(),
+                "--tls-ca-cert-file",
+                ca.toString(),
+                "--tls-auth-clients",
+                "no",
+                "--user",
+                "dedup",
+                "on",
+                ">" + PASSWORD,
+                "~dd*",
+                "&dd:*",
+                "+@all",
+                "--user",
+                "default",
+                "off");
     }
 
     @Test
@@ -78,8 +133,8 @@ class RedisTlsAclIT {
         int tlsPort = AgentProcess.freePort();
         try (RedisServer redis = tlsRedis(tlsPort)) {
             String uri = "rediss://dedup:" + PASSWORD + "@127.0.0.1:" + tlsPort;
-            try (AgentProcess agent = AgentProcess.start(dir.resolve("agent"), "--redis", uri,
-                    "--redis-ca-file", ca.toString(), "--redis-timeout", "1s")) {
+            try (AgentProcess agent = AgentProcess.start(
+                    dir.resolve("agent"), "--redis", uri, "--redis-ca-file", ca.toString(), "--redis-timeout", "1s")) {
                 AgentHttp http = agent.http();
                 List<Item> items = new ArrayList<>();
                 List<Item> copies = new ArrayList<>();
@@ -91,7 +146,9 @@ class RedisTlsAclIT {
                 assertEquals(Collections.nCopies(200, "retry"), http.claim(NS, items));
                 assertEquals(Collections.nCopies(200, "duplicate"), http.claim(NS, copies));
                 assertEquals(Collections.nCopies(10, true), http.release(NS, items.subList(0, 10)));
-                assertEquals(Collections.nCopies(10, "new"), http.claim(NS, copies.subList(0, 10)),
+                assertEquals(
+                        Collections.nCopies(10, "new"),
+                        http.claim(NS, copies.subList(0, 10)),
                         "released over TLS, and the release reached the near-cache through the channel");
 
                 String stats = AgentHttp.text(http.get("/v1/stats"));
@@ -100,7 +157,9 @@ class RedisTlsAclIT {
                 String metrics = AgentHttp.text(http.get("/metrics"));
 
                 redis.kill();
-                HttpResponse<byte[]> down = http.post("/v1/claims", "application/json",
+                HttpResponse<byte[]> down = http.post(
+                        "/v1/claims",
+                        "application/json",
                         "{\"ns\":\"tls\",\"items\":[{\"id\":\"x\",\"owner\":\"y\"}]}".getBytes());
                 assertEquals(503, down.statusCode());
                 String error = AgentHttp.text(down);
@@ -120,20 +179,26 @@ class RedisTlsAclIT {
             try (AgentProcess untrusted = AgentProcess.launch(dir.resolve("a1"), "--redis", uri)) {
                 assertEquals(1, untrusted.awaitExit(Duration.ofSeconds(30)));
                 String out = untrusted.output();
-                assertTrue(out.contains("cannot start: redis shard rediss://dedup:***@127.0.0.1:" + tlsPort)
-                        && out.contains("certification path"), out);
+                assertTrue(
+                        out.contains("cannot start: redis shard rediss://dedup:***@127.0.0.1:" + tlsPort)
+                                && out.contains("certification path"),
+                        out);
                 assertFalse(out.contains(PASSWORD), out);
             }
             String wrong = "rediss://dedup:not-" + PASSWORD + "@127.0.0.1:" + tlsPort;
-            try (AgentProcess refused = AgentProcess.launch(dir.resolve("a2"), "--redis", wrong,
-                    "--redis-ca-file", ca.toString())) {
+            try (AgentProcess refused =
+                    AgentProcess.launch(dir.resolve("a2"), "--redis", wrong, "--redis-ca-file", ca.toString())) {
                 assertEquals(1, refused.awaitExit(Duration.ofSeconds(30)));
                 String out = refused.output();
                 assertTrue(out.contains("WRONGPASS"), out);
                 assertFalse(out.contains(PASSWORD), out);
             }
-            try (AgentProcess missing = AgentProcess.launch(dir.resolve("a3"), "--redis", uri,
-                    "--redis-ca-file", dir.resolve("nowhere.pem").toString())) {
+            try (AgentProcess missing = AgentProcess.launch(
+                    dir.resolve("a3"),
+                    "--redis",
+                    uri,
+                    "--redis-ca-file",
+                    dir.resolve("nowhere.pem").toString())) {
                 assertEquals(2, missing.awaitExit(Duration.ofSeconds(30)));
                 assertTrue(missing.output().contains("redis-ca-file"), missing.output());
             }

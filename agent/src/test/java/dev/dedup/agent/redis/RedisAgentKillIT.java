@@ -31,14 +31,16 @@ class RedisAgentKillIT {
     Path work;
 
     private static List<Item> batch(int n, String owner) {
-        return IntStream.range(0, 500).mapToObj(i -> new Item("kill-" + n + "-" + i, owner + n + ":" + i)).toList();
+        return IntStream.range(0, 500)
+                .mapToObj(i -> new Item("kill-" + n + "-" + i, owner + n + ":" + i))
+                .toList();
     }
 
     @Test
     void kill9MidLoad_resentBatchesAreNewOrRetry_neverDuplicate_andCopiesOfAnsweredOnesAreDuplicates()
             throws Exception {
         try (RedisServer s1 = RedisServer.start(work.resolve("r1"));
-             RedisServer s2 = RedisServer.start(work.resolve("r2"))) {
+                RedisServer s2 = RedisServer.start(work.resolve("r2"))) {
             String[] args = {"--redis", s1.uri() + "," + s2.uri(), "--redis-buckets", "1024"};
             Map<Integer, Boolean> answered = new ConcurrentHashMap<>();
             AtomicBoolean stop = new AtomicBoolean();
@@ -49,8 +51,8 @@ class RedisAgentKillIT {
                     while (!stop.get()) {
                         int n = next.getAndIncrement();
                         try {
-                            HttpResponse<byte[]> r = http.post("/v1/claims", AgentHttp.BINARY,
-                                    BatchEncoder.binary("t", batch(n, "p")));
+                            HttpResponse<byte[]> r =
+                                    http.post("/v1/claims", AgentHttp.BINARY, BatchEncoder.binary("t", batch(n, "p")));
                             if (r.statusCode() == 200) {
                                 assertTrue(AgentHttp.verdicts(r).stream().allMatch("new"::equals));
                                 answered.put(n, true);
@@ -83,7 +85,8 @@ class RedisAgentKillIT {
                         retried++;
                     }
                     List<String> copies = agent.http().claim("t", batch(n, "copy"));
-                    assertTrue(copies.stream().allMatch("duplicate"::equals),
+                    assertTrue(
+                            copies.stream().allMatch("duplicate"::equals),
                             "a copy by another owner slipped through in batch " + n);
                 }
                 assertEquals(answered.size(), retried);

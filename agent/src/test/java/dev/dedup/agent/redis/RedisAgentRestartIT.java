@@ -39,24 +39,29 @@ class RedisAgentRestartIT {
             FakeClock clock = new FakeClock(RedisTier.EPOCH);
             List<Item> claimed = items("first-agent", 0, 3000, "o1");
             try (Agent first = RedisTier.agent(dir, shards, layout, NearCacheOptions.DEFAULT_MAX_ENTRIES, clock)) {
-                assertEquals(Collections.nCopies(3000, "new"), new AgentHttp(first.port()).claim(RedisTier.NS, claimed));
+                assertEquals(
+                        Collections.nCopies(3000, "new"), new AgentHttp(first.port()).claim(RedisTier.NS, claimed));
             }
 
             clock.advance(Duration.ofMinutes(5));
             try (Agent second = RedisTier.agent(dir, shards, layout, NearCacheOptions.DEFAULT_MAX_ENTRIES, clock)) {
                 AgentHttp http = new AgentHttp(second.port());
                 JsonObject near = new JsonObject(AgentHttp.text(AgentHttp.ok(http.get("/v1/stats"))))
-                        .getJsonObject("store").getJsonObject("near_cache");
+                        .getJsonObject("store")
+                        .getJsonObject("near_cache");
                 assertEquals(0L, near.getLong("size"), "the new agent starts with an empty near-cache: " + near);
 
                 assertEquals(Collections.nCopies(3000, "retry"), http.claim(RedisTier.NS, claimed));
                 List<Item> copies = withOwner(claimed, "o2");
                 List<String> verdicts = http.claim(RedisTier.NS, copies);
-                assertEquals(List.of(), RedisTier.slippedDuplicates(copies, verdicts),
+                assertEquals(
+                        List.of(),
+                        RedisTier.slippedDuplicates(copies, verdicts),
                         "copies that slipped through as new after the agent restart");
 
                 near = new JsonObject(AgentHttp.text(AgentHttp.ok(http.get("/v1/stats"))))
-                        .getJsonObject("store").getJsonObject("near_cache");
+                        .getJsonObject("store")
+                        .getJsonObject("near_cache");
                 assertEquals(0L, near.getLong("hits"), "answers came from Redis, not the near-cache: " + near);
 
                 List<Item> fresh = items("second-agent", 0, 1000, "o3");

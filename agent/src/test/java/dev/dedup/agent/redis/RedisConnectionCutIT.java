@@ -37,10 +37,10 @@ class RedisConnectionCutIT {
     @Test
     void cutAndStalledConnections_giveRightVerdictsOr503_neverAWrongOne() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             TcpProxy proxy = new TcpProxy(redis.port())) {
+                TcpProxy proxy = new TcpProxy(redis.port())) {
             String uri = "redis://127.0.0.1:" + proxy.port();
-            try (Agent agent = RedisTier.agentAt(dir, List.of(uri), RedisTier.Layout.roomy(TIMEOUT), 0,
-                    new FakeClock(RedisTier.EPOCH))) {
+            try (Agent agent = RedisTier.agentAt(
+                    dir, List.of(uri), RedisTier.Layout.roomy(TIMEOUT), 0, new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(agent.port());
                 Map<Integer, String> outcome = new ConcurrentHashMap<>();
                 AtomicBoolean stop = new AtomicBoolean();
@@ -80,21 +80,24 @@ class RedisConnectionCutIT {
                     t.join(10_000);
                 }
 
-                assertTrue(outcome.values().stream().allMatch(o -> o.equals("new") || o.equals("status:503")),
+                assertTrue(
+                        outcome.values().stream().allMatch(o -> o.equals("new") || o.equals("status:503")),
                         "every batch is right or 503: " + outcome);
                 assertTrue(outcome.containsValue("status:503"), "the faults were felt");
                 assertTrue(outcome.containsValue("new"), "batches got through between faults");
 
                 String stats = AgentHttp.text(http.get("/v1/stats"));
-                assertTrue(stats.contains("\"evictions\" : 0"), "no claim forgotten for lack of room, or a resent"
-                        + " batch could rightly be new: " + stats);
+                assertTrue(
+                        stats.contains("\"evictions\" : 0"),
+                        "no claim forgotten for lack of room, or a resent" + " batch could rightly be new: " + stats);
                 int sent = next.get();
                 for (int n = 0; n < sent; n++) {
                     List<Item> batch = items("cut-" + n, 0, 200, "o" + n);
                     List<String> resent = http.claim(RedisTier.NS, batch);
                     RedisTier.assertNoFalseDuplicate(batch, resent);
                     if ("new".equals(outcome.get(n))) {
-                        assertEquals(List.of("retry"), resent.stream().distinct().toList(), "batch " + n);
+                        assertEquals(
+                                List.of("retry"), resent.stream().distinct().toList(), "batch " + n);
                     }
                 }
             }

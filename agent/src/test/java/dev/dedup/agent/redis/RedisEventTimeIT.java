@@ -40,12 +40,20 @@ class RedisEventTimeIT {
     Path dir;
 
     private Agent agent(RedisServer redis, int levelEntries, int maxLevels, long nearCache) {
-        return RedisTier.agentAt(dir, List.of(redis.uri()), new RedisTier.Layout(TIMEOUT, 64, levelEntries, maxLevels),
-                nearCache, new FakeClock(RedisTier.EPOCH), 0, ONE_BUCKET_A_SECOND);
+        return RedisTier.agentAt(
+                dir,
+                List.of(redis.uri()),
+                new RedisTier.Layout(TIMEOUT, 64, levelEntries, maxLevels),
+                nearCache,
+                new FakeClock(RedisTier.EPOCH),
+                0,
+                ONE_BUCKET_A_SECOND);
     }
 
     private static List<Item> stamped(String prefix, int from, int to, String owner, long second) {
-        return IntStream.range(from, to).mapToObj(i -> new Item(prefix + "-" + i, owner, second)).toList();
+        return IntStream.range(from, to)
+                .mapToObj(i -> new Item(prefix + "-" + i, owner, second))
+                .toList();
     }
 
     private static List<Item> withOwner(List<Item> items, String owner) {
@@ -58,7 +66,8 @@ class RedisEventTimeIT {
         for (byte[] key : redis.keys()) {
             if (key.length == 13 && key[2] == '{' && key[3] == 't' && key[12] == '}') {
                 Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
-                String type = reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII)
+                String type = reply instanceof byte[] bytes
+                        ? new String(bytes, StandardCharsets.US_ASCII)
                         : String.valueOf(reply);
                 assertEquals("string", type);
                 long bytes = (Long) redis.call("STRLEN".getBytes(StandardCharsets.US_ASCII), key);
@@ -76,19 +85,25 @@ class RedisEventTimeIT {
     @Test
     void aBurstAboveTheRate_makesItsBucketLonger_countedAsOverfull_andForgetsNothing() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = agent(redis, 16, 64, 0)) {
+                Agent agent = agent(redis, 16, 64, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             for (int batch = 0; batch < 3; batch++) {
                 List<Item> items = stamped("burst-" + batch, 0, 300, "o" + batch, NOW);
                 List<String> verdicts = http.claim(RedisTier.NS, items);
-                assertEquals(Collections.nCopies(300, "new"), verdicts, RedisTier.tally(verdicts).toString());
+                assertEquals(
+                        Collections.nCopies(300, "new"),
+                        verdicts,
+                        RedisTier.tally(verdicts).toString());
                 claimed.addAll(items);
             }
             Map<String, Long> buckets = buckets(redis);
             assertEquals(1, buckets.size(), "one bucket a second: " + buckets);
             assertEquals(900L, total(buckets));
-            assertEquals(900 - 16, RedisTier.metric(http, "dedup_redis_overfull_total", ""), 0.0,
+            assertEquals(
+                    900 - 16,
+                    RedisTier.metric(http, "dedup_redis_overfull_total", ""),
+                    0.0,
                     "claims beyond the 16 planned");
 
             List<String> copies = http.claim(RedisTier.NS, withOwner(claimed.subList(0, 450), "other"));
@@ -102,8 +117,14 @@ class RedisEventTimeIT {
     void bucketsOfOneSecond_holdAboutTheirShareOfItsClaims() throws Exception {
         WindowOptions tenBuckets = new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1000));
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = RedisTier.agentAt(dir, List.of(redis.uri()), new RedisTier.Layout(TIMEOUT, 64, 384, 8), 0,
-                     new FakeClock(RedisTier.EPOCH), 0, tenBuckets)) {
+                Agent agent = RedisTier.agentAt(
+                        dir,
+                        List.of(redis.uri()),
+                        new RedisTier.Layout(TIMEOUT, 64, 384, 8),
+                        0,
+                        new FakeClock(RedisTier.EPOCH),
+                        0,
+                        tenBuckets)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("spread", 0, 2000, "o", NOW - 5);
             assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, items));
@@ -120,7 +141,7 @@ class RedisEventTimeIT {
     @Test
     void aReleaseLeavesATombstone_thatTheNextClaimOfTheIdReuses() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = agent(redis, 16, 8, 0)) {
+                Agent agent = agent(redis, 16, 8, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("tomb", 0, 48, "o", NOW);
             assertEquals(Collections.nCopies(48, "new"), http.claim(RedisTier.NS, items));
@@ -131,7 +152,9 @@ class RedisEventTimeIT {
 
             List<String> later = http.claim(RedisTier.NS, withOwner(items.subList(16, 48), "other"));
             assertEquals(Collections.nCopies(32, "duplicate"), later);
-            assertEquals(Collections.nCopies(16, "new"), http.claim(RedisTier.NS, withOwner(first, "next")),
+            assertEquals(
+                    Collections.nCopies(16, "new"),
+                    http.claim(RedisTier.NS, withOwner(first, "next")),
                     "a released id is claimed anew, in its tombstone's place");
             assertEquals(48L, total(buckets(redis)));
             assertEquals(Collections.nCopies(16, "duplicate"), http.claim(RedisTier.NS, first));
@@ -141,7 +164,7 @@ class RedisEventTimeIT {
     @Test
     void keysExpireWithTheirSecond_andMessagesOlderThanTheWindowAreNotKept() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = agent(redis, 64, 8, 0)) {
+                Agent agent = agent(redis, 64, 8, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             long window = RedisTier.WINDOW.toSeconds();
 
@@ -152,7 +175,9 @@ class RedisEventTimeIT {
 
             List<Item> ancient = stamped("ancient", 0, 5, "o", NOW - window - 10);
             assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, ancient));
-            assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, withOwner(ancient, "other")),
+            assertEquals(
+                    Collections.nCopies(5, "new"),
+                    http.claim(RedisTier.NS, withOwner(ancient, "other")),
                     "outside the window: nothing is remembered");
             assertEquals(Map.of(), buckets(redis));
 
@@ -171,8 +196,8 @@ class RedisEventTimeIT {
     @Test
     void twoAgentsShareTheBuckets_andAReleaseReachesTheOthersNearCache() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent a = agent(redis, 64, 8, 4096);
-             Agent b = agent(redis, 64, 8, 4096)) {
+                Agent a = agent(redis, 64, 8, 4096);
+                Agent b = agent(redis, 64, 8, 4096)) {
             AgentHttp httpA = new AgentHttp(a.port());
             AgentHttp httpB = new AgentHttp(b.port());
             List<Item> items = stamped("shared", 0, 200, "a", NOW - 1);
@@ -182,7 +207,8 @@ class RedisEventTimeIT {
             assertEquals(Collections.nCopies(200, "duplicate"), httpB.claim(RedisTier.NS, copies), "from B's cache");
 
             assertEquals(Collections.nCopies(200, true), httpA.release(RedisTier.NS, items));
-            RedisServer.await(Duration.ofSeconds(5),
+            RedisServer.await(
+                    Duration.ofSeconds(5),
                     () -> httpB.claim(RedisTier.NS, copies.subList(0, 1)).equals(List.of("new")));
             assertEquals(Collections.nCopies(199, "new"), httpB.claim(RedisTier.NS, copies.subList(1, 200)));
             assertEquals(Collections.nCopies(200, "duplicate"), httpA.claim(RedisTier.NS, items));

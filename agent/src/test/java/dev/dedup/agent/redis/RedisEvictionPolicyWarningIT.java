@@ -34,6 +34,7 @@ class RedisEvictionPolicyWarningIT {
 
     /** Held here: java.util.logging keeps loggers weakly, and a collected one would lose the handler. */
     private Logger logger;
+
     private final List<LogRecord> records = new CopyOnWriteArrayList<>();
     private final Handler capture = new Handler() {
         @Override
@@ -42,12 +43,10 @@ class RedisEvictionPolicyWarningIT {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     @BeforeEach
@@ -63,18 +62,28 @@ class RedisEvictionPolicyWarningIT {
     }
 
     private List<String> warnings() {
-        return records.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
-                .map(LogRecord::getMessage).toList();
+        return records.stream()
+                .filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
+                .map(LogRecord::getMessage)
+                .toList();
     }
 
     @Test
     void shardWithAnEvictionPolicy_startsButWarnsNamingMaxmemoryPolicy() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"), "--maxmemory-policy", "allkeys-lru");
-             Agent agent = RedisTier.agent(dir, List.of(redis), RedisTier.Layout.defaults(Duration.ofSeconds(5)), 0,
-                     new FakeClock(RedisTier.EPOCH))) {
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        RedisTier.Layout.defaults(Duration.ofSeconds(5)),
+                        0,
+                        new FakeClock(RedisTier.EPOCH))) {
             List<String> warnings = warnings();
-            assertTrue(warnings.stream().anyMatch(w -> w.contains("maxmemory-policy") && w.contains("allkeys-lru")
-                    && w.contains(String.valueOf(redis.port()))), "warnings: " + warnings);
+            assertTrue(
+                    warnings.stream()
+                            .anyMatch(w -> w.contains("maxmemory-policy")
+                                    && w.contains("allkeys-lru")
+                                    && w.contains(String.valueOf(redis.port()))),
+                    "warnings: " + warnings);
             // It serves all the same.
             AgentHttp http = new AgentHttp(agent.port());
             assertEquals(List.of("new"), http.claim(RedisTier.NS, List.of(new Item("evict-policy", "o"))));
@@ -84,9 +93,17 @@ class RedisEvictionPolicyWarningIT {
     @Test
     void shardWithNoeviction_startsWithoutWarning() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = RedisTier.agent(dir, List.of(redis), RedisTier.Layout.defaults(Duration.ofSeconds(5)), 0,
-                     new FakeClock(RedisTier.EPOCH))) {
-            assertEquals(List.of(), warnings().stream().filter(w -> w.contains("maxmemory-policy")).toList());
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        RedisTier.Layout.defaults(Duration.ofSeconds(5)),
+                        0,
+                        new FakeClock(RedisTier.EPOCH))) {
+            assertEquals(
+                    List.of(),
+                    warnings().stream()
+                            .filter(w -> w.contains("maxmemory-policy"))
+                            .toList());
         }
     }
 }

@@ -43,18 +43,27 @@ class RedisFailoverUnderLoadIT {
     Path dir;
 
     /** What one run saw. */
-    private record Outcome(long answeredIds, long failedBatches, long slipped, long falseDrops, double idsPerSecond) {
-    }
+    private record Outcome(long answeredIds, long failedBatches, long slipped, long falseDrops, double idsPerSecond) {}
 
     @Test
     void withoutWait_someDuplicatesMaySlip_neverAFalseDrop_withWaitOneNoneSlips() throws Exception {
         Outcome async = run(0, "async");
         Outcome waited = run(1, "wait1");
-        System.out.printf(Locale.ROOT, "failover under load: wait-replicas 0: %,d ids answered, before the"
+        System.out.printf(
+                Locale.ROOT,
+                "failover under load: wait-replicas 0: %,d ids answered, before the"
                         + " kill at %,.0f ids/s, %d batches 503, %d duplicates slipped, %d false drops;"
                         + " wait-replicas 1: %,d ids at %,.0f ids/s, %d batches 503, %d slipped, %d false drops%n",
-                async.answeredIds, async.idsPerSecond, async.failedBatches, async.slipped, async.falseDrops,
-                waited.answeredIds, waited.idsPerSecond, waited.failedBatches, waited.slipped, waited.falseDrops);
+                async.answeredIds,
+                async.idsPerSecond,
+                async.failedBatches,
+                async.slipped,
+                async.falseDrops,
+                waited.answeredIds,
+                waited.idsPerSecond,
+                waited.failedBatches,
+                waited.slipped,
+                waited.falseDrops);
         assertEquals(0, async.falseDrops, "no unclaimed id answered duplicate");
         assertEquals(0, waited.falseDrops, "no unclaimed id answered duplicate");
         assertEquals(0, waited.slipped, "with WAIT 1 every answered claim was on the replica before the answer");
@@ -64,10 +73,15 @@ class RedisFailoverUnderLoadIT {
     @Test
     void withWaitOne_aBatchIsRefusedWhileNoReplicaAcknowledges_andAnsweredRetryWhenResentAfterwards() throws Exception {
         try (RedisServer primary = RedisServer.start(dir.resolve("p"));
-             RedisServer replica = RedisServer.start(dir.resolve("r"), "--replicaof", "127.0.0.1",
-                     String.valueOf(primary.port()));
-             Agent agent = RedisTier.agentAt(dir, List.of(primary.uri()),
-                     RedisTier.Layout.defaults(Duration.ofMillis(400)), 0, new FakeClock(RedisTier.EPOCH), 1)) {
+                RedisServer replica = RedisServer.start(
+                        dir.resolve("r"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
+                Agent agent = RedisTier.agentAt(
+                        dir,
+                        List.of(primary.uri()),
+                        RedisTier.Layout.defaults(Duration.ofMillis(400)),
+                        0,
+                        new FakeClock(RedisTier.EPOCH),
+                        1)) {
             RedisServer.await(Duration.ofSeconds(10), () -> replicaLinked(replica));
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> first = RedisTier.items("acked", 0, 100, "p");
@@ -91,16 +105,21 @@ class RedisFailoverUnderLoadIT {
     private Outcome run(int waitReplicas, String name) throws Exception {
         Path d = dir.resolve(name);
         try (RedisServer primary = RedisServer.start(d.resolve("primary"));
-             RedisServer replica = RedisServer.start(d.resolve("replica"), "--replicaof", "127.0.0.1",
-                     String.valueOf(primary.port()));
-             RedisSentinel s1 = RedisSentinel.start(d.resolve("s1"), MASTER, primary.port());
-             RedisSentinel s2 = RedisSentinel.start(d.resolve("s2"), MASTER, primary.port());
-             RedisSentinel s3 = RedisSentinel.start(d.resolve("s3"), MASTER, primary.port())) {
+                RedisServer replica = RedisServer.start(
+                        d.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
+                RedisSentinel s1 = RedisSentinel.start(d.resolve("s1"), MASTER, primary.port());
+                RedisSentinel s2 = RedisSentinel.start(d.resolve("s2"), MASTER, primary.port());
+                RedisSentinel s3 = RedisSentinel.start(d.resolve("s3"), MASTER, primary.port())) {
             RedisServer.await(Duration.ofSeconds(10), () -> replicaLinked(replica));
             String uri = "redis-sentinel://127.0.0.1:" + s1.port() + ",127.0.0.1:" + s2.port() + ",127.0.0.1:"
                     + s3.port() + "#" + MASTER;
-            try (Agent agent = RedisTier.agentAt(d, List.of(uri), RedisTier.Layout.roomy(Duration.ofMillis(500)),
-                    0, new FakeClock(RedisTier.EPOCH), waitReplicas)) {
+            try (Agent agent = RedisTier.agentAt(
+                    d,
+                    List.of(uri),
+                    RedisTier.Layout.roomy(Duration.ofMillis(500)),
+                    0,
+                    new FakeClock(RedisTier.EPOCH),
+                    waitReplicas)) {
                 AgentHttp http = new AgentHttp(agent.port());
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicLong batchNumbers = new AtomicLong();
@@ -108,13 +127,14 @@ class RedisFailoverUnderLoadIT {
                 List<List<Item>> failed = Collections.synchronizedList(new ArrayList<>());
                 AtomicLong answeredBeforeKill = new AtomicLong();
                 AtomicBoolean killed = new AtomicBoolean();
-                java.util.concurrent.atomic.AtomicReference<String> lastError = new java.util.concurrent.atomic.AtomicReference<>();
+                java.util.concurrent.atomic.AtomicReference<String> lastError =
+                        new java.util.concurrent.atomic.AtomicReference<>();
                 List<Thread> workers = new ArrayList<>();
                 for (int w = 0; w < 2; w++) {
                     workers.add(new Thread(() -> {
                         while (!stop.get()) {
-                            List<Item> batch = RedisTier.items(name + "-b" + batchNumbers.incrementAndGet(), 0, BATCH,
-                                    "p");
+                            List<Item> batch =
+                                    RedisTier.items(name + "-b" + batchNumbers.incrementAndGet(), 0, BATCH, "p");
                             HttpResponse<byte[]> r;
                             try {
                                 r = RedisTier.postClaims(http, batch);
@@ -165,8 +185,10 @@ class RedisFailoverUnderLoadIT {
                     try {
                         RedisServer.await(Duration.ofSeconds(60), () -> answered.size() > answeredAtPromotion + 4);
                     } catch (AssertionError e) {
-                        throw new AssertionError("no claims through the promoted replica; last answer: "
-                                + lastError.get() + "; stats: " + AgentHttp.text(http.get("/v1/stats")), e);
+                        throw new AssertionError(
+                                "no claims through the promoted replica; last answer: " + lastError.get() + "; stats: "
+                                        + AgentHttp.text(http.get("/v1/stats")),
+                                e);
                     }
                 } finally {
                     stop.set(true);
@@ -179,7 +201,8 @@ class RedisFailoverUnderLoadIT {
                 long ids = 0;
                 for (List<Item> batch : new ArrayList<>(answered)) {
                     List<Item> copies = RedisTier.withOwner(batch, "copy");
-                    slipped += RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)).size();
+                    slipped += RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies))
+                            .size();
                     ids += batch.size();
                 }
                 long falseDrops = 0;

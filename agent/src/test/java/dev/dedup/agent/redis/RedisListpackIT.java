@@ -50,8 +50,12 @@ class RedisListpackIT {
     private static Map<String, String> inspectKeys(RedisServer redis, int maxFields) throws Exception {
         Map<String, String> wrong = new TreeMap<>();
         for (byte[] key : levelKeys(redis)) {
-            String encoding = new String((byte[]) redis.call("OBJECT".getBytes(StandardCharsets.US_ASCII),
-                    "ENCODING".getBytes(StandardCharsets.US_ASCII), key), StandardCharsets.US_ASCII);
+            String encoding = new String(
+                    (byte[]) redis.call(
+                            "OBJECT".getBytes(StandardCharsets.US_ASCII),
+                            "ENCODING".getBytes(StandardCharsets.US_ASCII),
+                            key),
+                    StandardCharsets.US_ASCII);
             long fields = (Long) redis.call("HLEN".getBytes(StandardCharsets.US_ASCII), key);
             if (!encoding.equals("listpack") || fields > maxFields) {
                 wrong.put(HexFormat.of().formatHex(key), encoding + ", " + fields + " fields");
@@ -65,8 +69,12 @@ class RedisListpackIT {
         int levelEntries = 16;
         int buckets = 8;
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = RedisTier.agent(dir, List.of(redis),
-                     new RedisTier.Layout(TIMEOUT, buckets, levelEntries, 64), 0, new FakeClock(RedisTier.EPOCH))) {
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        new RedisTier.Layout(TIMEOUT, buckets, levelEntries, 64),
+                        0,
+                        new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             // ~375 claims per bucket: ~24 levels of 16, well below the 64 allowed.
             List<Item> claimed = new ArrayList<>();
@@ -79,13 +87,16 @@ class RedisListpackIT {
             }
 
             int levels = levelKeys(redis).size();
-            assertTrue(levels >= buckets * 10, "buckets grew several levels: " + levels + " level keys for "
-                    + buckets + " buckets");
+            assertTrue(
+                    levels >= buckets * 10,
+                    "buckets grew several levels: " + levels + " level keys for " + buckets + " buckets");
             assertEquals(Map.of(), inspectKeys(redis, levelEntries), "keys not listpack or over-full");
 
             assertEquals(Collections.nCopies(claimed.size(), "retry"), http.claim(RedisTier.NS, claimed));
             List<Item> copies = withOwner(claimed, "another-owner");
-            assertEquals(List.of(), RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)),
+            assertEquals(
+                    List.of(),
+                    RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)),
                     "claims forgotten although no bucket reached redis-max-levels");
             assertEquals(0.0, RedisTier.metric(http, "dedup_redis_evictions_total", ""));
         }
@@ -98,8 +109,12 @@ class RedisListpackIT {
     @Test
     void levelEntriesAboveTheServersListpackLimit_areClampedSoLevelsStayListpack() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"), "--hash-max-listpack-entries", "32");
-             Agent agent = RedisTier.agent(dir, List.of(redis), new RedisTier.Layout(TIMEOUT, 4, 64, 64), 0,
-                     new FakeClock(RedisTier.EPOCH))) {
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        new RedisTier.Layout(TIMEOUT, 4, 64, 64),
+                        0,
+                        new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = items("clamped", 0, 2000, "o");
             assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, claimed));
@@ -120,7 +135,7 @@ class RedisListpackIT {
     void fullBucket_answersFreshIdsNew_andCountsTheClaimsItForgets() throws Exception {
         FakeClock clock = new FakeClock(RedisTier.EPOCH);
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = RedisTier.agent(dir, List.of(redis), TINY, 0, clock)) {
+                Agent agent = RedisTier.agent(dir, List.of(redis), TINY, 0, clock)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = claimOneASecond(http, clock, 24);
             assertEquals(8.0, RedisTier.metric(http, "dedup_redis_evictions_total", ""));
@@ -150,7 +165,7 @@ class RedisListpackIT {
     void fullBucket_forgetsItsOldestClaims() throws Exception {
         FakeClock clock = new FakeClock(RedisTier.EPOCH);
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = RedisTier.agent(dir, List.of(redis), TINY, 0, clock)) {
+                Agent agent = RedisTier.agent(dir, List.of(redis), TINY, 0, clock)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = claimOneASecond(http, clock, 24);
 
@@ -158,7 +173,9 @@ class RedisListpackIT {
             // push out an older one, which must not hide what the newer probes see.
             List<Item> newest = new ArrayList<>(withOwner(claimed.subList(8, 24), "probe"));
             Collections.reverse(newest);
-            assertEquals(List.of(), RedisTier.slippedDuplicates(newest, http.claim(RedisTier.NS, newest)),
+            assertEquals(
+                    List.of(),
+                    RedisTier.slippedDuplicates(newest, http.claim(RedisTier.NS, newest)),
                     "recent claims forgotten while older ones were kept");
         }
     }

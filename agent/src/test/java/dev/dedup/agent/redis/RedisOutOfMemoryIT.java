@@ -42,7 +42,9 @@ class RedisOutOfMemoryIT {
                 return claimed;
             }
             List<String> verdicts = AgentHttp.verdicts(r);
-            assertEquals(Collections.nCopies(items.size(), "new"), verdicts,
+            assertEquals(
+                    Collections.nCopies(items.size(), "new"),
+                    verdicts,
                     "fresh ids before the limit: " + RedisTier.tally(verdicts));
             claimed.addAll(items);
         }
@@ -60,13 +62,18 @@ class RedisOutOfMemoryIT {
     }
 
     private static Agent agent(Path dir, RedisServer redis) {
-        return RedisTier.agent(dir, List.of(redis), new RedisTier.Layout(Duration.ofSeconds(5), 1024, 64, 8), 0,
+        return RedisTier.agent(
+                dir,
+                List.of(redis),
+                new RedisTier.Layout(Duration.ofSeconds(5), 1024, 64, 8),
+                0,
                 new FakeClock(RedisTier.EPOCH));
     }
 
     @Test
     void shardOutOfMemory_refusesFreshClaimsWith503CountedAsOom_andNeverGuesses() throws Exception {
-        try (RedisServer redis = fullShard(dir); Agent agent = agent(dir, redis)) {
+        try (RedisServer redis = fullShard(dir);
+                Agent agent = agent(dir, redis)) {
             AgentHttp http = new AgentHttp(agent.port());
             @SuppressWarnings("unchecked")
             HttpResponse<byte[]>[] refusal = new HttpResponse[1];
@@ -77,7 +84,8 @@ class RedisOutOfMemoryIT {
             JsonObject error = new JsonObject(AgentHttp.text(refused));
             assertEquals("unavailable", error.getString("error"));
             assertTrue(claimed.size() > 10_000, "claims before the limit: " + claimed.size());
-            assertTrue(RedisTier.metric(http, "dedup_store_errors_total", "kind=\"oom\"") >= 1.0,
+            assertTrue(
+                    RedisTier.metric(http, "dedup_store_errors_total", "kind=\"oom\"") >= 1.0,
                     "a 503 for a full shard is counted as oom: " + error + "\n"
                             + metricsLines(http, "dedup_store_errors_total"));
 
@@ -86,7 +94,8 @@ class RedisOutOfMemoryIT {
             List<Item> more = items("oom-more", 0, 500, "m");
             HttpResponse<byte[]> again = RedisTier.postClaims(http, more);
             assertEquals(503, again.statusCode(), () -> describe(again));
-            assertTrue(RedisTier.metric(http, "dedup_store_errors_total", "kind=\"oom\"") >= 2.0,
+            assertTrue(
+                    RedisTier.metric(http, "dedup_store_errors_total", "kind=\"oom\"") >= 2.0,
                     () -> metricsLines(http, "dedup_store_errors_total"));
 
             // Room made (as an operator would, by raising maxmemory): nothing was lost, nothing half-claimed.
@@ -105,13 +114,16 @@ class RedisOutOfMemoryIT {
      */
     @Test
     void shardOutOfMemory_stillAnswersEarlierClaimsRetryAndDuplicate() throws Exception {
-        try (RedisServer redis = fullShard(dir); Agent agent = agent(dir, redis)) {
+        try (RedisServer redis = fullShard(dir);
+                Agent agent = agent(dir, redis)) {
             AgentHttp http = new AgentHttp(agent.port());
             @SuppressWarnings("unchecked")
             HttpResponse<byte[]>[] refusal = new HttpResponse[1];
             List<Item> claimed = claimUntilRefused(http, redis, refusal);
             overLimit(redis);
-            assertEquals(503, RedisTier.postClaims(http, items("oom-more", 0, 500, "m")).statusCode(),
+            assertEquals(
+                    503,
+                    RedisTier.postClaims(http, items("oom-more", 0, 500, "m")).statusCode(),
                     "the shard refuses fresh claims");
 
             List<Item> sample = claimed.subList(0, 5000);

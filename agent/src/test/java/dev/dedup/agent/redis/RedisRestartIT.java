@@ -35,8 +35,8 @@ class RedisRestartIT {
     void whileRedisIsDown_claimsAre503AndNotReady_afterItsRestartTheAgentRecoversAndRemembersEveryClaim()
             throws Exception {
         try (RedisServer redis = RedisServer.startWithAof(dir.resolve("redis"));
-             Agent agent = RedisTier.agent(dir, List.of(redis), RedisTier.Layout.defaults(TIMEOUT), 0,
-                     new FakeClock(RedisTier.EPOCH))) {
+                Agent agent = RedisTier.agent(
+                        dir, List.of(redis), RedisTier.Layout.defaults(TIMEOUT), 0, new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             for (int batch = 0; batch < 5; batch++) {
@@ -54,7 +54,8 @@ class RedisRestartIT {
             assertEquals(503, down.statusCode(), AgentHttp.text(down));
             assertTrue(down.headers().firstValue("Retry-After").isPresent(), "Retry-After on a 503");
             assertEquals("unavailable", new JsonObject(AgentHttp.text(down)).getString("error"));
-            assertTrue(tookMillis < TIMEOUT.toMillis() + 1500,
+            assertTrue(
+                    tookMillis < TIMEOUT.toMillis() + 1500,
                     "a claim while Redis is down is answered within about redis-timeout, took " + tookMillis + " ms");
             HttpResponse<byte[]> notReady = http.get("/health/ready");
             assertEquals(503, notReady.statusCode(), AgentHttp.text(notReady));
@@ -65,11 +66,15 @@ class RedisRestartIT {
 
             // No claim made before the crash is forgotten: none is answered new.
             List<String> sameOwner = http.claim(RedisTier.NS, claimed);
-            assertEquals(Collections.nCopies(claimed.size(), "retry"), sameOwner, () -> "tally "
-                    + RedisTier.tally(sameOwner));
+            assertEquals(
+                    Collections.nCopies(claimed.size(), "retry"),
+                    sameOwner,
+                    () -> "tally " + RedisTier.tally(sameOwner));
             List<Item> copies = withOwner(claimed, "another-owner");
             List<String> otherOwner = http.claim(RedisTier.NS, copies);
-            assertEquals(List.of(), RedisTier.slippedDuplicates(copies, otherOwner),
+            assertEquals(
+                    List.of(),
+                    RedisTier.slippedDuplicates(copies, otherOwner),
                     "copies that slipped through as new after the restart");
 
             // The batch refused while Redis was down was never claimed: sent again it is new, never duplicate.
@@ -87,8 +92,12 @@ class RedisRestartIT {
     @Test
     void whileTheReleaseChannelIsDown_theNearCacheIsClearedAndBypassed() throws Exception {
         try (RedisServer redis = RedisServer.startWithAof(dir.resolve("redis-nc"));
-             Agent agent = RedisTier.agent(dir, List.of(redis), RedisTier.Layout.defaults(TIMEOUT), 10_000,
-                     new FakeClock(RedisTier.EPOCH))) {
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        RedisTier.Layout.defaults(TIMEOUT),
+                        10_000,
+                        new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> cached = items("cached", 0, 500, "o");
             assertEquals(Collections.nCopies(500, "new"), http.claim(RedisTier.NS, cached));
@@ -97,17 +106,23 @@ class RedisRestartIT {
 
             redis.kill();
             // Marked unusable first, then cleared (so that nothing is put back in between).
-            RedisServer.await(Duration.ofSeconds(10), () -> !nearCache(http).getBoolean("usable")
-                    && nearCache(http).getLong("size") == 0);
+            RedisServer.await(
+                    Duration.ofSeconds(10),
+                    () -> !nearCache(http).getBoolean("usable")
+                            && nearCache(http).getLong("size") == 0);
             HttpResponse<byte[]> down = RedisTier.postClaims(http, cached);
-            assertEquals(503, down.statusCode(), "cached ids are not answered from the cache while it cannot be "
-                    + "kept honest: " + AgentHttp.text(down));
+            assertEquals(
+                    503,
+                    down.statusCode(),
+                    "cached ids are not answered from the cache while it cannot be " + "kept honest: "
+                            + AgentHttp.text(down));
 
             redis.restart();
             // The command connection and the release subscription reconnect on their own schedules: wait
             // for both, or a claim may still meet the command link down (an honest 503, but not this test).
-            RedisServer.await(Duration.ofSeconds(20), () -> nearCache(http).getBoolean("usable")
-                    && RedisTier.status(http, "/health/ready") == 200);
+            RedisServer.await(
+                    Duration.ofSeconds(20),
+                    () -> nearCache(http).getBoolean("usable") && RedisTier.status(http, "/health/ready") == 200);
             long missesBefore = nearCache(http).getLong("misses");
             assertEquals(Collections.nCopies(500, "retry"), http.claim(RedisTier.NS, cached), "remembered by Redis");
             assertEquals(missesBefore + 500, nearCache(http).getLong("misses"), "answered by Redis, not the cache");
@@ -115,6 +130,8 @@ class RedisRestartIT {
     }
 
     private static JsonObject nearCache(AgentHttp http) {
-        return new JsonObject(AgentHttp.text(http.get("/v1/stats"))).getJsonObject("store").getJsonObject("near_cache");
+        return new JsonObject(AgentHttp.text(http.get("/v1/stats")))
+                .getJsonObject("store")
+                .getJsonObject("near_cache");
     }
 }

@@ -38,7 +38,8 @@ class RedisScriptFlushIT {
     private static String scriptSha() throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-1");
         for (String part : List.of("levels.lua", "dedup.lua")) {
-            try (InputStream in = RedisScriptFlushIT.class.getResourceAsStream("/dev/dedup/agent/store/redis/" + part)) {
+            try (InputStream in =
+                    RedisScriptFlushIT.class.getResourceAsStream("/dev/dedup/agent/store/redis/" + part)) {
                 sha.update(in.readAllBytes());
             }
         }
@@ -53,8 +54,12 @@ class RedisScriptFlushIT {
     void afterScriptFlush_nextBatchesReloadTheScriptAndAnswerRight() throws Exception {
         String sha = scriptSha();
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-             Agent agent = RedisTier.agent(dir, List.of(redis), RedisTier.Layout.defaults(Duration.ofSeconds(5)), 0,
-                     new FakeClock(RedisTier.EPOCH))) {
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        RedisTier.Layout.defaults(Duration.ofSeconds(5)),
+                        0,
+                        new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             assertEquals(1L, scriptLoaded(redis, sha), "the agent loads its script at start");
             List<Item> claimed = items("before", 0, 2000, "o1");
@@ -71,7 +76,8 @@ class RedisScriptFlushIT {
             mixed.addAll(fresh);
             List<String> verdicts = http.claim(RedisTier.NS, mixed);
             assertEquals(Collections.nCopies(1000, "retry"), verdicts.subList(0, 1000));
-            assertEquals(List.of(), RedisTier.slippedDuplicates(mixed.subList(1000, 2000), verdicts.subList(1000, 2000)));
+            assertEquals(
+                    List.of(), RedisTier.slippedDuplicates(mixed.subList(1000, 2000), verdicts.subList(1000, 2000)));
             RedisTier.assertNoFalseDuplicate(fresh, verdicts.subList(2000, 3000));
             assertEquals(Collections.nCopies(1000, "new"), verdicts.subList(2000, 3000));
             assertEquals(1L, scriptLoaded(redis, sha), "the agent loaded its script again");
@@ -95,7 +101,8 @@ class RedisScriptFlushIT {
             // Releases go through the same script.
             assertEquals("OK", redis.call("SCRIPT", "FLUSH"));
             assertEquals(Collections.nCopies(1000, true), http.release(RedisTier.NS, claimed.subList(0, 1000)));
-            assertEquals(Collections.nCopies(1000, "new"),
+            assertEquals(
+                    Collections.nCopies(1000, "new"),
                     http.claim(RedisTier.NS, withOwner(claimed.subList(0, 1000), "o4")));
             assertEquals(0.0, RedisTier.metric(http, "dedup_store_errors_total", ""), "no batch failed");
         }

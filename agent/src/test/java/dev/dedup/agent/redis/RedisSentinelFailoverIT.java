@@ -32,11 +32,11 @@ class RedisSentinelFailoverIT {
     @Test
     void primaryKilled_agentFollowsThePromotedReplica_andForgetsNothingReplicated() throws Exception {
         try (RedisServer primary = RedisServer.start(dir.resolve("primary"));
-             RedisServer replica = RedisServer.start(dir.resolve("replica"), "--replicaof", "127.0.0.1",
-                     String.valueOf(primary.port()));
-             RedisSentinel s1 = RedisSentinel.start(dir.resolve("s1"), MASTER, primary.port());
-             RedisSentinel s2 = RedisSentinel.start(dir.resolve("s2"), MASTER, primary.port());
-             RedisSentinel s3 = RedisSentinel.start(dir.resolve("s3"), MASTER, primary.port())) {
+                RedisServer replica = RedisServer.start(
+                        dir.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
+                RedisSentinel s1 = RedisSentinel.start(dir.resolve("s1"), MASTER, primary.port());
+                RedisSentinel s2 = RedisSentinel.start(dir.resolve("s2"), MASTER, primary.port());
+                RedisSentinel s3 = RedisSentinel.start(dir.resolve("s3"), MASTER, primary.port())) {
             RedisServer.await(Duration.ofSeconds(10), () -> {
                 try {
                     return replica.command("INFO", "replication").contains("master_link_status:up");
@@ -46,8 +46,12 @@ class RedisSentinelFailoverIT {
             });
             String uri = "redis-sentinel://127.0.0.1:" + s1.port() + ",127.0.0.1:" + s2.port() + ",127.0.0.1:"
                     + s3.port() + "#" + MASTER;
-            try (Agent agent = RedisTier.agentAt(dir, List.of(uri), RedisTier.Layout.defaults(Duration.ofMillis(500)),
-                    0, new FakeClock(RedisTier.EPOCH))) {
+            try (Agent agent = RedisTier.agentAt(
+                    dir,
+                    List.of(uri),
+                    RedisTier.Layout.defaults(Duration.ofMillis(500)),
+                    0,
+                    new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(agent.port());
                 List<Item> before = items("before-failover", 0, 2000, "p");
                 assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, before));
@@ -65,7 +69,8 @@ class RedisSentinelFailoverIT {
                 RedisServer.await(Duration.ofSeconds(30), () -> {
                     try {
                         return RedisTier.postClaims(http, items("probe-" + System.nanoTime(), 0, 1, "x"))
-                                .statusCode() == 200;
+                                        .statusCode()
+                                == 200;
                     } catch (RuntimeException e) {
                         return false;
                     }

@@ -41,8 +41,8 @@ class RedisShardDownIT {
                 shards.add(RedisServer.start(dir.resolve("shard-" + i)));
             }
             RedisServer dead = shards.get(1);
-            try (Agent agent = RedisTier.agent(dir, shards, RedisTier.Layout.defaults(TIMEOUT), 0,
-                    new FakeClock(RedisTier.EPOCH))) {
+            try (Agent agent = RedisTier.agent(
+                    dir, shards, RedisTier.Layout.defaults(TIMEOUT), 0, new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(agent.port());
                 List<Item> claimed = items("sd", 0, 300, "o1");
                 assertEquals(Collections.nCopies(300, "new"), http.claim(RedisTier.NS, claimed));
@@ -63,8 +63,9 @@ class RedisShardDownIT {
                     }
                 }
                 // Jump hash over 3 shards: about a third each.
-                assertTrue(onDead.size() > 50 && onLive.size() > 150, onDead.size() + " on the dead shard, "
-                        + onLive.size() + " on the live ones");
+                assertTrue(
+                        onDead.size() > 50 && onLive.size() > 150,
+                        onDead.size() + " on the dead shard, " + onLive.size() + " on the live ones");
 
                 // Batches of live-shard ids only: answered.
                 assertEquals(Collections.nCopies(onLive.size(), "retry"), http.claim(RedisTier.NS, onLive));
@@ -79,7 +80,8 @@ class RedisShardDownIT {
                 assertTrue(refused.headers().firstValue("Retry-After").isPresent(), "Retry-After on a 503");
                 JsonObject error = new JsonObject(AgentHttp.text(refused));
                 assertEquals("unavailable", error.getString("error"));
-                assertTrue(error.getString("message").contains("127.0.0.1:" + dead.port()),
+                assertTrue(
+                        error.getString("message").contains("127.0.0.1:" + dead.port()),
                         "the message names the dead shard " + dead.uri() + ": " + error);
                 assertEquals(503, http.get("/health/ready").statusCode());
 
@@ -93,7 +95,9 @@ class RedisShardDownIT {
                 List<Item> deadCopies = withOwner(onDead, "o3");
                 List<String> afterLoss = http.claim(RedisTier.NS, deadCopies);
                 RedisTier.assertNoFalseDuplicate(deadCopies, afterLoss);
-                assertEquals(Collections.nCopies(onDead.size(), "new"), afterLoss,
+                assertEquals(
+                        Collections.nCopies(onDead.size(), "new"),
+                        afterLoss,
                         "every claim of the unpersisted shard was lost");
                 // And they are claimed again from now on.
                 assertEquals(Collections.nCopies(onDead.size(), "duplicate"), http.claim(RedisTier.NS, onDead));

@@ -34,8 +34,7 @@ final class RedisTier {
     /** 2026-01-01T00:00:00Z: claims' expiries come from this clock, Redis TTLs from its own. */
     static final long EPOCH = 1_767_225_600_000L;
 
-    private RedisTier() {
-    }
+    private RedisTier() {}
 
     /** The Redis settings a test varies. */
     record Layout(Duration timeout, int buckets, int levelEntries, int maxLevels) {
@@ -62,26 +61,40 @@ final class RedisTier {
     }
 
     /** The same, waiting for {@code waitReplicas} replicas to acknowledge every script call. */
-    static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock,
-                         int waitReplicas) {
+    static Agent agentAt(
+            Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock, int waitReplicas) {
         return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, new WindowOptions(WINDOW, Map.of()));
     }
 
     /** An agent whose windows (and namespaces filed by event time) are {@code windows}. */
-    static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock,
-                         int waitReplicas, WindowOptions windows) {
-        RedisOptions redis = new RedisOptions(uris, layout.timeout(), layout.buckets(), layout.levelEntries(),
-                layout.maxLevels(), "dd", 1024).withWaitReplicas(waitReplicas)
+    static Agent agentAt(
+            Path dir,
+            List<String> uris,
+            Layout layout,
+            long nearCacheEntries,
+            LongSupplier clock,
+            int waitReplicas,
+            WindowOptions windows) {
+        RedisOptions redis = new RedisOptions(
+                        uris, layout.timeout(), layout.buckets(), layout.levelEntries(), layout.maxLevels(), "dd", 1024)
+                .withWaitReplicas(waitReplicas)
                 .withTimeBucketRecords(layout.levelEntries());
-        return Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
-                new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
-                windows, redis, new NearCacheOptions(nearCacheEntries)), clock);
+        return Agent.start(
+                new AgentOptions(
+                        new HttpOptions(
+                                "127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                        new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
+                        windows,
+                        redis,
+                        new NearCacheOptions(nearCacheEntries)),
+                clock);
     }
 
     /** Ids {@code prefix-from .. prefix-(to-1)}, all with {@code owner}. */
     static List<Item> items(String prefix, int from, int to, String owner) {
-        return IntStream.range(from, to).mapToObj(i -> new Item(prefix + "-" + i, owner)).toList();
+        return IntStream.range(from, to)
+                .mapToObj(i -> new Item(prefix + "-" + i, owner))
+                .toList();
     }
 
     static List<Item> withOwner(List<Item> items, String owner) {
@@ -122,9 +135,10 @@ final class RedisTier {
         for (int i = 0; i < verdicts.size(); i++) {
             switch (verdicts.get(i)) {
                 case "new" -> slipped.add(copies.get(i).id());
-                case "duplicate" -> { }
-                default -> throw new AssertionError(copies.get(i) + " answered " + verdicts.get(i)
-                        + " for a copy by another owner");
+                case "duplicate" -> {}
+                default ->
+                    throw new AssertionError(
+                            copies.get(i) + " answered " + verdicts.get(i) + " for a copy by another owner");
             }
         }
         return slipped;
@@ -135,7 +149,8 @@ final class RedisTier {
         String text = AgentHttp.text(AgentHttp.ok(http.get("/metrics")));
         double sum = 0;
         for (String line : text.split("\n")) {
-            if (line.startsWith(name) && line.length() > name.length()
+            if (line.startsWith(name)
+                    && line.length() > name.length()
                     && (line.charAt(name.length()) == '{' || line.charAt(name.length()) == ' ')
                     && line.contains(labels)) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

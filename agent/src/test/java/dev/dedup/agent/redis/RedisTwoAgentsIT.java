@@ -89,7 +89,9 @@ class RedisTwoAgentsIT {
     void releaseOnOneAgent_invalidatesTheOtherAgentsNearCache() throws Exception {
         List<Item> claimed = items("released", 0, 200, "ownerB");
         assertEquals(Collections.nCopies(200, "new"), b.claim(RedisTier.NS, claimed));
-        assertEquals(Collections.nCopies(200, "duplicate"), b.claim(RedisTier.NS, withOwner(claimed, "probe")),
+        assertEquals(
+                Collections.nCopies(200, "duplicate"),
+                b.claim(RedisTier.NS, withOwner(claimed, "probe")),
                 "B holds the claims");
 
         assertEquals(Collections.nCopies(200, true), a.release(RedisTier.NS, claimed));
@@ -104,7 +106,8 @@ class RedisTwoAgentsIT {
                     pending.add(i);
                 }
             }
-            List<String> got = b.claim(RedisTier.NS, pending.stream().map(others::get).toList());
+            List<String> got =
+                    b.claim(RedisTier.NS, pending.stream().map(others::get).toList());
             for (int j = 0; j < pending.size(); j++) {
                 verdicts.set(pending.get(j), got.get(j));
             }
@@ -138,14 +141,18 @@ class RedisTwoAgentsIT {
                     Collections.shuffle(order, new Random(worker));
                     for (int from = 0; from < ids; from += batch) {
                         List<Integer> slice = order.subList(from, Math.min(ids, from + batch));
-                        List<String> got = http.claim(RedisTier.NS, slice.stream()
-                                .map(i -> new Item("race-" + i, "worker-" + worker)).toList());
+                        List<String> got = http.claim(
+                                RedisTier.NS,
+                                slice.stream()
+                                        .map(i -> new Item("race-" + i, "worker-" + worker))
+                                        .toList());
                         for (int j = 0; j < slice.size(); j++) {
                             switch (got.get(j)) {
                                 case "new" -> news.incrementAndGet(slice.get(j));
                                 case "duplicate" -> others.incrementAndGet(slice.get(j));
-                                default -> throw new AssertionError("race-" + slice.get(j) + " answered "
-                                        + got.get(j) + " to worker-" + worker + ", who sent it once");
+                                default ->
+                                    throw new AssertionError("race-" + slice.get(j) + " answered " + got.get(j)
+                                            + " to worker-" + worker + ", who sent it once");
                             }
                         }
                     }

@@ -19,7 +19,8 @@ public final class AgentHttp {
     public static final String JSON = "application/json";
     public static final String BINARY = "application/x-dedup-batch";
 
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final URI base;
 
     public AgentHttp(int port) {
@@ -27,7 +28,8 @@ public final class AgentHttp {
     }
 
     public HttpResponse<byte[]> post(String path, String contentType, byte[] body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);
@@ -36,7 +38,10 @@ public final class AgentHttp {
     }
 
     public HttpResponse<byte[]> get(String path) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build());
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build());
     }
 
     private HttpResponse<byte[]> send(HttpRequest request) {
@@ -62,7 +67,8 @@ public final class AgentHttp {
 
     /** Releases over the binary format; fails unless 200. */
     public List<Boolean> release(String ns, List<Item> items) {
-        byte[] body = ok(post("/v1/releases", BINARY, BatchEncoder.binary(ns, items))).body();
+        byte[] body =
+                ok(post("/v1/releases", BINARY, BatchEncoder.binary(ns, items))).body();
         List<Boolean> out = new ArrayList<>();
         for (byte b : body) {
             out.add(b == 1);
@@ -80,12 +86,13 @@ public final class AgentHttp {
     public static List<String> verdicts(HttpResponse<byte[]> r) {
         List<String> out = new ArrayList<>();
         for (byte b : r.body()) {
-            out.add(switch (b) {
-                case 0 -> "new";
-                case 1 -> "retry";
-                case 2 -> "duplicate";
-                default -> throw new AssertionError("not a verdict byte: " + b);
-            });
+            out.add(
+                    switch (b) {
+                        case 0 -> "new";
+                        case 1 -> "retry";
+                        case 2 -> "duplicate";
+                        default -> throw new AssertionError("not a verdict byte: " + b);
+                    });
         }
         return out;
     }

@@ -41,13 +41,16 @@ public final class AgentProcess implements AutoCloseable {
             throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: run mvn package first");
         }
         int port = freePort();
-        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx256m", "-jar", JAR.toAbsolutePath().toString(),
-                "--port", String.valueOf(port)));
+        List<String> cmd = new ArrayList<>(List.of(
+                javaBin(), "-Xmx256m", "-jar", JAR.toAbsolutePath().toString(), "--port", String.valueOf(port)));
         cmd.addAll(List.of(args));
         Files.createDirectories(workDir);
         Path log = Files.createTempFile(workDir, "agent-", ".log");
-        Process process = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        Process process = new ProcessBuilder(cmd)
+                .directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         return new AgentProcess(process, log, port);
     }
 

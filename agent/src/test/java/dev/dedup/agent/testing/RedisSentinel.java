@@ -20,27 +20,34 @@ public final class RedisSentinel implements AutoCloseable {
     }
 
     /** Watches {@code master} at {@code masterPort} with a quorum of 2, declaring it down after 1 s. */
-    public static RedisSentinel start(Path dir, String master, int masterPort) throws IOException, InterruptedException {
+    public static RedisSentinel start(Path dir, String master, int masterPort)
+            throws IOException, InterruptedException {
         Files.createDirectories(dir);
         int port = AgentProcess.freePort();
         Path conf = dir.resolve("sentinel-" + port + ".conf");
-        Files.writeString(conf, String.join("\n",
-                "port " + port,
-                "bind 127.0.0.1",
-                "dir " + dir,
-                "logfile " + dir.resolve("sentinel-" + port + ".log"),
-                "sentinel monitor " + master + " 127.0.0.1 " + masterPort + " 2",
-                "sentinel down-after-milliseconds " + master + " 1000",
-                "sentinel failover-timeout " + master + " 5000",
-                "sentinel parallel-syncs " + master + " 1",
-                ""));
-        Process p = new ProcessBuilder("redis-server", conf.toString(), "--sentinel").redirectErrorStream(true)
-                .redirectOutput(dir.resolve("sentinel-" + port + ".out").toFile()).start();
+        Files.writeString(
+                conf,
+                String.join(
+                        "\n",
+                        "port " + port,
+                        "bind 127.0.0.1",
+                        "dir " + dir,
+                        "logfile " + dir.resolve("sentinel-" + port + ".log"),
+                        "sentinel monitor " + master + " 127.0.0.1 " + masterPort + " 2",
+                        "sentinel down-after-milliseconds " + master + " 1000",
+                        "sentinel failover-timeout " + master + " 5000",
+                        "sentinel parallel-syncs " + master + " 1",
+                        ""));
+        Process p = new ProcessBuilder("redis-server", conf.toString(), "--sentinel")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("sentinel-" + port + ".out").toFile())
+                .start();
         RedisSentinel s = new RedisSentinel(port, p);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
-                throw new IllegalStateException("redis sentinel exited: " + Files.readString(dir.resolve("sentinel-" + port + ".out")));
+                throw new IllegalStateException(
+                        "redis sentinel exited: " + Files.readString(dir.resolve("sentinel-" + port + ".out")));
             }
             try {
                 if (s.command("PING").contains("PONG")) {

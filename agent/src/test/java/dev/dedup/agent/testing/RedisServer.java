@@ -50,12 +50,27 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void launch() throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "yes",
-                "--maxmemory-policy", "noeviction", "--logfile", dir.resolve("redis-" + port + ".log").toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                String.valueOf(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                dir.toString(),
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes",
+                "--maxmemory-policy",
+                "noeviction",
+                "--logfile",
+                dir.resolve("redis-" + port + ".log").toString()));
         cmd.addAll(extraArgs);
-        process = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("redis-" + port + ".out").toFile()).start();
+        process = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis-" + port + ".out").toFile())
+                .start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -266,7 +281,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /** Waits a little for a condition, for state that Redis or Lettuce reach asynchronously. */
-    public static void await(Duration timeout, java.util.function.BooleanSupplier condition) throws InterruptedException {
+    public static void await(Duration timeout, java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

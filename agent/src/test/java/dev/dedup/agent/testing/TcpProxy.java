@@ -52,24 +52,27 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    while (stalled && !from.isClosed()) {
-                        Thread.sleep(5);
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            while (stalled && !from.isClosed()) {
+                                Thread.sleep(5);
+                            }
+                            out.write(buf, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        // the connection was cut
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
                     }
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // the connection was cut
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "tcp-proxy-pump");
+                },
+                "tcp-proxy-pump");
         t.setDaemon(true);
         t.start();
     }

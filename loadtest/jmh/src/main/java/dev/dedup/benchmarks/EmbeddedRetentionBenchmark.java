@@ -55,8 +55,7 @@ public final class EmbeddedRetentionBenchmark {
     private long totalNanos;
     private long claims;
 
-    private EmbeddedRetentionBenchmark() {
-    }
+    private EmbeddedRetentionBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         long slots = 6_500_000;
@@ -85,13 +84,23 @@ public final class EmbeddedRetentionBenchmark {
         long sets = options.sets();
         int retries;
         try (EmbeddedStore store = new EmbeddedStore(options, System::currentTimeMillis)) {
-            System.out.printf(Locale.ROOT, "store: %,d slots, %d-way, %,d sets, file %s%n", store.slots(), WAYS, sets,
+            System.out.printf(
+                    Locale.ROOT,
+                    "store: %,d slots, %d-way, %,d sets, file %s%n",
+                    store.slots(),
+                    WAYS,
+                    sets,
                     dir.resolve("claims.slots"));
             claimRange(store, TRACKED_PREFIX, 0, tracked);
             claimRange(store, LATER_PREFIX, 0, later);
             retries = countRetries(store, tracked);
-            System.out.printf(Locale.ROOT, "store claims/s: %,.0f (claim calls only), %,.0f (with batch building);"
-                    + " %,d claims, single thread%n", claims * 1e9 / claimNanos, claims * 1e9 / totalNanos, claims);
+            System.out.printf(
+                    Locale.ROOT,
+                    "store claims/s: %,.0f (claim calls only), %,.0f (with batch building);"
+                            + " %,d claims, single thread%n",
+                    claims * 1e9 / claimNanos,
+                    claims * 1e9 / totalNanos,
+                    claims);
             System.out.printf(Locale.ROOT, "occupied slots: %,d of %,d%n", store.occupiedSlots(), store.slots());
         }
         double measured = (double) retries / tracked;
@@ -101,12 +110,25 @@ public final class EmbeddedRetentionBenchmark {
         }
         predicted /= tracked;
         long slots = sets * WAYS;
-        System.out.printf(Locale.ROOT, "remembered after %,d later ids: %.4f measured (%,d of %,d answered retry),"
-                + " %.4f predicted by the model%n", later, measured, retries, tracked, predicted);
-        System.out.printf(Locale.ROOT, "NSQ's direct-mapped table of %,d slots would remember %.4f;"
-                + " it needs %,d slots for 90 %% after %,d later ids, where %d-way needs %,d%n", slots,
-                RetentionModel.probabilityRemembered(1, slots, later), RetentionModel.slotsNeeded(1, later, 0.9), later,
-                WAYS, RetentionModel.slotsNeeded(WAYS, later, 0.9));
+        System.out.printf(
+                Locale.ROOT,
+                "remembered after %,d later ids: %.4f measured (%,d of %,d answered retry),"
+                        + " %.4f predicted by the model%n",
+                later,
+                measured,
+                retries,
+                tracked,
+                predicted);
+        System.out.printf(
+                Locale.ROOT,
+                "NSQ's direct-mapped table of %,d slots would remember %.4f;"
+                        + " it needs %,d slots for 90 %% after %,d later ids, where %d-way needs %,d%n",
+                slots,
+                RetentionModel.probabilityRemembered(1, slots, later),
+                RetentionModel.slotsNeeded(1, later, 0.9),
+                later,
+                WAYS,
+                RetentionModel.slotsNeeded(WAYS, later, 0.9));
     }
 
     /** Claims ids {@code prefix:from} to {@code prefix:to}, all expected new. */
@@ -124,7 +146,9 @@ public final class EmbeddedRetentionBenchmark {
             }
             Batch batch = builder.build(NAMESPACE);
             long t1 = System.nanoTime();
-            byte[] verdicts = store.claim(batch, ClaimPolicy.window(WINDOW_MILLIS)).toCompletableFuture().get();
+            byte[] verdicts = store.claim(batch, ClaimPolicy.window(WINDOW_MILLIS))
+                    .toCompletableFuture()
+                    .get();
             long t2 = System.nanoTime();
             claimNanos += t2 - t1;
             totalNanos += t2 - t0;
@@ -149,7 +173,9 @@ public final class EmbeddedRetentionBenchmark {
                 ByteBuffer.wrap(id, 1, 8).putLong(n);
                 builder.add(id, 0, id.length, OWNER, 0, OWNER.length);
             }
-            for (byte v : store.claim(builder.build(NAMESPACE), ClaimPolicy.window(WINDOW_MILLIS)).toCompletableFuture().get()) {
+            for (byte v : store.claim(builder.build(NAMESPACE), ClaimPolicy.window(WINDOW_MILLIS))
+                    .toCompletableFuture()
+                    .get()) {
                 retries += v == 1 ? 1 : 0;
             }
         }

@@ -16,6 +16,7 @@ final class TapjoyBuckets {
     static final int IDS_PER_BUCKET = 100;
     /** The first second of the run's event time: a 10-digit epoch second like the article's timestamps. */
     static final long EPOCH_SECOND = 1_700_000_000L;
+
     static final int KEY_BYTES = 14;
 
     private final int slices;

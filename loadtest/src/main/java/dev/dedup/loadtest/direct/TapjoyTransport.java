@@ -63,7 +63,9 @@ public final class TapjoyTransport implements Transport<byte[]> {
         try {
             for (String uri : uris) {
                 RedisClient client = RedisClient.create(resources, RedisURI.create(uri));
-                client.setOptions(ClientOptions.builder().timeoutOptions(TimeoutOptions.enabled(timeout)).build());
+                client.setOptions(ClientOptions.builder()
+                        .timeoutOptions(TimeoutOptions.enabled(timeout))
+                        .build());
                 clients.add(client);
                 StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
                 connections.add(connection);
@@ -119,7 +121,8 @@ public final class TapjoyTransport implements Transport<byte[]> {
             }
             byte[] key = buckets.key(bucket);
             StatefulRedisConnection<byte[], byte[]> connection = connections.get(buckets.shard(key));
-            calls.add(connection.async()
+            calls.add(connection
+                    .async()
                     .<List<Object>>evalsha(sha, ScriptOutputType.MULTI, new byte[][] {key}, args)
                     .thenAccept(dups -> {
                         for (Object position : dups) {
@@ -129,8 +132,8 @@ public final class TapjoyTransport implements Transport<byte[]> {
                     .toCompletableFuture());
             from = to;
         }
-        CompletableFuture<byte[]> all = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                .thenApply(v -> verdicts);
+        CompletableFuture<byte[]> all =
+                CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(v -> verdicts);
         return Future.fromCompletionStage(all, context)
                 .recover(cause -> Future.failedFuture(RequestFailure.io(unwrap(cause))));
     }

@@ -63,8 +63,8 @@ public final class HttpTransport implements Transport<Buffer> {
         return client.request(request)
                 .compose(req -> req.send(body))
                 .compose(response -> response.body().map(answer -> verdicts(response, answer, items)))
-                .recover(cause -> Future.failedFuture(cause instanceof RequestFailure ? cause
-                        : RequestFailure.io(cause)));
+                .recover(cause ->
+                        Future.failedFuture(cause instanceof RequestFailure ? cause : RequestFailure.io(cause)));
     }
 
     private byte[] verdicts(HttpClientResponse response, Buffer answer, int items) {

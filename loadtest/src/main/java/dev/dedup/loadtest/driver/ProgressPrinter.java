@@ -35,8 +35,14 @@ public final class ProgressPrinter implements AutoCloseable {
             if (running && progress.phaseTotal() == 0) {
                 err.println("[" + progress.phaseName() + "]");
             } else if (running) {
-                err.println(String.format(Locale.ROOT, "[%s] %,d/%,d ids, %,.0f ids/s, %,d errors",
-                        progress.phaseName(), progress.phaseDone(), progress.phaseTotal(), rate, progress.errors()));
+                err.println(String.format(
+                        Locale.ROOT,
+                        "[%s] %,d/%,d ids, %,.0f ids/s, %,d errors",
+                        progress.phaseName(),
+                        progress.phaseDone(),
+                        progress.phaseTotal(),
+                        rate,
+                        progress.errors()));
             }
         }
     }

@@ -54,8 +54,18 @@ public final class ScenarioRunner {
         long t0 = System.nanoTime();
         for (int w = 0; w < workers; w++) {
             // A fresh context per worker: Vert.x spreads them over its event loops.
-            started.add(new Worker<>(w, vertx.getOrCreateContext(), transport, bodies, batches, cursor, budget,
-                    progress, completions, scheduled, t0));
+            started.add(new Worker<>(
+                    w,
+                    vertx.getOrCreateContext(),
+                    transport,
+                    bodies,
+                    batches,
+                    cursor,
+                    budget,
+                    progress,
+                    completions,
+                    scheduled,
+                    t0));
         }
         List<Future<Void>> finished = new ArrayList<>(workers);
         for (Worker<B> worker : started) {
@@ -85,8 +95,20 @@ public final class ScenarioRunner {
         }
         // Workers only leave batches untaken when the error budget ran out.
         boolean aborted = cursor.get() < batches.size();
-        return new ScenarioResult(workload.name(), tally.total(), requests, seconds, latency, tally, errors,
-                batchSize, workers, workload.encoding(), aborted, timeline.idsPerTick(), idsPerSecond);
+        return new ScenarioResult(
+                workload.name(),
+                tally.total(),
+                requests,
+                seconds,
+                latency,
+                tally,
+                errors,
+                batchSize,
+                workers,
+                workload.encoding(),
+                aborted,
+                timeline.idsPerTick(),
+                idsPerSecond);
     }
 
     /** When each batch is due, in nanoseconds from the start, for a steady {@code idsPerSecond}. */

@@ -6,8 +6,7 @@ import io.vertx.core.buffer.Buffer;
 /** Reads the verdicts of a 200 answer, in either format, and checks there is one valid verdict per item. */
 final class VerdictDecoder {
 
-    private VerdictDecoder() {
-    }
+    private VerdictDecoder() {}
 
     /** {@code application/x-dedup-verdicts}: one byte per item. */
     static byte[] binary(Buffer body, int items) {

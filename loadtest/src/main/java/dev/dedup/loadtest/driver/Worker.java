@@ -51,9 +51,18 @@ final class Worker<B> {
      * {@code scheduledNanos}: when each batch is due, relative to {@code t0}, or null to send as fast as
      * answers come back.
      */
-    Worker(int id, Context context, Transport<B> transport, List<B> bodies, List<PreparedBatch> batches,
-           AtomicInteger cursor, ErrorBudget budget, Progress progress, Completions completions,
-           long[] scheduledNanos, long t0) {
+    Worker(
+            int id,
+            Context context,
+            Transport<B> transport,
+            List<B> bodies,
+            List<PreparedBatch> batches,
+            AtomicInteger cursor,
+            ErrorBudget budget,
+            Progress progress,
+            Completions completions,
+            long[] scheduledNanos,
+            long t0) {
         this.id = id;
         this.context = context;
         this.transport = transport;
@@ -108,7 +117,8 @@ final class Worker<B> {
                 progress.answered(batch.items());
                 timeline.record(end - t0, batch.items());
             } else {
-                String reason = ar.cause() instanceof RequestFailure f ? f.reason()
+                String reason = ar.cause() instanceof RequestFailure f
+                        ? f.reason()
                         : "io:" + ar.cause().getClass().getSimpleName();
                 errors.merge(reason, 1L, Long::sum);
                 budget.spend();

@@ -26,8 +26,7 @@ public final class HtmlReport {
     /** Percentiles plotted: 1 - 10^(-k/20) for k = 0..100, i.e. up to 99.999 %. */
     private static final int NINES_STEPS = 100;
 
-    private HtmlReport() {
-    }
+    private HtmlReport() {}
 
     public static void write(Path file, List<ScenarioResult> results, String target, String runId) throws IOException {
         Files.writeString(file, render(results, target, runId), StandardCharsets.UTF_8);
@@ -36,28 +35,57 @@ public final class HtmlReport {
     static String render(List<ScenarioResult> results, String target, String runId) {
         StringBuilder h = new StringBuilder(64 * 1024);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-                .append("<title>dedup-loadtest ").append(escape(runId)).append("</title>")
+                .append("<title>dedup-loadtest ")
+                .append(escape(runId))
+                .append("</title>")
                 .append("<style>body{font:14px system-ui,sans-serif;margin:24px;color:#222}")
-                .append("table{border-collapse:collapse}td,th{padding:3px 8px;text-align:right;border-bottom:1px solid #ddd}")
+                .append(
+                        "table{border-collapse:collapse}td,th{padding:3px 8px;text-align:right;border-bottom:1px solid #ddd}")
                 .append("td:first-child,th:first-child{text-align:left}.bad{color:#b00;font-weight:bold}")
                 .append("svg{background:#fafafa;margin:4px 12px 12px 0}.charts{display:flex;flex-wrap:wrap}")
                 .append("text{font:11px system-ui,sans-serif;fill:#444}</style></head><body>\n");
-        h.append("<h1>dedup-loadtest</h1><p>Target ").append(escape(target)).append(" &middot; run-id ")
-                .append(escape(runId)).append(" &middot; written ").append(Instant.now()).append("</p>\n");
+        h.append("<h1>dedup-loadtest</h1><p>Target ")
+                .append(escape(target))
+                .append(" &middot; run-id ")
+                .append(escape(runId))
+                .append(" &middot; written ")
+                .append(Instant.now())
+                .append("</p>\n");
         h.append("<pre>").append(escape(ResultTable.render(results))).append("</pre>\n");
         for (ScenarioResult r : results) {
-            h.append("<h2>").append(escape(r.scenario())).append("</h2><p>")
-                    .append(String.format(Locale.ROOT, "%,d ids in %.2f s: %,.0f ids/s; batch %,d, %d workers, %s",
-                            r.ids(), r.seconds(), r.idsPerSecond(), r.batch(), r.workers(), r.encoding()));
+            h.append("<h2>")
+                    .append(escape(r.scenario()))
+                    .append("</h2><p>")
+                    .append(String.format(
+                            Locale.ROOT,
+                            "%,d ids in %.2f s: %,.0f ids/s; batch %,d, %d workers, %s",
+                            r.ids(),
+                            r.seconds(),
+                            r.idsPerSecond(),
+                            r.batch(),
+                            r.workers(),
+                            r.encoding()));
             if (r.offeredRate() > 0) {
                 h.append(String.format(Locale.ROOT, "; offered %,.0f ids/s", r.offeredRate()));
             }
-            h.append(String.format(Locale.ROOT, "; new %,d, retry %,d, duplicate %,d",
-                    r.tally().count(Verdict.NEW), r.tally().count(Verdict.RETRY), r.tally().count(Verdict.DUPLICATE)));
+            h.append(String.format(
+                    Locale.ROOT,
+                    "; new %,d, retry %,d, duplicate %,d",
+                    r.tally().count(Verdict.NEW),
+                    r.tally().count(Verdict.RETRY),
+                    r.tally().count(Verdict.DUPLICATE)));
             String cls = r.tally().safe() ? "" : " class=\"bad\"";
-            h.append("; <span").append(cls).append(">false drops ").append(r.tally().falseDrops())
-                    .append(", missed duplicates ").append(r.tally().missedDuplicates()).append("</span></p>\n");
-            h.append("<div class=\"charts\">").append(latencyChart(r)).append(throughputChart(r)).append("</div>\n");
+            h.append("; <span")
+                    .append(cls)
+                    .append(">false drops ")
+                    .append(r.tally().falseDrops())
+                    .append(", missed duplicates ")
+                    .append(r.tally().missedDuplicates())
+                    .append("</span></p>\n");
+            h.append("<div class=\"charts\">")
+                    .append(latencyChart(r))
+                    .append(throughputChart(r))
+                    .append("</div>\n");
         }
         return h.append("</body></html>\n").toString();
     }
@@ -76,10 +104,16 @@ public final class HtmlReport {
         StringBuilder svg = frame("latency (ms) by percentile", 5, maxOf(y));
         for (int t = 0; t < ticks.length; t++) {
             double px = LEFT + t / 5.0 * plotWidth();
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", px,
-                    HEIGHT - BOTTOM + 14, ticks[t]));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+                    px,
+                    HEIGHT - BOTTOM + 14,
+                    ticks[t]));
         }
-        return svg.append(polyline(x, y, 5, maxOf(y), "#1f6fb2")).append("</svg>").toString();
+        return svg.append(polyline(x, y, 5, maxOf(y), "#1f6fb2"))
+                .append("</svg>")
+                .toString();
     }
 
     /** Ids per second (y) against seconds since the start (x). */
@@ -97,27 +131,49 @@ public final class HtmlReport {
         StringBuilder svg = frame("ids answered per second over time (s)", xMax, maxOf(y));
         for (int t = 0; t <= 4; t++) {
             double px = LEFT + t / 4.0 * plotWidth();
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f</text>", px,
-                    HEIGHT - BOTTOM + 14, xMax * t / 4));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f</text>",
+                    px,
+                    HEIGHT - BOTTOM + 14,
+                    xMax * t / 4));
         }
-        return svg.append(polyline(x, y, xMax, maxOf(y), "#2a8a3a")).append("</svg>").toString();
+        return svg.append(polyline(x, y, xMax, maxOf(y), "#2a8a3a"))
+                .append("</svg>")
+                .toString();
     }
 
     private static StringBuilder frame(String title, double xMax, double yMax) {
         StringBuilder svg = new StringBuilder(4096);
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">",
-                WIDTH, HEIGHT));
+        svg.append(String.format(
+                Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">", WIDTH, HEIGHT));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>", LEFT, TOP - 4, escape(title)));
-        svg.append(String.format(Locale.ROOT,
+        svg.append(String.format(
+                Locale.ROOT,
                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
-                        + "y2=\"%d\" stroke=\"#888\"/>", LEFT, TOP, LEFT, HEIGHT - BOTTOM, LEFT, HEIGHT - BOTTOM,
-                WIDTH - RIGHT, HEIGHT - BOTTOM));
+                        + "y2=\"%d\" stroke=\"#888\"/>",
+                LEFT,
+                TOP,
+                LEFT,
+                HEIGHT - BOTTOM,
+                LEFT,
+                HEIGHT - BOTTOM,
+                WIDTH - RIGHT,
+                HEIGHT - BOTTOM));
         for (int t = 0; t <= 4; t++) {
             double value = yMax * t / 4;
             double py = HEIGHT - BOTTOM - t / 4.0 * plotHeight();
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
-                    + "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>", LEFT - 6, py + 4,
-                    axisLabel(value), LEFT, py, WIDTH - RIGHT, py));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
+                            + "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>",
+                    LEFT - 6,
+                    py + 4,
+                    axisLabel(value),
+                    LEFT,
+                    py,
+                    WIDTH - RIGHT,
+                    py));
         }
         return svg;
     }
@@ -129,8 +185,8 @@ public final class HtmlReport {
             double py = HEIGHT - BOTTOM - (yMax > 0 ? y[i] / yMax : 0) * plotHeight();
             points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
         }
-        return "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"1.5\" points=\"" + points.toString().trim()
-                + "\"/>";
+        return "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"1.5\" points=\""
+                + points.toString().trim() + "\"/>";
     }
 
     private static double maxOf(double[] values) {

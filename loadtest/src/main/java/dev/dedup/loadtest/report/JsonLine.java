@@ -13,8 +13,7 @@ import java.util.Map;
  */
 public final class JsonLine {
 
-    private JsonLine() {
-    }
+    private JsonLine() {}
 
     public static String render(ScenarioResult r, String target, String runId) {
         StringBuilder sb = new StringBuilder(512).append('{');

@@ -8,12 +8,27 @@ import java.util.Locale;
 /** The end-of-run table: one row per scenario, columns right-aligned, followed by error reasons if any. */
 public final class ResultTable {
 
-    private static final String[] HEADERS = {"scenario", "ids", "seconds", "ids/s", "req/s", "p50 ms", "p90 ms",
-        "p99 ms", "p99.9 ms", "max ms", "new", "retry", "duplicate", "false_drops", "missed_dups", "unexpected",
-        "errors"};
+    private static final String[] HEADERS = {
+        "scenario",
+        "ids",
+        "seconds",
+        "ids/s",
+        "req/s",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms",
+        "new",
+        "retry",
+        "duplicate",
+        "false_drops",
+        "missed_dups",
+        "unexpected",
+        "errors"
+    };
 
-    private ResultTable() {
-    }
+    private ResultTable() {}
 
     public static String render(List<ScenarioResult> results) {
         List<String[]> rows = new ArrayList<>();
@@ -58,7 +73,10 @@ public final class ResultTable {
         }
         for (ScenarioResult r : results) {
             if (!r.errors().isEmpty()) {
-                sb.append(r.scenario()).append(" errors by status: ").append(r.errors()).append('\n');
+                sb.append(r.scenario())
+                        .append(" errors by status: ")
+                        .append(r.errors())
+                        .append('\n');
             }
         }
         return sb.toString();

@@ -22,9 +22,20 @@ import org.HdrHistogram.Histogram;
  *                       start
  * @param offeredRate    the fixed load offered in ids per second, or 0 for as fast as possible
  */
-public record ScenarioResult(String scenario, long ids, long requests, double seconds, Histogram latencyMicros,
-                             VerdictTally tally, Map<String, Long> errors, int batch, int workers, String encoding,
-                             boolean aborted, long[] idsPerTick, double offeredRate) {
+public record ScenarioResult(
+        String scenario,
+        long ids,
+        long requests,
+        double seconds,
+        Histogram latencyMicros,
+        VerdictTally tally,
+        Map<String, Long> errors,
+        int batch,
+        int workers,
+        String encoding,
+        boolean aborted,
+        long[] idsPerTick,
+        double offeredRate) {
 
     public ScenarioResult {
         errors = Map.copyOf(errors);

@@ -11,8 +11,7 @@ public final class EventTime {
     /** 2,000,000 messages a minute, rounded up. */
     public static final int EVENTS_PER_SECOND = 33_334;
 
-    private EventTime() {
-    }
+    private EventTime() {}
 
     public static int secondOf(long index) {
         return (int) (index / EVENTS_PER_SECOND);

@@ -8,5 +8,4 @@ package dev.dedup.loadtest.workload;
  * @param owner       {@code p<partition>:<offset>}
  * @param eventSecond seconds since the start of the run's event time (see {@link EventTime})
  */
-public record Message(String id, String owner, int eventSecond) {
-}
+public record Message(String id, String owner, int eventSecond) {}

@@ -16,8 +16,7 @@ public final class Owners {
 
     private static final long SECOND_WRITE_SHIFT = 1L << 40;
 
-    private Owners() {
-    }
+    private Owners() {}
 
     public static String of(int copy, long index) {
         long partition = index % PARTITIONS;

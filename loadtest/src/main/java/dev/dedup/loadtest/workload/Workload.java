@@ -20,8 +20,14 @@ public record Workload(String name, String encoding, int ids, List<PreparedBatch
      * ledger what each copy should be answered, and noting for each batch the last earlier batch that
      * carries one of its ids.
      */
-    public static Workload prepare(String name, SendPlan plan, IdSpace idSpace, Ledger ledger, String namespace,
-                                   BatchEncoding encoding, int batchSize) {
+    public static Workload prepare(
+            String name,
+            SendPlan plan,
+            IdSpace idSpace,
+            Ledger ledger,
+            String namespace,
+            BatchEncoding encoding,
+            int batchSize) {
         int sends = plan.size();
         List<PreparedBatch> batches = new ArrayList<>((sends + batchSize - 1) / batchSize);
         List<Message> messages = new ArrayList<>(Math.min(batchSize, sends));

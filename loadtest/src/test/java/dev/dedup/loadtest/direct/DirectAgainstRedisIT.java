@@ -25,22 +25,38 @@ class DirectAgainstRedisIT {
     @Test
     void allScenarios_onThreeShards_everyVerdictAsExpected_andBucketsOfAboutAHundred() throws Exception {
         try (RedisServer a = RedisServer.start(dir.resolve("a"));
-             RedisServer b = RedisServer.start(dir.resolve("b"));
-             RedisServer c = RedisServer.start(dir.resolve("c"))) {
+                RedisServer b = RedisServer.start(dir.resolve("b"));
+                RedisServer c = RedisServer.start(dir.resolve("c"))) {
             String uris = a.uri() + "," + b.uri() + "," + c.uri();
-            LoadRun.Outcome outcome = new LoadRun(CommandLine.parse("--direct", uris, "--ids", "100000", "--batch",
-                    "5000", "--dup-spread", "20000", "--quiet"), silent()).execute();
+            LoadRun.Outcome outcome = new LoadRun(
+                            CommandLine.parse(
+                                    "--direct",
+                                    uris,
+                                    "--ids",
+                                    "100000",
+                                    "--batch",
+                                    "5000",
+                                    "--dup-spread",
+                                    "20000",
+                                    "--quiet"),
+                            silent())
+                    .execute();
             List<ScenarioResult> results = outcome.results();
-            assertEquals(List.of("cold", "retry", "duplicate", "mixed"),
+            assertEquals(
+                    List.of("cold", "retry", "duplicate", "mixed"),
                     results.stream().map(ScenarioResult::scenario).toList());
             assertEquals(100_000, results.get(0).tally().count(Verdict.NEW));
             assertEquals(100_000, results.get(1).tally().count(Verdict.RETRY));
             assertEquals(100_000, results.get(2).tally().count(Verdict.DUPLICATE));
             ScenarioResult mixed = results.get(3);
-            assertTrue(mixed.tally().count(Verdict.DUPLICATE) > 3000, "duplicates found: " + mixed.tally().count(Verdict.DUPLICATE));
+            assertTrue(
+                    mixed.tally().count(Verdict.DUPLICATE) > 3000,
+                    "duplicates found: " + mixed.tally().count(Verdict.DUPLICATE));
             for (ScenarioResult r : results) {
-                assertTrue(r.tally().safe(), r.scenario() + ": " + r.tally().falseDrops() + " false drops, "
-                        + r.tally().missedDuplicates() + " missed duplicates");
+                assertTrue(
+                        r.tally().safe(),
+                        r.scenario() + ": " + r.tally().falseDrops() + " false drops, "
+                                + r.tally().missedDuplicates() + " missed duplicates");
                 assertEquals(0, r.tally().unexpected(), r.scenario());
                 assertEquals(0, r.errorCount(), r.scenario() + " " + r.errors());
             }

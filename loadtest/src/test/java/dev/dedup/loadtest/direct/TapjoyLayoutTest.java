@@ -39,8 +39,8 @@ class TapjoyLayoutTest {
 
     @Test
     void encoding_packsTheUuidTheOwnerAndTheSecond() {
-        byte[] body = new TapjoyEncoding().encode("ignored",
-                List.of(new Message("0123abcd-0000-4000-8000-00000000ffff", "p3:81418110694", 42)));
+        byte[] body = new TapjoyEncoding()
+                .encode("ignored", List.of(new Message("0123abcd-0000-4000-8000-00000000ffff", "p3:81418110694", 42)));
         ByteBuffer in = ByteBuffer.wrap(body);
         assertEquals(TapjoyEncoding.MESSAGE_BYTES, body.length);
         assertEquals(0x0123abcd00004000L, in.getLong());
@@ -48,7 +48,8 @@ class TapjoyLayoutTest {
         assertEquals(3, in.getShort());
         assertEquals(81418110694L, ((long) (in.getShort() & 0xffff) << 32) | (in.getInt() & 0xffffffffL));
         assertEquals(42, in.getInt());
-        assertThrows(IllegalArgumentException.class, () -> new TapjoyEncoding().encode("x",
-                List.of(new Message("not-a-uuid", "p1:1", 0))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new TapjoyEncoding().encode("x", List.of(new Message("not-a-uuid", "p1:1", 0))));
     }
 }

@@ -18,8 +18,8 @@ class VerdictDecoderTest {
 
     @Test
     void json_wrongCountOrUnknownVerdict_isABadResponse() {
-        RequestFailure f = assertThrows(RequestFailure.class,
-                () -> VerdictDecoder.json(Buffer.buffer("{\"verdicts\":[\"new\"]}"), 2));
+        RequestFailure f = assertThrows(
+                RequestFailure.class, () -> VerdictDecoder.json(Buffer.buffer("{\"verdicts\":[\"new\"]}"), 2));
         assertEquals("bad_response", f.reason());
         assertThrows(RequestFailure.class, () -> VerdictDecoder.json(Buffer.buffer("{\"verdicts\":[\"maybe\"]}"), 1));
         assertThrows(RequestFailure.class, () -> VerdictDecoder.json(Buffer.buffer("{\"verdicts\":[\"new\""), 1));

@@ -15,8 +15,11 @@ import org.junit.jupiter.api.Test;
 class EventTimeEncodingTest {
 
     private static final long EPOCH = 1_767_225_600L; // 2026-01-01T00:00:00Z
-    private static final List<Message> MESSAGES = List.of(new Message("m-0", "p0:0", 0),
-            new Message("m-1", "p1:7", 1), new Message("m-0", "p9:3", 0), new Message("m-2", "p2:2", 2_000_000));
+    private static final List<Message> MESSAGES = List.of(
+            new Message("m-0", "p0:0", 0),
+            new Message("m-1", "p1:7", 1),
+            new Message("m-0", "p9:3", 0),
+            new Message("m-2", "p2:2", 2_000_000));
 
     @Test
     void binary_setsTheFlag_andSendsEpochPlusTheMessagesSecond_streamsPacked3000SecondsApart() {
@@ -25,17 +28,22 @@ class EventTimeEncodingTest {
 
         Batch batch = BinaryBatchDecoder.decode(body, 100);
         assertEquals("clicks", batch.namespace());
-        assertEquals(List.of(EPOCH, EPOCH + 1, EPOCH, EPOCH + 2 * EventTimeEncoding.STREAM_SPAN_SECONDS), seconds(batch));
+        assertEquals(
+                List.of(EPOCH, EPOCH + 1, EPOCH, EPOCH + 2 * EventTimeEncoding.STREAM_SPAN_SECONDS), seconds(batch));
     }
 
     @Test
     void json_sendsTsOnEveryItem() {
         byte[] body = new EventTimeEncoding(Format.JSON, EPOCH).encode("clicks", MESSAGES);
         String text = new String(body, StandardCharsets.UTF_8);
-        assertTrue(text.startsWith("{\"ns\":\"clicks\",\"items\":[{\"id\":\"m-0\",\"owner\":\"p0:0\",\"ts\":1767225600},"
-                + "{\"id\":\"m-1\",\"owner\":\"p1:7\",\"ts\":1767225601},"), text);
+        assertTrue(
+                text.startsWith("{\"ns\":\"clicks\",\"items\":[{\"id\":\"m-0\",\"owner\":\"p0:0\",\"ts\":1767225600},"
+                        + "{\"id\":\"m-1\",\"owner\":\"p1:7\",\"ts\":1767225601},"),
+                text);
 
-        assertEquals(List.of(EPOCH, EPOCH + 1, EPOCH, EPOCH + 2 * EventTimeEncoding.STREAM_SPAN_SECONDS), seconds(JsonBatchDecoder.decode(body, 100)));
+        assertEquals(
+                List.of(EPOCH, EPOCH + 1, EPOCH, EPOCH + 2 * EventTimeEncoding.STREAM_SPAN_SECONDS),
+                seconds(JsonBatchDecoder.decode(body, 100)));
     }
 
     @Test
@@ -71,8 +79,14 @@ class EventTimeEncodingTest {
     void preparedWorkloads_sendTheIdSpacesEventSeconds() {
         IdSpace ids = new IdSpace("run", 1, IdSpace.MEASURED);
         int n = EventTime.EVENTS_PER_SECOND + 1; // the last message is of the run's second second
-        Workload w = Workload.prepare("cold", Scenario.COLD.uniformPlan(n), ids, new Ledger(n), "t",
-                new EventTimeEncoding(Format.BINARY, EPOCH), n);
+        Workload w = Workload.prepare(
+                "cold",
+                Scenario.COLD.uniformPlan(n),
+                ids,
+                new Ledger(n),
+                "t",
+                new EventTimeEncoding(Format.BINARY, EPOCH),
+                n);
         assertEquals("binary+ts", w.encoding());
         Batch batch = BinaryBatchDecoder.decode(w.batches().get(0).body(), n);
         assertEquals(EPOCH, batch.eventSecond(0));
@@ -85,6 +99,8 @@ class EventTimeEncodingTest {
     }
 
     private static List<Long> seconds(Batch batch) {
-        return java.util.stream.IntStream.range(0, batch.size()).mapToObj(batch::eventSecond).toList();
+        return java.util.stream.IntStream.range(0, batch.size())
+                .mapToObj(batch::eventSecond)
+                .toList();
     }
 }

@@ -47,7 +47,8 @@ class LedgerTest {
         for (int s = 0; s < uniform.size(); s++) {
             SendPlan plan = uniform.get(s).uniformPlan(10);
             for (int k = 0; k < plan.size(); k++) {
-                assertEquals(expected[s], ledger.send(plan.indexes()[k], plan.copies()[k]), uniform.get(s) + " id " + k);
+                assertEquals(
+                        expected[s], ledger.send(plan.indexes()[k], plan.copies()[k]), uniform.get(s) + " id " + k);
             }
         }
     }

@@ -30,7 +30,8 @@ class SendPlanTest {
             } else {
                 // Repeats due past the end of the stream crowd at its tail, closer to their originals.
                 if (i < ids - (SendPlan.MIN_GAP_BATCHES + 1) * batch) {
-                    assertTrue(k - firstAt[i] >= SendPlan.MIN_GAP_BATCHES * batch,
+                    assertTrue(
+                            k - firstAt[i] >= SendPlan.MIN_GAP_BATCHES * batch,
                             "a repeat comes batches after its original: " + (k - firstAt[i]));
                 }
                 if (plan.copies()[k] == Owners.SECOND_WRITE) {

@@ -47,8 +47,8 @@ class VerdictTallyTest {
     @Test
     void otherMismatches_areUnexpectedButSafe() {
         VerdictTally tally = new VerdictTally();
-        tally.record(Verdict.RETRY, Verdict.NEW);       // the store forgot the claim
-        tally.record(Verdict.NEW, Verdict.RETRY);       // the id was claimed before this run
+        tally.record(Verdict.RETRY, Verdict.NEW); // the store forgot the claim
+        tally.record(Verdict.NEW, Verdict.RETRY); // the id was claimed before this run
         tally.record(Verdict.RETRY, Verdict.DUPLICATE);
         tally.record(Verdict.DUPLICATE, Verdict.RETRY);
         assertEquals(4, tally.unexpected());

@@ -55,10 +55,12 @@ public final class DedupClient {
     private final String authorization;
 
     private DedupClient(Builder b) {
-        this.http = b.httpClient != null ? b.httpClient : HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1) // the agent speaks HTTP/1.1; skip the h2c upgrade attempt
-                .connectTimeout(b.connectTimeout)
-                .build();
+        this.http = b.httpClient != null
+                ? b.httpClient
+                : HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1) // the agent speaks HTTP/1.1; skip the h2c upgrade attempt
+                        .connectTimeout(b.connectTimeout)
+                        .build();
         String base = b.base.toString();
         while (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);
@@ -166,8 +168,10 @@ public final class DedupClient {
         private Builder(URI base) {
             Objects.requireNonNull(base, "base");
             String scheme = base.getScheme();
-            if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme) || base.getHost() == null
-                    || base.getRawQuery() != null || base.getRawFragment() != null) {
+            if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)
+                    || base.getHost() == null
+                    || base.getRawQuery() != null
+                    || base.getRawFragment() != null) {
                 throw new IllegalArgumentException("base: '" + base
                         + "' is not an http(s) URI with a host and no query, e.g. http://127.0.0.1:7070");
             }

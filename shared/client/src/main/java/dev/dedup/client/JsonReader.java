@@ -36,7 +36,8 @@ final class JsonReader {
     static Object read(byte[] utf8) throws MalformedJsonException {
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(utf8))
@@ -180,9 +181,9 @@ final class JsonReader {
         int unit = 0;
         for (int i = at; i < at + 4; i++) {
             char c = text.charAt(i);
-            int digit = c >= '0' && c <= '9' ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            int digit = c >= '0' && c <= '9'
+                    ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
             if (digit < 0) {
                 throw malformed("bad \\u escape");
             }

@@ -18,8 +18,7 @@ final class Responses {
     private static final Verdict[] VERDICTS = Verdict.values();
     private static final int MAX_DETAIL = 1_000;
 
-    private Responses() {
-    }
+    private Responses() {}
 
     static List<Verdict> verdicts(HttpResponse<byte[]> response, int items) throws DedupException {
         byte[] body = ok(response, items);
@@ -87,7 +86,8 @@ final class Responses {
 
     /** {@code Retry-After} as delta-seconds or an HTTP-date; -1 when absent or unreadable. */
     static long retryAfterSeconds(HttpResponse<?> response) {
-        String value = response.headers().firstValue("Retry-After").map(String::strip).orElse(null);
+        String value =
+                response.headers().firstValue("Retry-After").map(String::strip).orElse(null);
         if (value == null || value.isEmpty()) {
             return -1;
         }
@@ -97,7 +97,8 @@ final class Responses {
         } catch (NumberFormatException e) {
             try {
                 ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
-                return Math.max(0, Duration.between(ZonedDateTime.now(at.getZone()), at).toSeconds());
+                return Math.max(
+                        0, Duration.between(ZonedDateTime.now(at.getZone()), at).toSeconds());
             } catch (DateTimeParseException notADate) {
                 return -1;
             }

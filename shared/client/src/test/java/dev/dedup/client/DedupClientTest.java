@@ -37,13 +37,12 @@ import org.junit.jupiter.api.Test;
 /** The client against a canned-answer HTTP server on a loopback port: what it sends, how it reads answers. */
 class DedupClientTest {
 
-    private static final List<Item> THREE = List.of(new Item("a", "3:1"), new Item("b", "3:2"),
-            new Item("\u20ac-id", "3:3"));
+    private static final List<Item> THREE =
+            List.of(new Item("a", "3:1"), new Item("b", "3:2"), new Item("\u20ac-id", "3:3"));
 
     /** What the server saw of the last request. */
-    private record Seen(String method, String path, String contentType, String accept, String authorization,
-            byte[] body) {
-    }
+    private record Seen(
+            String method, String path, String contentType, String accept, String authorization, byte[] body) {}
 
     /** The canned answer of the server. */
     private record Answer(int status, String contentType, byte[] body, String retryAfter, long delayMillis) {
@@ -85,7 +84,9 @@ class DedupClientTest {
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
-            seen = new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+            seen = new Seen(
+                    exchange.getRequestMethod(),
+                    exchange.getRequestURI().getPath(),
                     exchange.getRequestHeaders().getFirst("Content-Type"),
                     exchange.getRequestHeaders().getFirst("Accept"),
                     exchange.getRequestHeaders().getFirst("Authorization"),
@@ -155,11 +156,15 @@ class DedupClientTest {
     void asyncVariants_completeWithTheSameAnswers() {
         DedupClient client = DedupClient.create(base);
         answer = Answer.bytes(2, 0, 1);
-        assertEquals(List.of(Verdict.DUPLICATE, Verdict.NEW, Verdict.RETRY), client.claimAsync("t", THREE).join());
+        assertEquals(
+                List.of(Verdict.DUPLICATE, Verdict.NEW, Verdict.RETRY),
+                client.claimAsync("t", THREE).join());
         assertEquals("/v1/claims", seen.path());
 
         answer = Answer.bytes(0, 0, 1);
-        assertArrayEquals(new boolean[] {false, false, true}, client.releaseAsync("t", THREE).join());
+        assertArrayEquals(
+                new boolean[] {false, false, true},
+                client.releaseAsync("t", THREE).join());
         assertEquals("/v1/releases", seen.path());
     }
 
@@ -167,7 +172,8 @@ class DedupClientTest {
     void badRequest_becomesADedupExceptionWithCodeAndMessage() {
         answer = Answer.error(400, "{\"error\": \"bad_request\", \"message\": \"items[3].id: empty\"}", null);
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
 
         assertEquals(400, e.status());
         assertEquals("bad_request", e.error());
@@ -179,10 +185,14 @@ class DedupClientTest {
 
     @Test
     void tooLarge_isRejectedToo() {
-        answer = Answer.error(413, "{\"message\": \"items: more than max-batch (3) items\", \"error\": \"too_large\","
-                + " \"extra\": {\"nested\": [1, 2]}}", null);
+        answer = Answer.error(
+                413,
+                "{\"message\": \"items: more than max-batch (3) items\", \"error\": \"too_large\","
+                        + " \"extra\": {\"nested\": [1, 2]}}",
+                null);
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).release("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).release("t", THREE));
 
         assertEquals(413, e.status());
         assertEquals("too_large", e.error());
@@ -193,7 +203,8 @@ class DedupClientTest {
     void unavailable_carriesRetryAfter_andIsNotARejection() {
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"store timed out\"}", "2");
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
 
         assertEquals(503, e.status());
         assertEquals("unavailable", e.error());
@@ -205,7 +216,8 @@ class DedupClientTest {
     void unavailable_failsTheAsyncFutureWithTheSameException() {
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"store timed out\"}", "7");
 
-        CompletionException e = assertThrows(CompletionException.class,
+        CompletionException e = assertThrows(
+                CompletionException.class,
                 () -> DedupClient.create(base).claimAsync("t", THREE).join());
 
         DedupException cause = assertInstanceOf(DedupException.class, e.getCause());
@@ -214,10 +226,12 @@ class DedupClientTest {
 
     @Test
     void retryAfterAsAnHttpDate_isReadAsSecondsFromNow() {
-        String inAMinute = DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now().plusSeconds(60));
+        String inAMinute =
+                DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now().plusSeconds(60));
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"x\"}", inAMinute);
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
 
         long seconds = e.retryAfterSeconds().orElseThrow();
         assertTrue(seconds > 50 && seconds <= 60, "seconds: " + seconds);
@@ -226,7 +240,8 @@ class DedupClientTest {
     @Test
     void unreadableRetryAfter_isIgnored() {
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"x\"}", "soon");
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
         assertEquals(OptionalLong.empty(), e.retryAfterSeconds());
     }
 
@@ -234,7 +249,8 @@ class DedupClientTest {
     void errorWithoutTheAgentsJson_keepsTheStatusAndTheText() {
         answer = new Answer(502, "text/html", "<html>Bad Gateway</html>\n".getBytes(StandardCharsets.UTF_8), null, 0);
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
 
         assertEquals(502, e.status());
         assertEquals("http_502", e.error());
@@ -245,7 +261,8 @@ class DedupClientTest {
     void errorWithAnEmptyBody_namesTheStatus() {
         answer = new Answer(500, "application/json", new byte[0], null, 0);
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
 
         assertEquals("http_500", e.error());
         assertEquals("500 http_500", e.getMessage());
@@ -255,7 +272,8 @@ class DedupClientTest {
     void wrongNumberOfVerdicts_isAnInvalidResponse() {
         answer = Answer.bytes(0, 1);
 
-        DedupException e = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
 
         assertEquals(200, e.status());
         assertEquals(DedupException.INVALID_RESPONSE, e.error());
@@ -265,12 +283,13 @@ class DedupClientTest {
     @Test
     void byteThatIsNoVerdict_isAnInvalidResponse() {
         answer = Answer.bytes(0, 3, 1);
-        DedupException claim = assertThrows(DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException claim = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
         assertEquals(DedupException.INVALID_RESPONSE, claim.error());
 
         answer = Answer.bytes(0, 2, 1);
-        DedupException release = assertThrows(DedupException.class,
-                () -> DedupClient.create(base).release("t", THREE));
+        DedupException release = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).release("t", THREE));
         assertEquals(DedupException.INVALID_RESPONSE, release.error());
     }
 
@@ -280,7 +299,8 @@ class DedupClientTest {
         DedupClient.create(base).claim("t", THREE);
         assertNull(seen.authorization());
 
-        DedupClient withToken = DedupClient.builder(base).bearerToken("s3cr3t.token").build();
+        DedupClient withToken =
+                DedupClient.builder(base).bearerToken("s3cr3t.token").build();
         withToken.claim("t", THREE);
         assertEquals("Bearer s3cr3t.token", seen.authorization());
         withToken.release("t", THREE);
@@ -297,7 +317,8 @@ class DedupClientTest {
     @Test
     void slowAnswer_timesOut() {
         answer = new Answer(200, MediaTypes.VERDICTS, new byte[] {0, 0, 0}, null, 3_000);
-        DedupClient client = DedupClient.builder(base).timeout(Duration.ofMillis(200)).build();
+        DedupClient client =
+                DedupClient.builder(base).timeout(Duration.ofMillis(200)).build();
 
         assertThrows(HttpTimeoutException.class, () -> client.claim("t", THREE));
     }
@@ -316,19 +337,21 @@ class DedupClientTest {
 
     @Test
     void builder_rejectsBadSettings_namingThem() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> DedupClient.create(URI.create("ftp://127.0.0.1:7070")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> DedupClient.create(URI.create("ftp://127.0.0.1:7070")));
         assertTrue(e.getMessage().startsWith("base: "), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> DedupClient.create(URI.create("http://h:1/?q=1")));
-        e = assertThrows(IllegalArgumentException.class,
-                () -> DedupClient.builder(base).timeout(Duration.ZERO));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> DedupClient.builder(base).timeout(Duration.ZERO));
         assertTrue(e.getMessage().startsWith("timeout: "), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
-                () -> DedupClient.builder(base).connectTimeout(Duration.ofSeconds(-1)));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> DedupClient.builder(base).connectTimeout(Duration.ofSeconds(-1)));
         assertTrue(e.getMessage().startsWith("connectTimeout: "), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> DedupClient.builder(base).bearerToken("a b"));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> DedupClient.builder(base).bearerToken("a b"));
         assertTrue(e.getMessage().startsWith("bearerToken: "), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> DedupClient.builder(base).bearerToken("x\r\nEvil: 1"));
+        assertThrows(
+                IllegalArgumentException.class, () -> DedupClient.builder(base).bearerToken("x\r\nEvil: 1"));
     }
 
     @Test

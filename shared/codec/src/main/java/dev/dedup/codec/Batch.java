@@ -146,8 +146,8 @@ public final class Batch {
          * Adds one item with the message's event time, epoch seconds from 1 to {@link #MAX_EVENT_SECOND}
          * ({@link #NO_EVENT_TIME} for none).
          */
-        public Builder add(byte[] idBytes, int idOff, int idLen, byte[] ownerBytes, int ownerOff, int ownerLen,
-                           long eventSecond) {
+        public Builder add(
+                byte[] idBytes, int idOff, int idLen, byte[] ownerBytes, int ownerOff, int ownerLen, long eventSecond) {
             if (eventSecond < NO_EVENT_TIME || eventSecond > MAX_EVENT_SECOND) {
                 throw new IllegalArgumentException("event second out of range: " + eventSecond);
             }

@@ -18,8 +18,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class BinaryBatchDecoder {
 
-    private BinaryBatchDecoder() {
-    }
+    private BinaryBatchDecoder() {}
 
     public static Batch decode(byte[] body, int maxItems) {
         return decode(body, 0, body.length, maxItems);
@@ -35,8 +34,8 @@ public final class BinaryBatchDecoder {
         int nsLen = head & ~BatchEncoder.EVENT_TIMES;
         int pos = off + 1;
         if (nsLen > end - pos) {
-            throw BatchRejectedException.bad("ns: truncated: length byte says " + nsLen + " bytes, body has "
-                    + (end - pos) + " after it");
+            throw BatchRejectedException.bad(
+                    "ns: truncated: length byte says " + nsLen + " bytes, body has " + (end - pos) + " after it");
         }
         String ns;
         if (nsLen == 0) {
@@ -72,11 +71,14 @@ public final class BinaryBatchDecoder {
 
     private static long eventSecond(byte[] body, int off, int pos, int end, int index) {
         if (end - pos < 4) {
-            throw BatchRejectedException.bad("items[" + index + "].ts: truncated: body ends before the 4-byte event "
-                    + "second (offset " + (pos - off) + "); the namespace-length byte's top bit says every item has one");
+            throw BatchRejectedException.bad(
+                    "items[" + index + "].ts: truncated: body ends before the 4-byte event " + "second (offset "
+                            + (pos - off) + "); the namespace-length byte's top bit says every item has one");
         }
-        long second = ((long) (body[pos] & 0xff) << 24) | ((body[pos + 1] & 0xff) << 16)
-                | ((body[pos + 2] & 0xff) << 8) | (body[pos + 3] & 0xff);
+        long second = ((long) (body[pos] & 0xff) << 24)
+                | ((body[pos + 1] & 0xff) << 16)
+                | ((body[pos + 2] & 0xff) << 8)
+                | (body[pos + 3] & 0xff);
         if (second == 0) {
             throw BatchRejectedException.bad("items[" + index + "].ts: 0; event times are epoch seconds from 1");
         }
@@ -97,8 +99,8 @@ public final class BinaryBatchDecoder {
             throw BatchRejectedException.bad("items[" + index + "]." + field + ": empty");
         }
         if (len > max) {
-            throw BatchRejectedException.bad("items[" + index + "]." + field + ": " + len + " bytes, at most "
-                    + max + " allowed");
+            throw BatchRejectedException.bad(
+                    "items[" + index + "]." + field + ": " + len + " bytes, at most " + max + " allowed");
         }
         if (len > end - pos - 2) {
             throw BatchRejectedException.bad("items[" + index + "]." + field + ": truncated: length says " + len

@@ -28,16 +28,16 @@ public final class JsonBatchDecoder {
 
     private static final JsonFactory FACTORY = JsonFactory.builder()
             .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
+            .streamReadConstraints(
+                    StreamReadConstraints.builder().maxNestingDepth(64).build())
             .build();
 
-    private static final ThreadLocal<CharsetEncoder> UTF8 = ThreadLocal.withInitial(() ->
-            StandardCharsets.UTF_8.newEncoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT));
+    private static final ThreadLocal<CharsetEncoder> UTF8 = ThreadLocal.withInitial(() -> StandardCharsets.UTF_8
+            .newEncoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT));
 
-    private JsonBatchDecoder() {
-    }
+    private JsonBatchDecoder() {}
 
     public static Batch decode(byte[] body, int maxItems) {
         return decode(body, 0, body.length, maxItems);
@@ -49,8 +49,9 @@ public final class JsonBatchDecoder {
         } catch (StreamConstraintsException e) {
             throw BatchRejectedException.bad("body: " + firstLine(e.getOriginalMessage()));
         } catch (JsonParseException e) {
-            throw BatchRejectedException.bad("body: malformed JSON at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr() + ": " + firstLine(e.getOriginalMessage()));
+            throw BatchRejectedException.bad(
+                    "body: malformed JSON at line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr() + ": " + firstLine(e.getOriginalMessage()));
         } catch (IOException e) {
             throw BatchRejectedException.bad("body: unreadable JSON: " + firstLine(e.getMessage()));
         }
@@ -101,8 +102,8 @@ public final class JsonBatchDecoder {
                 throw BatchRejectedException.tooMany(maxItems);
             }
             if (t != JsonToken.START_OBJECT) {
-                throw BatchRejectedException.bad("items[" + index + "]: must be an object {\"id\": ..., \"owner\": ...}, "
-                        + "got " + describe(t));
+                throw BatchRejectedException.bad("items[" + index
+                        + "]: must be an object {\"id\": ..., \"owner\": ...}, " + "got " + describe(t));
             }
             byte[] id = null;
             byte[] owner = null;
@@ -137,8 +138,8 @@ public final class JsonBatchDecoder {
                     + (value == JsonToken.VALUE_NUMBER_FLOAT ? "a fraction" : describe(value)));
         }
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            throw BatchRejectedException.bad(where + ": " + p.getText() + " is not epoch seconds (1 to "
-                    + Batch.MAX_EVENT_SECOND + ")");
+            throw BatchRejectedException.bad(
+                    where + ": " + p.getText() + " is not epoch seconds (1 to " + Batch.MAX_EVENT_SECOND + ")");
         }
         long second = p.getLongValue();
         if (second < 1 || second > Batch.MAX_EVENT_SECOND) {
@@ -169,8 +170,8 @@ public final class JsonBatchDecoder {
             throw BatchRejectedException.bad(where + ": not valid Unicode (unpaired surrogate)");
         }
         if (encoded.remaining() > maxBytes) {
-            throw BatchRejectedException.bad(where + ": " + encoded.remaining() + " UTF-8 bytes, at most "
-                    + maxBytes + " allowed");
+            throw BatchRejectedException.bad(
+                    where + ": " + encoded.remaining() + " UTF-8 bytes, at most " + maxBytes + " allowed");
         }
         byte[] bytes = new byte[encoded.remaining()];
         encoded.get(bytes);

@@ -28,8 +28,7 @@ public final class Fingerprints {
     private static final Hasher64 OWNER_HASH = Hashing.xxh3_64(0x6f776e6572L);
     private static final Hasher128 NAMESPACE_HASH = Hashing.xxh3_128(0x6e616d657370L);
 
-    private Fingerprints() {
-    }
+    private Fingerprints() {}
 
     /** The 128-bit fingerprint of {@code len} id bytes at {@code off}, before any namespace salt. */
     public static HashValue128 id(byte[] bytes, int off, int len) {

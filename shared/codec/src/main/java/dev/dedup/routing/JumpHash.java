@@ -7,8 +7,7 @@ package dev.dedup.routing;
  */
 public final class JumpHash {
 
-    private JumpHash() {
-    }
+    private JumpHash() {}
 
     /** The shard, in {@code [0, shards)}, of {@code key}. */
     public static int shard(long key, int shards) {

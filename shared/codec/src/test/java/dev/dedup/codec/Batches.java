@@ -10,8 +10,7 @@ import java.util.List;
 /** Helpers for comparing decoded batches in tests. */
 final class Batches {
 
-    private Batches() {
-    }
+    private Batches() {}
 
     /**
      * True when both batches have the same namespace and, item by item, the same fingerprints and event
@@ -22,7 +21,9 @@ final class Batches {
             return false;
         }
         for (int i = 0; i < a.size(); i++) {
-            if (a.key(i) != b.key(i) || a.route(i) != b.route(i) || a.owner(i) != b.owner(i)
+            if (a.key(i) != b.key(i)
+                    || a.route(i) != b.route(i)
+                    || a.owner(i) != b.owner(i)
                     || a.eventSecond(i) != b.eventSecond(i)) {
                 return false;
             }
@@ -44,8 +45,14 @@ final class Batches {
             sb.append(" with event times");
         }
         for (int i = 0; i < b.size(); i++) {
-            sb.append("\n  [").append(i).append("] ").append(Long.toHexString(b.key(i))).append(' ')
-                    .append(Long.toHexString(b.route(i))).append(' ').append(Long.toHexString(b.owner(i)));
+            sb.append("\n  [")
+                    .append(i)
+                    .append("] ")
+                    .append(Long.toHexString(b.key(i)))
+                    .append(' ')
+                    .append(Long.toHexString(b.route(i)))
+                    .append(' ')
+                    .append(Long.toHexString(b.owner(i)));
             if (b.eventSecond(i) != Batch.NO_EVENT_TIME) {
                 sb.append(" ts=").append(b.eventSecond(i));
             }

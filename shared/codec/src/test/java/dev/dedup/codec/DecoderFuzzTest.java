@@ -63,13 +63,15 @@ class DecoderFuzzTest {
             int worker = w;
             long quota = ITERATIONS / workers + (w < ITERATIONS % workers ? 1 : 0);
             tallies[w] = new Tally();
-            threads[w] = new Thread(() -> {
-                try {
-                    fuzz(format, worker, workers, quota, tallies[worker]);
-                } catch (Throwable t) {
-                    failures[worker] = t;
-                }
-            }, "decoder-fuzz-" + w);
+            threads[w] = new Thread(
+                    () -> {
+                        try {
+                            fuzz(format, worker, workers, quota, tallies[worker]);
+                        } catch (Throwable t) {
+                            failures[worker] = t;
+                        }
+                    },
+                    "decoder-fuzz-" + w);
             threads[w].start();
         }
         for (Thread t : threads) {
@@ -84,11 +86,25 @@ class DecoderFuzzTest {
         for (Tally t : tallies) {
             total.add(t);
         }
-        System.out.printf("DecoderFuzzTest %s: %d inputs (%d valid unmutated), %d accepted, rejected %s;"
-                + " %d ms on %d threads (%d ms CPU), seed %d%n", format.name, total.inputs, total.valid, total.accepted,
-                total.rejected, (System.nanoTime() - start) / 1_000_000, workers, total.cpuNanos / 1_000_000, SEED);
+        System.out.printf(
+                "DecoderFuzzTest %s: %d inputs (%d valid unmutated), %d accepted, rejected %s;"
+                        + " %d ms on %d threads (%d ms CPU), seed %d%n",
+                format.name,
+                total.inputs,
+                total.valid,
+                total.accepted,
+                total.rejected,
+                (System.nanoTime() - start) / 1_000_000,
+                workers,
+                total.cpuNanos / 1_000_000,
+                SEED);
         assertEquals(ITERATIONS, total.inputs);
-        assertEquals(total.inputs, total.accepted + total.rejected.values().stream().mapToLong(Long::longValue).sum());
+        assertEquals(
+                total.inputs,
+                total.accepted
+                        + total.rejected.values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum());
     }
 
     /** Rounds {@code worker}, {@code worker + workers}, ... until {@code quota} inputs are tried. */
@@ -108,16 +124,28 @@ class DecoderFuzzTest {
             }
             tally.valid++;
             if (batch.size() != g.items().size() || !batch.namespace().equals(g.ns())) {
-                fail(report(format, round, g.body(), maxItems, "decoded " + batch.size() + " items in "
-                        + batch.namespace() + ", generated " + g.items().size() + " in " + g.ns()));
+                fail(report(
+                        format,
+                        round,
+                        g.body(),
+                        maxItems,
+                        "decoded " + batch.size() + " items in " + batch.namespace() + ", generated "
+                                + g.items().size() + " in " + g.ns()));
             }
             for (int i = 0; i < batch.size(); i++) {
                 if (batch.eventSecond(i) != g.items().get(i).eventSecond()) {
-                    fail(report(format, round, g.body(), maxItems, "items[" + i + "] decoded with event second "
-                            + batch.eventSecond(i) + ", generated " + g.items().get(i).eventSecond()));
+                    fail(report(
+                            format,
+                            round,
+                            g.body(),
+                            maxItems,
+                            "items[" + i + "] decoded with event second " + batch.eventSecond(i) + ", generated "
+                                    + g.items().get(i).eventSecond()));
                 }
             }
-            if (g.textIds() && g.expressibleInBinary() && r.nextInt(4) == 0
+            if (g.textIds()
+                    && g.expressibleInBinary()
+                    && r.nextInt(4) == 0
                     && !Batches.same(format.decodeOther(g.ns(), g.items()), batch)) {
                 fail(report(format, round, g.body(), maxItems, "fingerprints differ from the other format's"));
             }
@@ -160,8 +188,12 @@ class DecoderFuzzTest {
         Object first = attempt(format, input, maxItems, round);
         Object second = attempt(format, input, maxItems, round);
         if (!sameOutcome(first, second)) {
-            fail(report(format, round, input, maxItems, "not deterministic: " + describe(first) + " then "
-                    + describe(second)));
+            fail(report(
+                    format,
+                    round,
+                    input,
+                    maxItems,
+                    "not deterministic: " + describe(first) + " then " + describe(second)));
         }
         tally.inputs++;
         if (first instanceof Batch) {
@@ -204,8 +236,8 @@ class DecoderFuzzTest {
                 + Batches.hex(input);
     }
 
-    private static byte[] mutate(FuzzFormat format, FuzzFormat.Generated g, byte[] in, byte[] other,
-            SplittableRandom r) {
+    private static byte[] mutate(
+            FuzzFormat format, FuzzFormat.Generated g, byte[] in, byte[] other, SplittableRandom r) {
         if (r.nextInt(3) == 0) {
             byte[] out = format.mutateFormat(g, in, r);
             if (out != null) {
@@ -245,7 +277,8 @@ class DecoderFuzzTest {
                 return Arrays.copyOf(in, r.nextInt(in.length + 1));
             }
             case 5 -> { // splice the head of this body onto the tail of another
-                return FuzzFormat.concat(Arrays.copyOf(in, r.nextInt(in.length + 1)),
+                return FuzzFormat.concat(
+                        Arrays.copyOf(in, r.nextInt(in.length + 1)),
                         Arrays.copyOfRange(other, r.nextInt(other.length + 1), other.length));
             }
             case 6 -> { // overwrite a few bytes

@@ -17,9 +17,13 @@ class EventTimeRoundTripTest {
 
     @Test
     void roundTrips_keepEveryEventSecond_inBothForms() {
-        List<Item> items = List.of(new Item("a", "o", 1), new Item("\u20ac\ud83d\ude00", "p", 1_767_225_600L),
-                new Item("a", "q", 0x8000_0000L), new Item("z", "o", Batch.MAX_EVENT_SECOND));
-        for (Batch batch : List.of(BinaryBatchDecoder.decode(BatchEncoder.binary("ns", items), MAX),
+        List<Item> items = List.of(
+                new Item("a", "o", 1),
+                new Item("\u20ac\ud83d\ude00", "p", 1_767_225_600L),
+                new Item("a", "q", 0x8000_0000L),
+                new Item("z", "o", Batch.MAX_EVENT_SECOND));
+        for (Batch batch : List.of(
+                BinaryBatchDecoder.decode(BatchEncoder.binary("ns", items), MAX),
                 JsonBatchDecoder.decode(BatchEncoder.json("ns", items), MAX))) {
             assertEquals("ns", batch.namespace());
             assertEquals(items.size(), batch.size());
@@ -34,7 +38,8 @@ class EventTimeRoundTripTest {
     void jsonRoundTripOfAMix_keepsWhichItemsHaveNone() {
         List<Item> items = List.of(new Item("a", "o"), new Item("b", "o", 42), new Item("c", "o"));
         Batch batch = JsonBatchDecoder.decode(BatchEncoder.json("t", items), MAX);
-        assertEquals(List.of(Batch.NO_EVENT_TIME, 42L, Batch.NO_EVENT_TIME),
+        assertEquals(
+                List.of(Batch.NO_EVENT_TIME, 42L, Batch.NO_EVENT_TIME),
                 List.of(batch.eventSecond(0), batch.eventSecond(1), batch.eventSecond(2)));
         assertEquals(0, batch.firstWithoutEventTime());
     }
@@ -42,10 +47,13 @@ class EventTimeRoundTripTest {
     @Test
     void builderRefusesEventSecondsOutOfRange() {
         byte[] a = {'a'};
-        assertThrows(IllegalArgumentException.class,
-                () -> Batch.builder(1).add(a, 0, 1, a, 0, 1, -1));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(IllegalArgumentException.class, () -> Batch.builder(1).add(a, 0, 1, a, 0, 1, -1));
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> Batch.builder(1).add(a, 0, 1, a, 0, 1, Batch.MAX_EVENT_SECOND + 1));
-        assertFalse(Batch.builder(1).add(a, 0, 1, a, 0, 1, Batch.NO_EVENT_TIME).build("t").hasEventTimes());
+        assertFalse(Batch.builder(1)
+                .add(a, 0, 1, a, 0, 1, Batch.NO_EVENT_TIME)
+                .build("t")
+                .hasEventTimes());
     }
 }

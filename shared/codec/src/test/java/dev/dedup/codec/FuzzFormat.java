@@ -25,8 +25,8 @@ abstract class FuzzFormat {
      * item's event second, if it has one, is in {@code items}); {@code lengthFields} and {@code secondFields}
      * are the offsets of the binary form's length fields and event seconds.
      */
-    record Generated(byte[] body, String ns, List<Item> items, boolean textIds, int[] lengthFields,
-                     int[] secondFields) {
+    record Generated(
+            byte[] body, String ns, List<Item> items, boolean textIds, int[] lengthFields, int[] secondFields) {
 
         /** Whether the other format can carry the same items: binary has event times for all or none. */
         boolean expressibleInBinary() {
@@ -66,8 +66,9 @@ abstract class FuzzFormat {
     }
 
     private static final String NS_ALPHABET = "ABCXYZabcxyz0123456789._-";
-    private static final int[] MULTIBYTE = {0xe9, 0xfc, 0x3b1, 0x416, 0x5d0, 0x20ac, 0x4e00, 0x30c6, 0xfeff, 0xfffd,
-        0x1f600, 0x1f4a9, 0x10348, 0x10ffff};
+    private static final int[] MULTIBYTE = {
+        0xe9, 0xfc, 0x3b1, 0x416, 0x5d0, 0x20ac, 0x4e00, 0x30c6, 0xfeff, 0xfffd, 0x1f600, 0x1f4a9, 0x10348, 0x10ffff
+    };
 
     /** A namespace, or {@code null} for one the body leaves out. */
     private static String namespace(SplittableRandom r) {
@@ -157,10 +158,12 @@ abstract class FuzzFormat {
             if (i > 0 && r.nextInt(6) == 0) { // a repeated id: must still decode, in order
                 Item earlier = items.get(r.nextInt(i));
                 long second = !timed ? Batch.NO_EVENT_TIME : r.nextInt(4) != 0 ? earlier.eventSecond() : eventSecond(r);
-                items.add(new Item(earlier.id(), r.nextBoolean() ? earlier.owner() : text(r, Limits.MAX_OWNER_BYTES),
-                        second));
+                items.add(new Item(
+                        earlier.id(), r.nextBoolean() ? earlier.owner() : text(r, Limits.MAX_OWNER_BYTES), second));
             } else {
-                items.add(new Item(text(r, Limits.MAX_ID_BYTES), text(r, Limits.MAX_OWNER_BYTES),
+                items.add(new Item(
+                        text(r, Limits.MAX_ID_BYTES),
+                        text(r, Limits.MAX_OWNER_BYTES),
                         timed ? eventSecond(r) : Batch.NO_EVENT_TIME));
             }
         }
@@ -212,8 +215,12 @@ abstract class FuzzFormat {
                     BatchEncoder.writeEventSecond(out, second);
                 }
             }
-            return new Generated(out.toByteArray(), ns == null ? Limits.DEFAULT_NAMESPACE : ns,
-                    textIds ? items : placeholders, textIds, lengths.stream().mapToInt(Integer::intValue).toArray(),
+            return new Generated(
+                    out.toByteArray(),
+                    ns == null ? Limits.DEFAULT_NAMESPACE : ns,
+                    textIds ? items : placeholders,
+                    textIds,
+                    lengths.stream().mapToInt(Integer::intValue).toArray(),
                     seconds.stream().mapToInt(Integer::intValue).toArray());
         }
 
@@ -241,8 +248,20 @@ abstract class FuzzFormat {
             byte[] out = body.clone();
             if (at == 0) { // the namespace length byte, with or without the event-times flag
                 int flag = BatchEncoder.EVENT_TIMES;
-                int[] extremes = {0, 1, 64, 65, 255, r.nextInt(256), flag, flag | 1, flag | 64, flag | 65, flag | 127,
-                    (body[0] & 0xff) ^ flag};
+                int[] extremes = {
+                    0,
+                    1,
+                    64,
+                    65,
+                    255,
+                    r.nextInt(256),
+                    flag,
+                    flag | 1,
+                    flag | 64,
+                    flag | 65,
+                    flag | 127,
+                    (body[0] & 0xff) ^ flag
+                };
                 out[0] = (byte) extremes[r.nextInt(extremes.length)];
             } else {
                 int[] extremes = {0, 1, 2, 0xffff, 0x8000, 128, 129, 512, 513, r.nextInt(0x10000)};
@@ -265,12 +284,56 @@ abstract class FuzzFormat {
     }
 
     static final class Json extends FuzzFormat {
-        private static final String[] TOKENS = {"{", "}", "[", "]", "\"", ":", ",", "\\", "\\u", "\\ud800",
-            "\\udc00", "\\u12", "null", "true", "false", "0", "-", "-0.5e-3", "1e999999", "0x1f", "NaN",
-            "123456789012345678901234567890", "\"items\"", "\"id\"", "\"owner\"", "\"ns\"", "\"items\":[",
-            "{\"id\":\"a\",\"owner\":\"o\"}", "\"ns\":\"t\",", "/*", "//", "'", "\u0000", "\t", "\n", "\ufeff",
-            "\u20ac", "\ud83d\ude00", "\"ts\"", ",\"ts\":1", "\"ts\":0,", "4294967295", "4294967296",
-            "1767225600000", "9223372036854775808", "-1", "1.5", "{\"id\":\"a\",\"owner\":\"o\",\"ts\":1}"};
+        private static final String[] TOKENS = {
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"",
+            ":",
+            ",",
+            "\\",
+            "\\u",
+            "\\ud800",
+            "\\udc00",
+            "\\u12",
+            "null",
+            "true",
+            "false",
+            "0",
+            "-",
+            "-0.5e-3",
+            "1e999999",
+            "0x1f",
+            "NaN",
+            "123456789012345678901234567890",
+            "\"items\"",
+            "\"id\"",
+            "\"owner\"",
+            "\"ns\"",
+            "\"items\":[",
+            "{\"id\":\"a\",\"owner\":\"o\"}",
+            "\"ns\":\"t\",",
+            "/*",
+            "//",
+            "'",
+            "\u0000",
+            "\t",
+            "\n",
+            "\ufeff",
+            "\u20ac",
+            "\ud83d\ude00",
+            "\"ts\"",
+            ",\"ts\":1",
+            "\"ts\":0,",
+            "4294967295",
+            "4294967296",
+            "1767225600000",
+            "9223372036854775808",
+            "-1",
+            "1.5",
+            "{\"id\":\"a\",\"owner\":\"o\",\"ts\":1}"
+        };
 
         Json() {
             super("json");
@@ -282,7 +345,9 @@ abstract class FuzzFormat {
             boolean timed = timed(r);
             List<Item> items = textItems(r, timed);
             if (timed && r.nextInt(8) == 0) { // JSON may leave out some items' event times
-                items = items.stream().map(i -> r.nextBoolean() ? i : new Item(i.id(), i.owner())).toList();
+                items = items.stream()
+                        .map(i -> r.nextBoolean() ? i : new Item(i.id(), i.owner()))
+                        .toList();
             }
             StringBuilder sb = new StringBuilder("{");
             ws(sb, r);
@@ -343,8 +408,13 @@ abstract class FuzzFormat {
             ws(sb, r);
             sb.append('}');
             ws(sb, r);
-            return new Generated(sb.toString().getBytes(StandardCharsets.UTF_8),
-                    ns == null ? Limits.DEFAULT_NAMESPACE : ns, items, true, new int[0], new int[0]);
+            return new Generated(
+                    sb.toString().getBytes(StandardCharsets.UTF_8),
+                    ns == null ? Limits.DEFAULT_NAMESPACE : ns,
+                    items,
+                    true,
+                    new int[0],
+                    new int[0]);
         }
 
         private static boolean field(StringBuilder sb, SplittableRandom r, String name, String value, boolean comma) {
@@ -389,17 +459,19 @@ abstract class FuzzFormat {
                     switch (r.nextInt(3)) {
                         case 0 -> escape(sb, c, false);
                         case 1 -> escape(sb, c, true);
-                        default -> sb.append(switch (c) {
-                            case '"' -> "\\\"";
-                            case '\\' -> "\\\\";
-                            case '/' -> "\\/";
-                            case '\b' -> "\\b";
-                            case '\f' -> "\\f";
-                            case '\n' -> "\\n";
-                            case '\r' -> "\\r";
-                            case '\t' -> "\\t";
-                            default -> escape(new StringBuilder(), c, false);
-                        });
+                        default ->
+                            sb.append(
+                                    switch (c) {
+                                        case '"' -> "\\\"";
+                                        case '\\' -> "\\\\";
+                                        case '/' -> "\\/";
+                                        case '\b' -> "\\b";
+                                        case '\f' -> "\\f";
+                                        case '\n' -> "\\n";
+                                        case '\r' -> "\\r";
+                                        case '\t' -> "\\t";
+                                        default -> escape(new StringBuilder(), c, false);
+                                    });
                     }
                 } else {
                     sb.append(c);
@@ -411,8 +483,11 @@ abstract class FuzzFormat {
         /** Appends {@code \\uXXXX}, in lower or upper case hex. */
         private static StringBuilder escape(StringBuilder sb, char c, boolean upper) {
             String digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-            return sb.append("\\u").append(digits.charAt(c >>> 12)).append(digits.charAt((c >>> 8) & 0xf))
-                    .append(digits.charAt((c >>> 4) & 0xf)).append(digits.charAt(c & 0xf));
+            return sb.append("\\u")
+                    .append(digits.charAt(c >>> 12))
+                    .append(digits.charAt((c >>> 8) & 0xf))
+                    .append(digits.charAt((c >>> 4) & 0xf))
+                    .append(digits.charAt(c & 0xf));
         }
 
         /** A valid JSON value for an unknown field. */
@@ -438,7 +513,10 @@ abstract class FuzzFormat {
                     String[] names = {"id", "owner", "items", "ns", "x"};
                     int n = r.nextInt(3);
                     for (int k = 0; k < n; k++) {
-                        sb.append('"').append(names[k]).append("\":").append(junk(r, depth - 1))
+                        sb.append('"')
+                                .append(names[k])
+                                .append("\":")
+                                .append(junk(r, depth - 1))
                                 .append(k < n - 1 ? "," : "");
                     }
                     return sb.append('}').toString();
@@ -452,13 +530,23 @@ abstract class FuzzFormat {
             return switch (r.nextInt(4)) {
                 case 0 -> { // deep nesting
                     String open = r.nextBoolean() ? "[" : "{\"a\":";
-                    yield insert(body, at, open.repeat(r.nextInt(64) == 0 ? 10_000 : 1 + r.nextInt(80))
-                            .getBytes(StandardCharsets.UTF_8));
+                    yield insert(
+                            body,
+                            at,
+                            open.repeat(r.nextInt(64) == 0 ? 10_000 : 1 + r.nextInt(80))
+                                    .getBytes(StandardCharsets.UTF_8));
                 }
                 case 1 -> { // invalid or unusual UTF-8
-                    byte[][] seqs = {{(byte) 0xff}, {(byte) 0xc0, (byte) 0x80}, {(byte) 0xed, (byte) 0xa0, (byte) 0x80},
-                        {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xe2, (byte) 0x82},
-                        {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, {(byte) 0xfe, (byte) 0xff}, {0, 0, 0}};
+                    byte[][] seqs = {
+                        {(byte) 0xff},
+                        {(byte) 0xc0, (byte) 0x80},
+                        {(byte) 0xed, (byte) 0xa0, (byte) 0x80},
+                        {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80},
+                        {(byte) 0xe2, (byte) 0x82},
+                        {(byte) 0xef, (byte) 0xbb, (byte) 0xbf},
+                        {(byte) 0xfe, (byte) 0xff},
+                        {0, 0, 0}
+                    };
                     yield insert(body, at, seqs[r.nextInt(seqs.length)]);
                 }
                 default -> { // stray tokens

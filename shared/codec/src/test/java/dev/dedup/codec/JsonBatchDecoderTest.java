@@ -50,7 +50,8 @@ class JsonBatchDecoderTest {
 
     @Test
     void fieldOrderWithinAnItem_doesNotMatter() {
-        Batches.assertSame(decode("{\"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}"),
+        Batches.assertSame(
+                decode("{\"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}"),
                 decode("{\"items\": [{\"owner\": \"o\", \"id\": \"a\"}]}"));
     }
 
@@ -139,8 +140,8 @@ class JsonBatchDecoderTest {
 
     @Test
     void malformedJson_isRejectedWithLineAndColumn() {
-        BatchRejectedException e = rejected("body: malformed JSON at line 2, column ",
-                "{\"items\": [\n{\"id\": \"a\" \"owner\": \"o\"}]}");
+        BatchRejectedException e = rejected(
+                "body: malformed JSON at line 2, column ", "{\"items\": [\n{\"id\": \"a\" \"owner\": \"o\"}]}");
         assertTrue(e.getMessage().matches("body: malformed JSON at line 2, column \\d+: .*"), e.getMessage());
         rejected("body: malformed JSON at line 1, column ", "{\"items\": [");
     }
@@ -154,20 +155,33 @@ class JsonBatchDecoderTest {
 
     @Test
     void idLength_isCountedInUtf8Bytes() {
-        assertEquals(1, decode(BatchEncoder.json("t", List.of(new Item("\u20ac".repeat(170) + "ab", "o")))).size());
-        rejected("items[0].id: 513 UTF-8 bytes, at most 512 allowed",
+        assertEquals(
+                1,
+                decode(BatchEncoder.json("t", List.of(new Item("\u20ac".repeat(170) + "ab", "o"))))
+                        .size());
+        rejected(
+                "items[0].id: 513 UTF-8 bytes, at most 512 allowed",
                 BatchEncoder.json("t", List.of(new Item("\u20ac".repeat(171), "o"))));
-        rejected("items[0].id: 513 UTF-8 bytes, at most 512 allowed",
+        rejected(
+                "items[0].id: 513 UTF-8 bytes, at most 512 allowed",
                 BatchEncoder.json("t", List.of(new Item("\u20ac".repeat(170) + "abc", "o"))));
-        rejected("items[0].id: longer than 512 UTF-8 bytes",
+        rejected(
+                "items[0].id: longer than 512 UTF-8 bytes",
                 BatchEncoder.json("t", List.of(new Item("i".repeat(513), "o"))));
-        assertEquals(1, decode(BatchEncoder.json("t", List.of(new Item("i".repeat(512), "o")))).size());
+        assertEquals(
+                1,
+                decode(BatchEncoder.json("t", List.of(new Item("i".repeat(512), "o"))))
+                        .size());
     }
 
     @Test
     void ownerLength_isCountedInUtf8Bytes() {
-        assertEquals(1, decode(BatchEncoder.json("t", List.of(new Item("a", "\ud83d\ude00".repeat(32))))).size());
-        rejected("items[0].owner: 129 UTF-8 bytes, at most 128 allowed",
+        assertEquals(
+                1,
+                decode(BatchEncoder.json("t", List.of(new Item("a", "\ud83d\ude00".repeat(32)))))
+                        .size());
+        rejected(
+                "items[0].owner: 129 UTF-8 bytes, at most 128 allowed",
                 BatchEncoder.json("t", List.of(new Item("a", "\ud83d\ude00".repeat(32) + "x"))));
     }
 
@@ -191,8 +205,8 @@ class JsonBatchDecoderTest {
     @Test
     void escapedAndRawFormsOfAString_giveTheSameFingerprint() {
         Batch raw = decode("{\"items\": [{\"id\": \"caf\u00e9 \u20ac \ud83d\ude00 /\", \"owner\": \"o\"}]}");
-        Batch escaped = decode("{\"items\": [{\"id\": \"caf\\u00e9 \\u20AC \\ud83d\\ude00 \\/\", "
-                + "\"owner\": \"\\u006f\"}]}");
+        Batch escaped = decode(
+                "{\"items\": [{\"id\": \"caf\\u00e9 \\u20AC \\ud83d\\ude00 \\/\", " + "\"owner\": \"\\u006f\"}]}");
 
         Batches.assertSame(raw, escaped);
     }
@@ -200,7 +214,8 @@ class JsonBatchDecoderTest {
     @Test
     void surrogatePair_isOneCharacter_andMatchesTheBinaryBytes() {
         String id = "\ud83d\ude00";
-        Batches.assertSame(BinaryBatchDecoder.decode(BatchEncoder.binary("t", List.of(new Item(id, "o"))), MAX),
+        Batches.assertSame(
+                BinaryBatchDecoder.decode(BatchEncoder.binary("t", List.of(new Item(id, "o"))), MAX),
                 decode("{\"ns\": \"t\", \"items\": [{\"id\": \"\\ud83d\\ude00\", \"owner\": \"o\"}]}"));
     }
 
@@ -215,13 +230,20 @@ class JsonBatchDecoderTest {
     @Test
     void nestingUpToTheLimit_isAcceptedInUnknownFields() {
         String nested = "[".repeat(60) + "]".repeat(60);
-        assertEquals(1, decode("{\"x\": " + nested + ", \"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}").size());
+        assertEquals(
+                1,
+                decode("{\"x\": " + nested + ", \"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}")
+                        .size());
     }
 
     @Test
     void exactlyMaxItems_isAccepted_andOneMoreIsTooLarge() {
-        assertEquals(3, JsonBatchDecoder.decode(BatchEncoder.json("t", Batches.items("o", "a", "b", "c")), 3).size());
-        BatchRejectedException e = assertThrows(BatchRejectedException.class,
+        assertEquals(
+                3,
+                JsonBatchDecoder.decode(BatchEncoder.json("t", Batches.items("o", "a", "b", "c")), 3)
+                        .size());
+        BatchRejectedException e = assertThrows(
+                BatchRejectedException.class,
                 () -> JsonBatchDecoder.decode(BatchEncoder.json("t", Batches.items("o", "a", "b", "c", "d")), 3));
         assertEquals(Reason.TOO_LARGE, e.reason());
         assertEquals("items: more than max-batch (3) items", e.getMessage());
@@ -250,8 +272,9 @@ class JsonBatchDecoderTest {
 
     @Test
     void ts_isCarriedPerItem_andLeavesTheFingerprintsAsTheyAre() {
-        Batch timed = decode("{\"ns\": \"t\", \"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 1767225600},"
-                + " {\"ts\": 1, \"id\": \"b\", \"owner\": \"p\"}, {\"id\": \"c\", \"ts\": 4294967295, \"owner\": \"q\"}]}");
+        Batch timed = decode(
+                "{\"ns\": \"t\", \"items\": [{\"id\": \"a\", \"owner\": \"o\", \"ts\": 1767225600},"
+                        + " {\"ts\": 1, \"id\": \"b\", \"owner\": \"p\"}, {\"id\": \"c\", \"ts\": 4294967295, \"owner\": \"q\"}]}");
         Batch plain = decode("{\"ns\": \"t\", \"items\": [{\"id\": \"a\", \"owner\": \"o\"},"
                 + " {\"id\": \"b\", \"owner\": \"p\"}, {\"id\": \"c\", \"owner\": \"q\"}]}");
 
@@ -301,29 +324,38 @@ class JsonBatchDecoderTest {
         assertEquals(1_000_100, batch.eventSecond(100));
         assertEquals(1_000_299, batch.eventSecond(299));
         Batch sub = batch.subset(new int[] {299, 5, 150}, 3);
-        assertEquals(List.of(1_000_299L, Batch.NO_EVENT_TIME, 1_000_150L),
+        assertEquals(
+                List.of(1_000_299L, Batch.NO_EVENT_TIME, 1_000_150L),
                 List.of(sub.eventSecond(0), sub.eventSecond(1), sub.eventSecond(2)));
         assertEquals(batch.key(150), sub.key(2));
         assertEquals(1, sub.firstWithoutEventTime());
-        assertFalse(decode("{\"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}").subset(new int[] {0}, 1)
+        assertFalse(decode("{\"items\": [{\"id\": \"a\", \"owner\": \"o\"}]}")
+                .subset(new int[] {0}, 1)
                 .hasEventTimes());
     }
 
     @Test
     void tsThatIsNotAWholeNumber_isRejectedNamingTheItem() {
-        rejected("items[3].ts: must be whole epoch seconds, got a fraction",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got a fraction",
                 itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": 1767225600.5}"));
-        rejected("items[3].ts: must be whole epoch seconds, got a fraction",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got a fraction",
                 itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": 1767225600.0}"));
-        rejected("items[3].ts: must be whole epoch seconds, got a string",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got a string",
                 itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": \"1767225600\"}"));
-        rejected("items[3].ts: must be whole epoch seconds, got null",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got null",
                 itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": null}"));
-        rejected("items[3].ts: must be whole epoch seconds, got a boolean",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got a boolean",
                 itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": true}"));
-        rejected("items[3].ts: must be whole epoch seconds, got an array",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got an array",
                 itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": [1767225600]}"));
-        rejected("items[3].ts: must be whole epoch seconds, got an object",
+        rejected(
+                "items[3].ts: must be whole epoch seconds, got an object",
                 itemsWithFourth("{\"ts\": {\"s\": 1}, \"id\": \"d\", \"owner\": \"o\"}"));
     }
 
@@ -333,20 +365,24 @@ class JsonBatchDecoderTest {
         assertRejectedExactly("items[3].ts: 0 is not epoch seconds (1 to 4294967295)", "-0");
         assertRejectedExactly("items[3].ts: -1 is not epoch seconds (1 to 4294967295)", "-1");
         assertRejectedExactly("items[3].ts: -1767225600 is not epoch seconds (1 to 4294967295)", "-1767225600");
-        assertRejectedExactly("items[3].ts: 4294967296 is not epoch seconds (1 to 4294967295); milliseconds?",
-                "4294967296");
-        assertRejectedExactly("items[3].ts: 1767225600000 is not epoch seconds (1 to 4294967295); milliseconds?",
-                "1767225600000");
-        assertRejectedExactly("items[3].ts: 9223372036854775807 is not epoch seconds (1 to 4294967295); milliseconds?",
+        assertRejectedExactly(
+                "items[3].ts: 4294967296 is not epoch seconds (1 to 4294967295); milliseconds?", "4294967296");
+        assertRejectedExactly(
+                "items[3].ts: 1767225600000 is not epoch seconds (1 to 4294967295); milliseconds?", "1767225600000");
+        assertRejectedExactly(
+                "items[3].ts: 9223372036854775807 is not epoch seconds (1 to 4294967295); milliseconds?",
                 "9223372036854775807");
-        assertRejectedExactly("items[3].ts: 9223372036854775808 is not epoch seconds (1 to 4294967295)",
-                "9223372036854775808");
-        assertRejectedExactly("items[3].ts: 123456789012345678901234567890 is not epoch seconds (1 to 4294967295)",
+        assertRejectedExactly(
+                "items[3].ts: 9223372036854775808 is not epoch seconds (1 to 4294967295)", "9223372036854775808");
+        assertRejectedExactly(
+                "items[3].ts: 123456789012345678901234567890 is not epoch seconds (1 to 4294967295)",
                 "123456789012345678901234567890");
-        assertRejectedExactly("items[3].ts: -99999999999999999999 is not epoch seconds (1 to 4294967295)",
-                "-99999999999999999999");
-        assertEquals(Batch.MAX_EVENT_SECOND, decode(itemsWithFourth(
-                "{\"id\": \"d\", \"owner\": \"o\", \"ts\": 4294967295}")).eventSecond(3));
+        assertRejectedExactly(
+                "items[3].ts: -99999999999999999999 is not epoch seconds (1 to 4294967295)", "-99999999999999999999");
+        assertEquals(
+                Batch.MAX_EVENT_SECOND,
+                decode(itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": 4294967295}"))
+                        .eventSecond(3));
     }
 
     @Test
@@ -386,8 +422,8 @@ class JsonBatchDecoderTest {
 
     /** The fourth item carries {@code ts} as given, and the whole message must be {@code expected}. */
     private static void assertRejectedExactly(String expected, String ts) {
-        BatchRejectedException e = rejected(expected,
-                itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": " + ts + "}"));
+        BatchRejectedException e =
+                rejected(expected, itemsWithFourth("{\"id\": \"d\", \"owner\": \"o\", \"ts\": " + ts + "}"));
         assertEquals(expected, e.getMessage());
     }
 

@@ -33,8 +33,10 @@ class FingerprintsTest {
     void saltOfANamespace_isDeterministic_andDiffersBetweenNamespaces() {
         assertEquals(Fingerprints.salt("clicks"), Fingerprints.salt("clicks"));
         assertNotEquals(Fingerprints.salt("clicks"), Fingerprints.salt("views"));
-        assertNotEquals(Fingerprints.salt("clicks").key(), Fingerprints.salt("views").key());
-        assertNotEquals(Fingerprints.salt("clicks").route(), Fingerprints.salt("views").route());
+        assertNotEquals(
+                Fingerprints.salt("clicks").key(), Fingerprints.salt("views").key());
+        assertNotEquals(
+                Fingerprints.salt("clicks").route(), Fingerprints.salt("views").route());
     }
 
     @Test

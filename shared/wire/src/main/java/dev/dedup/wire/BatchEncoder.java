@@ -13,8 +13,7 @@ public final class BatchEncoder {
      */
     public static final int EVENT_TIMES = 0x80;
 
-    private BatchEncoder() {
-    }
+    private BatchEncoder() {}
 
     /**
      * {@code application/x-dedup-batch}. Lengths are checked so that a client fails before the agent would.
@@ -28,8 +27,8 @@ public final class BatchEncoder {
         }
         long timed = items.stream().filter(Item::hasEventTime).count();
         if (timed != 0 && timed != items.size()) {
-            throw new IllegalArgumentException("a binary batch carries event times for every item or for none; "
-                    + timed + " of " + items.size() + " items have one");
+            throw new IllegalArgumentException("a binary batch carries event times for every item or for none; " + timed
+                    + " of " + items.size() + " items have one");
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(1 + items.size() * 48);
         out.write(ns.length | (timed > 0 ? EVENT_TIMES : 0));

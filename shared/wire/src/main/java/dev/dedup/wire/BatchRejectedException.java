@@ -29,8 +29,7 @@ public final class BatchRejectedException extends RuntimeException {
 
     /** A 413: a body of more than {@code maxItems} items. */
     public static BatchRejectedException tooMany(int maxItems) {
-        return new BatchRejectedException(Reason.TOO_LARGE,
-                "items: more than max-batch (" + maxItems + ") items");
+        return new BatchRejectedException(Reason.TOO_LARGE, "items: more than max-batch (" + maxItems + ") items");
     }
 
     public Reason reason() {

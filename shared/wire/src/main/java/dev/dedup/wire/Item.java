@@ -12,8 +12,8 @@ public record Item(String id, String owner, long eventSecond) {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(owner, "owner");
         if (eventSecond < Limits.NO_EVENT_TIME || eventSecond > Limits.MAX_EVENT_SECOND) {
-            throw new IllegalArgumentException("eventSecond: " + eventSecond + " is not epoch seconds from 1 to "
-                    + Limits.MAX_EVENT_SECOND);
+            throw new IllegalArgumentException(
+                    "eventSecond: " + eventSecond + " is not epoch seconds from 1 to " + Limits.MAX_EVENT_SECOND);
         }
     }
 

@@ -20,8 +20,7 @@ public final class Limits {
 
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
-    private Limits() {
-    }
+    private Limits() {}
 
     public static boolean isValidNamespace(String ns) {
         return ns != null && NAMESPACE.matcher(ns).matches();
@@ -30,8 +29,8 @@ public final class Limits {
     /** Throws a 400 naming the field when {@code ns} is not a valid namespace. */
     public static String requireNamespace(String ns) {
         if (!isValidNamespace(ns)) {
-            throw BatchRejectedException.bad("ns: " + describe(ns)
-                    + " is not a namespace (1 to 64 of A-Z a-z 0-9 . _ -)");
+            throw BatchRejectedException.bad(
+                    "ns: " + describe(ns) + " is not a namespace (1 to 64 of A-Z a-z 0-9 . _ -)");
         }
         return ns;
     }

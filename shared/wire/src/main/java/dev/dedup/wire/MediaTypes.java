@@ -13,6 +13,5 @@ public final class MediaTypes {
     /** A JSON request body, its answer, and every error body. */
     public static final String JSON = "application/json";
 
-    private MediaTypes() {
-    }
+    private MediaTypes() {}
 }

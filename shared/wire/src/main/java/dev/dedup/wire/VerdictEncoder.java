@@ -6,17 +6,16 @@ import java.nio.charset.StandardCharsets;
 public final class VerdictEncoder {
 
     private static final byte[][] JSON_VERDICTS = {
-            "\"new\"".getBytes(StandardCharsets.US_ASCII),
-            "\"retry\"".getBytes(StandardCharsets.US_ASCII),
-            "\"duplicate\"".getBytes(StandardCharsets.US_ASCII),
+        "\"new\"".getBytes(StandardCharsets.US_ASCII),
+        "\"retry\"".getBytes(StandardCharsets.US_ASCII),
+        "\"duplicate\"".getBytes(StandardCharsets.US_ASCII),
     };
     private static final byte[] VERDICTS_OPEN = "{\"verdicts\":[".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RELEASED_OPEN = "{\"released\":[".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
 
-    private VerdictEncoder() {
-    }
+    private VerdictEncoder() {}
 
     /** {@code {"verdicts":["new",...]}} from verdict codes (0 new, 1 retry, 2 duplicate). */
     public static byte[] claimsJson(byte[] codes) {

@@ -52,7 +52,8 @@ public enum WireFormat {
             return null;
         }
         int semicolon = contentType.indexOf(';');
-        String media = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim()
+        String media = (semicolon < 0 ? contentType : contentType.substring(0, semicolon))
+                .trim()
                 .toLowerCase(Locale.ROOT);
         return switch (media) {
             case MediaTypes.BATCH -> BINARY;

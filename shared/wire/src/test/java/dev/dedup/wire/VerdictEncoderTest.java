@@ -10,7 +10,8 @@ class VerdictEncoderTest {
 
     @Test
     void claimsJson_namesEachVerdictInOrder() {
-        assertEquals("{\"verdicts\":[\"new\",\"retry\",\"duplicate\",\"duplicate\",\"new\"]}",
+        assertEquals(
+                "{\"verdicts\":[\"new\",\"retry\",\"duplicate\",\"duplicate\",\"new\"]}",
                 text(VerdictEncoder.claimsJson(new byte[] {0, 1, 2, 2, 0})));
     }
 
@@ -35,8 +36,8 @@ class VerdictEncoderTest {
 
     @Test
     void releasesJson_isTrueForEveryNonZeroByte() {
-        assertEquals("{\"released\":[true,false,true,false]}",
-                text(VerdictEncoder.releasesJson(new byte[] {1, 0, 1, 0})));
+        assertEquals(
+                "{\"released\":[true,false,true,false]}", text(VerdictEncoder.releasesJson(new byte[] {1, 0, 1, 0})));
         assertEquals("{\"released\":[]}", text(VerdictEncoder.releasesJson(new byte[0])));
         assertEquals("{\"released\":[false,false]}", text(VerdictEncoder.releasesJson(new byte[] {0, 0})));
     }

@@ -23,8 +23,15 @@ class WireFormatTest {
         assertEquals(WireFormat.JSON, WireFormat.ofContentType("application/json"));
         assertEquals(WireFormat.JSON, WireFormat.ofContentType("APPLICATION/JSON; charset=utf-8"));
         assertEquals(WireFormat.BINARY, WireFormat.ofContentType(" application/x-dedup-batch ; v=2"));
-        for (String other : new String[] {null, "", "text/plain", "application/x-dedup-verdicts",
-                "application/jsonx", "application/octet-stream", ";application/json"}) {
+        for (String other : new String[] {
+            null,
+            "",
+            "text/plain",
+            "application/x-dedup-verdicts",
+            "application/jsonx",
+            "application/octet-stream",
+            ";application/json"
+        }) {
             assertNull(WireFormat.ofContentType(other), other);
         }
     }

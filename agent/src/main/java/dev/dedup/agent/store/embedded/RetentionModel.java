@@ -18,8 +18,7 @@ package dev.dedup.agent.store.embedded;
  */
 public final class RetentionModel {
 
-    private RetentionModel() {
-    }
+    private RetentionModel() {}
 
     /** The chance that an id is still in a table of {@code sets × ways} slots after {@code laterIds} more. */
     public static double probabilityRemembered(int ways, long sets, double laterIds) {
@@ -86,8 +85,8 @@ public final class RetentionModel {
 
     private static void requireShape(int ways, long sets) {
         if (ways < 1 || sets < 1) {
-            throw new IllegalArgumentException("need at least one set of at least one way: sets=" + sets
-                    + ", ways=" + ways);
+            throw new IllegalArgumentException(
+                    "need at least one set of at least one way: sets=" + sets + ", ways=" + ways);
         }
     }
 }

@@ -41,8 +41,8 @@ final class SlotFile implements AutoCloseable {
     private final MappedByteBuffer[] chunks;
     private boolean closed;
 
-    private SlotFile(Path path, SlotFileHeader header, FileChannel lockChannel, MappedByteBuffer[] chunks,
-            long setsPerChunk) {
+    private SlotFile(
+            Path path, SlotFileHeader header, FileChannel lockChannel, MappedByteBuffer[] chunks, long setsPerChunk) {
         this.path = path;
         this.header = header;
         this.lockChannel = lockChannel;
@@ -65,8 +65,8 @@ final class SlotFile implements AutoCloseable {
         FileChannel lockChannel = null;
         try {
             Files.createDirectories(dataDir);
-            lockChannel = FileChannel.open(dataDir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE);
+            lockChannel =
+                    FileChannel.open(dataDir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             if (tryLock(lockChannel) == null) {
                 throw new IllegalStateException("another agent is using " + dataDir + " (" + dataDir.resolve(LOCK_NAME)
                         + " is locked): stop it, or point --data-dir elsewhere");
@@ -163,8 +163,8 @@ final class SlotFile implements AutoCloseable {
     private static void create(Path path, SlotFileHeader header) throws IOException {
         Path temporary = path.resolveSibling(FILE_NAME + ".tmp");
         Files.deleteIfExists(temporary);
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel channel =
+                FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer encoded = header.encode();
             while (encoded.hasRemaining()) {
                 channel.write(encoded, encoded.position());
@@ -196,8 +196,8 @@ final class SlotFile implements AutoCloseable {
         for (int i = 0; i < count; i++) {
             long firstSet = i * setsPerChunk;
             long setsHere = Math.min(setsPerChunk, header.sets() - firstSet);
-            chunks[i] = channel.map(FileChannel.MapMode.READ_WRITE, SlotFileHeader.BYTES + firstSet * setBytes,
-                    setsHere * setBytes);
+            chunks[i] = channel.map(
+                    FileChannel.MapMode.READ_WRITE, SlotFileHeader.BYTES + firstSet * setBytes, setsHere * setBytes);
         }
         return chunks;
     }

@@ -31,6 +31,7 @@ record SlotFileHeader(int ways, long sets, long baseEpochSeconds, long createdAt
 
     /** Header size: one page, so the slots that follow start page-aligned. */
     static final int BYTES = 4096;
+
     static final int VERSION = 1;
     static final int SLOT_BYTES = 16;
     private static final byte[] MAGIC = "DEDUPSLT".getBytes(StandardCharsets.US_ASCII);

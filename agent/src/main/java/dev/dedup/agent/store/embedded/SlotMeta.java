@@ -15,8 +15,7 @@ final class SlotMeta {
     /** Largest expiry a slot can hold. */
     static final long MAX_EXPIRY = 0xffff_ffffL;
 
-    private SlotMeta() {
-    }
+    private SlotMeta() {}
 
     static long of(long ownerFingerprint, long expiry) {
         return ((long) ownerTag(ownerFingerprint) << 32) | (expiry & MAX_EXPIRY);

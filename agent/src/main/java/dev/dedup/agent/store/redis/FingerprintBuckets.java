@@ -3,13 +3,12 @@ package dev.dedup.agent.store.redis;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.routing.JumpHash;
 import dev.dedup.codec.Batch;
+import dev.dedup.routing.JumpHash;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +40,7 @@ final class FingerprintBuckets {
 
     /** Seconds of expiry kept: 2^20. */
     static final int EXPIRY_RANGE = 1 << 20;
+
     static final int OWNER_TAG_BITS = 28;
     static final int FIELD_BYTES = 7;
     /** u16 key index, 7-byte field, 6-byte value. */
@@ -79,8 +79,10 @@ final class FingerprintBuckets {
         for (int s = 0; s < port.shards(); s++) {
             int serverMax = port.listpackEntries(s);
             if (serverMax > 0 && entries > serverMax - 2) {
-                LOG.log(Level.WARNING, "redis shard " + port.name(s) + " has hash-max-listpack-entries " + serverMax
-                        + "; bucket levels hold " + (serverMax - 2) + " claims instead of " + entries);
+                LOG.log(
+                        Level.WARNING,
+                        "redis shard " + port.name(s) + " has hash-max-listpack-entries " + serverMax
+                                + "; bucket levels hold " + (serverMax - 2) + " claims instead of " + entries);
                 entries = serverMax - 2;
             }
         }
@@ -89,7 +91,8 @@ final class FingerprintBuckets {
         this.levelsArg = RedisKeys.ascii(maxLevels);
         this.evictions = new Counter[port.shards()];
         for (int s = 0; s < port.shards(); s++) {
-            evictions[s] = Counter.builder(MetricNames.REDIS_EVICTIONS).tag(MetricNames.TAG_SHARD, String.valueOf(s))
+            evictions[s] = Counter.builder(MetricNames.REDIS_EVICTIONS)
+                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
                     .description("Live claims forgotten because every level of their bucket was full")
                     .register(registry);
         }
@@ -105,11 +108,18 @@ final class FingerprintBuckets {
     }
 
     private CompletionStage<byte[]> run(Batch batch, Mode mode, int expiry, long nowMillis) {
-        ShardCalls calls = ShardCalls.plan(batch.size(), packing(batch, expiry, buckets, port.shards(), keys),
-                port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+        ShardCalls calls = ShardCalls.plan(
+                batch.size(),
+                packing(batch, expiry, buckets, port.shards(), keys),
+                port.shards(),
+                ShardCalls.MAX_ITEMS_PER_CALL);
         byte[] now = RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L));
-        return calls.run(port, RedisScript.DEDUP, mode,
-                call -> new byte[][] {mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg}, evictions);
+        return calls.run(
+                port,
+                RedisScript.DEDUP,
+                mode,
+                call -> new byte[][] {mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg},
+                evictions);
     }
 
     /** Buckets over all shards. */
@@ -131,18 +141,21 @@ final class FingerprintBuckets {
         for (int bucket = from; bucket < to; bucket++) {
             keysByShard.get(shard(bucket, port.shards())).add(bucketKey(keys, bucket));
         }
-        byte[][] args = {RedisKeys.ascii(slot), RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)), keyTtlArg, capArg,
-            levelsArg};
+        byte[][] args = {
+            RedisKeys.ascii(slot), RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)), keyTtlArg, capArg, levelsArg
+        };
         List<CompletableFuture<Long>> pending = new ArrayList<>();
         for (int s = 0; s < port.shards(); s++) {
             List<byte[]> shardKeys = keysByShard.get(s);
             if (shardKeys.size() > 1) {
                 pending.add(port.eval(s, RedisScript.SWEEP, Mode.SWEEP, shardKeys.toArray(byte[][]::new), args)
-                        .thenApply(reply -> (Long) reply.get(1)).toCompletableFuture());
+                        .thenApply(reply -> (Long) reply.get(1))
+                        .toCompletableFuture());
             }
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-                .thenApply(ignored -> pending.stream().mapToLong(CompletableFuture::join).sum());
+                .thenApply(ignored ->
+                        pending.stream().mapToLong(CompletableFuture::join).sum());
     }
 
     /** {@code level_entries}, {@code max_levels}, {@code buckets}, and per shard its evictions. */

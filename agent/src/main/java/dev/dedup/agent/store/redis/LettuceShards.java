@@ -77,7 +77,10 @@ final class LettuceShards implements RedisPort {
                 Shard shard = connect(uri);
                 connected.add(shard);
                 for (RedisScript script : scripts) {
-                    shard.async().scriptLoad(script.body()).toCompletableFuture().join();
+                    shard.async()
+                            .scriptLoad(script.body())
+                            .toCompletableFuture()
+                            .join();
                 }
             }
         } catch (RuntimeException e) {
@@ -91,7 +94,9 @@ final class LettuceShards implements RedisPort {
             for (Mode mode : Mode.values()) {
                 timers[s][mode.ordinal()] = Timer.builder(MetricNames.REDIS_SCRIPT)
                         .tags(MetricNames.TAG_SHARD, String.valueOf(s), "op", mode.tag())
-                        .description("Script calls per shard").publishPercentileHistogram().register(registry);
+                        .description("Script calls per shard")
+                        .publishPercentileHistogram()
+                        .register(registry);
             }
         }
     }
@@ -111,15 +116,18 @@ final class LettuceShards implements RedisPort {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(options.maxInFlight())
                 .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
-                .socketOptions(SocketOptions.builder().connectTimeout(options.timeout()).keepAlive(true).build())
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(options.timeout())
+                        .keepAlive(true)
+                        .build())
                 .sslOptions(sslOptions())
                 .build());
         try {
             return new Shard(name, client, client.connect(ByteArrayCodec.INSTANCE));
         } catch (RuntimeException e) {
             client.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
-            throw new IllegalStateException("redis shard " + name + ": cannot connect: " + RedisFailures.rootMessage(e),
-                    e);
+            throw new IllegalStateException(
+                    "redis shard " + name + ": cannot connect: " + RedisFailures.rootMessage(e), e);
         }
     }
 
@@ -128,7 +136,10 @@ final class LettuceShards implements RedisPort {
         if (options.caFile() == null) {
             return SslOptions.create();
         }
-        return SslOptions.builder().jdkSslProvider().trustManager(options.caFile().toFile()).build();
+        return SslOptions.builder()
+                .jdkSslProvider()
+                .trustManager(options.caFile().toFile())
+                .build();
     }
 
     @Override
@@ -142,8 +153,7 @@ final class LettuceShards implements RedisPort {
     }
 
     @Override
-    public CompletionStage<List<Object>> eval(int index, RedisScript script, Mode mode, byte[][] keys,
-                                              byte[][] args) {
+    public CompletionStage<List<Object>> eval(int index, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
         Shard shard = shards.get(index);
         long start = System.nanoTime();
         CompletionStage<List<Object>> result;
@@ -165,19 +175,21 @@ final class LettuceShards implements RedisPort {
         });
     }
 
-    private static CompletionStage<List<Object>> evalsha(RedisAsyncCommands<byte[], byte[]> redis,
-                                                         RedisScript script, byte[][] keys, byte[][] args) {
-        return redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).handle(
-                (result, failure) -> {
+    private static CompletionStage<List<Object>> evalsha(
+            RedisAsyncCommands<byte[], byte[]> redis, RedisScript script, byte[][] keys, byte[][] args) {
+        return redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+                .handle((result, failure) -> {
                     if (failure == null) {
                         return CompletableFuture.completedFuture(result);
                     }
                     if (RedisFailures.unwrap(failure) instanceof RedisNoScriptException) {
-                        return redis.scriptLoad(script.body()).thenCompose(loaded ->
-                                redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args));
+                        return redis.scriptLoad(script.body())
+                                .thenCompose(loaded ->
+                                        redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args));
                     }
                     return CompletableFuture.<List<Object>>failedFuture(failure);
-                }).thenCompose(stage -> stage);
+                })
+                .thenCompose(stage -> stage);
     }
 
     /**
@@ -190,8 +202,11 @@ final class LettuceShards implements RedisPort {
         long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
         return shard.async().waitForReplication(wanted, waitMillis).thenApply(acked -> {
             if (acked < wanted) {
-                throw new StoreUnavailableException("replication", "redis shard " + shard.name() + ": " + acked
-                        + " of " + wanted + " replicas acknowledged the claims within " + waitMillis + " ms", null);
+                throw new StoreUnavailableException(
+                        "replication",
+                        "redis shard " + shard.name() + ": " + acked + " of " + wanted
+                                + " replicas acknowledged the claims within " + waitMillis + " ms",
+                        null);
             }
             return reply;
         });
@@ -201,10 +216,9 @@ final class LettuceShards implements RedisPort {
     public CompletionStage<Void> ping() {
         List<CompletableFuture<String>> pings = new ArrayList<>();
         for (Shard shard : shards) {
-            pings.add(shard.async().ping().toCompletableFuture()
-                    .exceptionally(e -> {
-                        throw RedisFailures.translate(shard.name(), e);
-                    }));
+            pings.add(shard.async().ping().toCompletableFuture().exceptionally(e -> {
+                throw RedisFailures.translate(shard.name(), e);
+            }));
         }
         return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
     }
@@ -213,18 +227,22 @@ final class LettuceShards implements RedisPort {
     public int listpackEntries(int index) {
         Shard shard = shards.get(index);
         try {
-            Map<String, String> config = shard.connection().sync().configGet("maxmemory-policy",
-                    "hash-max-listpack-entries");
+            Map<String, String> config =
+                    shard.connection().sync().configGet("maxmemory-policy", "hash-max-listpack-entries");
             String policy = config.get("maxmemory-policy");
             if (policy != null && !policy.equals("noeviction")) {
-                LOG.log(Level.WARNING, "redis shard " + shard.name() + " has maxmemory-policy " + policy
-                        + ": Redis may evict claims, which turns duplicates into new. Set maxmemory-policy noeviction.");
+                LOG.log(
+                        Level.WARNING,
+                        "redis shard " + shard.name() + " has maxmemory-policy " + policy
+                                + ": Redis may evict claims, which turns duplicates into new. Set maxmemory-policy noeviction.");
             }
             String entries = config.get("hash-max-listpack-entries");
             return entries == null ? -1 : Integer.parseInt(entries);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "redis shard " + shard.name() + ": cannot read its configuration ("
-                    + RedisFailures.rootMessage(e) + "); make sure maxmemory-policy is noeviction");
+            LOG.log(
+                    Level.WARNING,
+                    "redis shard " + shard.name() + ": cannot read its configuration (" + RedisFailures.rootMessage(e)
+                            + "); make sure maxmemory-policy is noeviction");
             return -1;
         }
     }
@@ -335,8 +353,9 @@ final class LettuceShards implements RedisPort {
         try {
             connection.closeAsync().get(CLOSE_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException | ExecutionException e) {
-            LOG.log(Level.WARNING, what + " did not close within " + CLOSE_SECONDS + " s (" + e
-                    + "); shutting down anyway");
+            LOG.log(
+                    Level.WARNING,
+                    what + " did not close within " + CLOSE_SECONDS + " s (" + e + "); shutting down anyway");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

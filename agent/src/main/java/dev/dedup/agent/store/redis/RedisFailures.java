@@ -16,8 +16,7 @@ import java.util.concurrent.CompletionException;
  */
 final class RedisFailures {
 
-    private RedisFailures() {
-    }
+    private RedisFailures() {}
 
     static StoreUnavailableException translate(String shard, Throwable failure) {
         Throwable t = unwrap(failure);
@@ -40,14 +39,21 @@ final class RedisFailures {
             };
             return new StoreUnavailableException(kind, "redis shard " + shard + " answered: " + firstLine(message), t);
         }
-        if (t instanceof RedisConnectionException || (t instanceof RedisException
-                && String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("connect"))) {
-            return new StoreUnavailableException("connection", "redis shard " + shard + " is not connected: "
-                    + firstLine(String.valueOf(t.getMessage())), t);
+        if (t instanceof RedisConnectionException
+                || (t instanceof RedisException
+                        && String.valueOf(t.getMessage())
+                                .toLowerCase(java.util.Locale.ROOT)
+                                .contains("connect"))) {
+            return new StoreUnavailableException(
+                    "connection",
+                    "redis shard " + shard + " is not connected: " + firstLine(String.valueOf(t.getMessage())),
+                    t);
         }
         if (t instanceof RedisException && String.valueOf(t.getMessage()).contains("Request queue size exceeded")) {
-            return new StoreUnavailableException("overloaded", "redis shard " + shard
-                    + " has too many script calls in flight (redis-max-in-flight)", t);
+            return new StoreUnavailableException(
+                    "overloaded",
+                    "redis shard " + shard + " has too many script calls in flight (redis-max-in-flight)",
+                    t);
         }
         return new StoreUnavailableException("error", "redis shard " + shard + " failed: " + t, t);
     }

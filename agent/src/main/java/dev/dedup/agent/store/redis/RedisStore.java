@@ -50,8 +50,8 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
         this.windows = windows;
         this.clockMillis = clockMillis;
         this.keys = new RedisKeys(options.keyPrefix());
-        this.port = new LettuceShards(options, registry, List.of(RedisScript.DEDUP, RedisScript.SWEEP,
-                RedisScript.TIMED));
+        this.port =
+                new LettuceShards(options, registry, List.of(RedisScript.DEDUP, RedisScript.SWEEP, RedisScript.TIMED));
         try {
             this.fingerprints = new FingerprintBuckets(port, options, keys, registry);
             this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
@@ -85,15 +85,20 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
      */
     @Override
     public Subscription subscribe(ReleaseListener listener) {
-        RedisPort.Subscription subscription = port.subscribe(keys.releaseChannel(), payload -> {
-            for (int off = 0; off + FingerprintBuckets.FIELD_BYTES <= payload.length;
-                 off += FingerprintBuckets.FIELD_BYTES) {
-                listener.released(fieldAt(payload, off));
-            }
-        }, () -> {
-            listener.missedReleases();
-            LOG.log(Level.WARNING, "release channel lost; near-cache cleared and bypassed until it is back");
-        }, listener::missedReleases);
+        RedisPort.Subscription subscription = port.subscribe(
+                keys.releaseChannel(),
+                payload -> {
+                    for (int off = 0;
+                            off + FingerprintBuckets.FIELD_BYTES <= payload.length;
+                            off += FingerprintBuckets.FIELD_BYTES) {
+                        listener.released(fieldAt(payload, off));
+                    }
+                },
+                () -> {
+                    listener.missedReleases();
+                    LOG.log(Level.WARNING, "release channel lost; near-cache cleared and bypassed until it is back");
+                },
+                listener::missedReleases);
         return new Subscription() {
             @Override
             public boolean listening() {
@@ -131,8 +136,9 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
         fingerprints.stats(s, shards);
         times.stats(shards);
         Map<String, Object> timed = new LinkedHashMap<>();
-        windows.eventRates().forEach((ns, rate) -> timed.put(ns, Map.of("event_rate", rate,
-                "buckets_per_second", TimeBuckets.slices(rate))));
+        windows.eventRates()
+                .forEach((ns, rate) ->
+                        timed.put(ns, Map.of("event_rate", rate, "buckets_per_second", TimeBuckets.slices(rate))));
         s.put("event_time_namespaces", timed);
         s.put("timeout_ms", options.timeout().toMillis());
         s.put("shards", shards);
@@ -141,8 +147,7 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
 
     /** Redis persists by its own configuration (AOF, RDB); nothing to flush here. */
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
     public void close() {

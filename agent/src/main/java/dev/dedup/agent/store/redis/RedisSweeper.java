@@ -74,8 +74,10 @@ final class RedisSweeper implements AutoCloseable {
         for (long slot = from; slot <= current; slot++) {
             int range = (int) Math.floorMod(slot, (long) ranges);
             int first = range * RANGE_BUCKETS;
-            removed += layout.sweep(first, Math.min(buckets, first + RANGE_BUCKETS), slot, range,
-                    clockMillis.getAsLong()).toCompletableFuture().join();
+            removed += layout.sweep(
+                            first, Math.min(buckets, first + RANGE_BUCKETS), slot, range, clockMillis.getAsLong())
+                    .toCompletableFuture()
+                    .join();
             lastSlot = slot;
         }
         warned = false;

@@ -23,8 +23,7 @@ final class ShardCalls {
      * One script call: its shard, its keys, the buckets they name (same order), its items (one argument)
      * and where each answer goes in the batch.
      */
-    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {
-    }
+    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {}
 
     /** How one layout files items: the bucket of each, its shard and key, and the bytes of an item. */
     interface Packing {
@@ -92,31 +91,37 @@ final class ShardCalls {
      * batch order. A script answers {@code {answers, count}}; the count goes to {@code counted} of the
      * call's shard (evictions, or overfull claims). Fails as a whole when any call fails.
      */
-    CompletionStage<byte[]> run(RedisPort port, RedisScript script, Mode mode, Function<Call, byte[][]> argsOf,
-                                Counter[] counted) {
+    CompletionStage<byte[]> run(
+            RedisPort port, RedisScript script, Mode mode, Function<Call, byte[][]> argsOf, Counter[] counted) {
         byte[] answers = new byte[items];
         if (calls.isEmpty()) {
             return CompletableFuture.completedFuture(answers);
         }
         List<CompletableFuture<Void>> pending = new ArrayList<>(calls.size());
         for (Call call : calls) {
-            pending.add(port.eval(call.shard(), script, mode, call.keys(), argsOf.apply(call)).<Void>thenApply(reply -> {
-                byte[] got = (byte[]) reply.get(0);
-                if (got.length != call.indexes().length) {
-                    throw new StoreUnavailableException("error", "redis shard " + port.name(call.shard())
-                            + " answered " + got.length + " verdicts for " + call.indexes().length + " items", null);
-                }
-                for (int i = 0; i < got.length; i++) {
-                    answers[call.indexes()[i]] = got[i];
-                }
-                long count = (Long) reply.get(1);
-                if (count > 0) {
-                    counted[call.shard()].increment(count);
-                }
-                return null;
-            }).toCompletableFuture());
+            pending.add(port.eval(call.shard(), script, mode, call.keys(), argsOf.apply(call))
+                    .<Void>thenApply(reply -> {
+                        byte[] got = (byte[]) reply.get(0);
+                        if (got.length != call.indexes().length) {
+                            throw new StoreUnavailableException(
+                                    "error",
+                                    "redis shard " + port.name(call.shard()) + " answered " + got.length
+                                            + " verdicts for " + call.indexes().length + " items",
+                                    null);
+                        }
+                        for (int i = 0; i < got.length; i++) {
+                            answers[call.indexes()[i]] = got[i];
+                        }
+                        long count = (Long) reply.get(1);
+                        if (count > 0) {
+                            counted[call.shard()].increment(count);
+                        }
+                        return null;
+                    })
+                    .toCompletableFuture());
         }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(ignored -> answers);
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> answers);
     }
 
     private static Call call(Packing packing, int shard, int[] all, int from, int to, long[] bucketOf) {
@@ -140,8 +145,8 @@ final class ShardCalls {
             packing.write(items, (j - from) * itemBytes, k, i);
             indexes[j - from] = i;
         }
-        return new Call(shard, keys.toArray(byte[][]::new), java.util.Arrays.copyOf(buckets, keys.size()), items,
-                indexes);
+        return new Call(
+                shard, keys.toArray(byte[][]::new), java.util.Arrays.copyOf(buckets, keys.size()), items, indexes);
     }
 
     /** Bucket to its 1-based index in a call's keys (0: not yet there): open addressing on longs. */

@@ -2,8 +2,8 @@ package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.routing.JumpHash;
 import dev.dedup.codec.Batch;
+import dev.dedup.routing.JumpHash;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +53,8 @@ final class TimeBuckets {
         this.capArg = RedisKeys.ascii(bucketRecords);
         this.overfull = new Counter[port.shards()];
         for (int s = 0; s < port.shards(); s++) {
-            overfull[s] = Counter.builder(MetricNames.REDIS_OVERFULL).tag(MetricNames.TAG_SHARD, String.valueOf(s))
+            overfull[s] = Counter.builder(MetricNames.REDIS_OVERFULL)
+                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
                     .description("Claims filed by event time into a bucket already holding redis-time-bucket-records"
                             + " claims: the namespace's event rate is set below its real rate")
                     .register(registry);
@@ -73,23 +74,28 @@ final class TimeBuckets {
         if (!policy.byEventTime()) {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time");
         }
-        ShardCalls calls = ShardCalls.plan(batch.size(), packing(batch, slices(policy.eventRate())), port.shards(),
-                ShardCalls.MAX_ITEMS_PER_CALL);
+        ShardCalls calls = ShardCalls.plan(
+                batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        return calls.run(port, RedisScript.TIMED, mode, call -> {
-            long[] buckets = call.buckets();
-            byte[] ttls = new byte[buckets.length * 4];
-            for (int k = 0; k < buckets.length; k++) {
-                long ends = policy.endSecond(second(buckets[k]), nowMillis);
-                int ttl = (int) Math.max(0, ends - nowSecond);
-                int at = k * 4;
-                ttls[at] = (byte) (ttl >>> 24);
-                ttls[at + 1] = (byte) (ttl >>> 16);
-                ttls[at + 2] = (byte) (ttl >>> 8);
-                ttls[at + 3] = (byte) ttl;
-            }
-            return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls};
-        }, overfull);
+        return calls.run(
+                port,
+                RedisScript.TIMED,
+                mode,
+                call -> {
+                    long[] buckets = call.buckets();
+                    byte[] ttls = new byte[buckets.length * 4];
+                    for (int k = 0; k < buckets.length; k++) {
+                        long ends = policy.endSecond(second(buckets[k]), nowMillis);
+                        int ttl = (int) Math.max(0, ends - nowSecond);
+                        int at = k * 4;
+                        ttls[at] = (byte) (ttl >>> 24);
+                        ttls[at + 1] = (byte) (ttl >>> 16);
+                        ttls[at + 2] = (byte) (ttl >>> 8);
+                        ttls[at + 3] = (byte) ttl;
+                    }
+                    return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls};
+                },
+                overfull);
     }
 
     /** Per shard, its overfull claims. */

@@ -1,11 +1,11 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,8 +33,8 @@ class EmbeddedStoreConcurrencyTest {
         List<byte[]> ids = TestBatches.randomIds(11, IDS);
         AtomicIntegerArray newPerId = new AtomicIntegerArray(IDS);
         // 2^20 slots: 50,000 ids never fill a set, so nothing is forgotten and re-answered new.
-        try (EmbeddedStore store = new EmbeddedStore(new EmbeddedStoreOptions(dir, 1 << 20, 8),
-                () -> 1_700_000_000_000L)) {
+        try (EmbeddedStore store =
+                new EmbeddedStore(new EmbeddedStoreOptions(dir, 1 << 20, 8), () -> 1_700_000_000_000L)) {
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> done = new ArrayList<>();
@@ -48,7 +48,8 @@ class EmbeddedStoreConcurrencyTest {
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int from : order) {
-                        byte[] verdicts = join(store.claim(batch("ns", owner, ids, from, from + BATCH), ClaimPolicy.window(60_000)));
+                        byte[] verdicts = join(
+                                store.claim(batch("ns", owner, ids, from, from + BATCH), ClaimPolicy.window(60_000)));
                         for (int k = 0; k < verdicts.length; k++) {
                             if (verdicts[k] == 0) {
                                 newPerId.incrementAndGet(from + k);

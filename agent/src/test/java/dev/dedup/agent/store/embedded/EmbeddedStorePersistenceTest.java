@@ -1,6 +1,5 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.codes;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
@@ -10,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -66,8 +66,10 @@ class EmbeddedStorePersistenceTest {
     void reopenWithOtherSlotsFailsSayingWhatToStartWith() {
         open(65_536, 8).close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> open(1024, 8));
-        assertEquals("embedded store " + slotFile() + " holds 65536 slots (8-way) but --embedded-slots asks for"
-                + " 1024: start with --embedded-slots 65536, or move the file away to start empty", e.getMessage());
+        assertEquals(
+                "embedded store " + slotFile() + " holds 65536 slots (8-way) but --embedded-slots asks for"
+                        + " 1024: start with --embedded-slots 65536, or move the file away to start empty",
+                e.getMessage());
         // the failed open must not keep the directory locked
         open(65_536, 8).close();
     }
@@ -76,8 +78,11 @@ class EmbeddedStorePersistenceTest {
     void reopenWithOtherWaysFailsSayingWhatToStartWith() {
         open(65_536, 8).close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> open(65_536, 16));
-        assertTrue(e.getMessage().contains("holds 65536 slots (8-way) but --embedded-ways asks for 16: start with"
-                + " --embedded-ways 8"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("holds 65536 slots (8-way) but --embedded-ways asks for 16: start with"
+                                + " --embedded-ways 8"),
+                e.getMessage());
         assertTrue(e.getMessage().indexOf('\n') < 0);
     }
 

@@ -1,12 +1,12 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,8 +37,8 @@ class EmbeddedStoreRetentionTest {
             measured = rememberedFraction(store);
         }
         double predicted = expected(8, SLOTS / 8);
-        System.out.printf("8-way, %d slots, %d later ids: remembered %.4f, model %.4f%n", SLOTS, LATER, measured,
-                predicted);
+        System.out.printf(
+                "8-way, %d slots, %d later ids: remembered %.4f, model %.4f%n", SLOTS, LATER, measured, predicted);
         assertTrue(measured >= 0.90, "remembered " + measured);
         assertEquals(predicted, measured, 0.03);
     }
@@ -50,8 +50,8 @@ class EmbeddedStoreRetentionTest {
             measured = rememberedFraction(store);
         }
         double predicted = expected(1, SLOTS);
-        System.out.printf("1-way, %d slots, %d later ids: remembered %.4f, model %.4f%n", SLOTS, LATER, measured,
-                predicted);
+        System.out.printf(
+                "1-way, %d slots, %d later ids: remembered %.4f, model %.4f%n", SLOTS, LATER, measured, predicted);
         assertEquals(predicted, measured, 0.03);
         assertTrue(measured < 0.65, "remembered " + measured);
     }

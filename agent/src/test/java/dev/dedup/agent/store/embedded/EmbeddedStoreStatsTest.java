@@ -1,12 +1,12 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +31,18 @@ class EmbeddedStoreStatsTest {
     void freshStoreDescribesItsFileAndIsEmpty() {
         try (EmbeddedStore store = open()) {
             Map<String, Object> stats = store.stats();
-            assertEquals(List.of("file", "slots", "ways", "sets", "file_bytes", "occupied_slots", "fill",
-                    "retention_ids_90", "new_claims_per_second", "estimated_retention_seconds"),
+            assertEquals(
+                    List.of(
+                            "file",
+                            "slots",
+                            "ways",
+                            "sets",
+                            "file_bytes",
+                            "occupied_slots",
+                            "fill",
+                            "retention_ids_90",
+                            "new_claims_per_second",
+                            "estimated_retention_seconds"),
                     List.copyOf(stats.keySet()));
             assertEquals(dir.resolve("claims.slots").toString(), stats.get("file"));
             assertEquals(4096L, stats.get("slots"));
@@ -63,7 +73,8 @@ class EmbeddedStoreStatsTest {
 
             clock.addAndGet(WINDOW + 1000); // expired slots still hold their keys ...
             assertEquals(90, store.occupiedSlots());
-            join(store.claim(batch("ns", "w3", ids, 10, 100), ClaimPolicy.window(WINDOW))); // ... and are reused in place
+            join(store.claim(
+                    batch("ns", "w3", ids, 10, 100), ClaimPolicy.window(WINDOW))); // ... and are reused in place
             assertEquals(90, store.occupiedSlots());
         }
     }
@@ -95,8 +106,8 @@ class EmbeddedStoreStatsTest {
         }
         try (EmbeddedStore store = open()) {
             Map<String, Object> after = store.stats();
-            for (String key : List.of("file", "slots", "ways", "sets", "file_bytes", "occupied_slots", "fill",
-                    "retention_ids_90")) {
+            for (String key : List.of(
+                    "file", "slots", "ways", "sets", "file_bytes", "occupied_slots", "fill", "retention_ids_90")) {
                 assertEquals(before.get(key), after.get(key), key);
             }
             assertEquals(193L, after.get("occupied_slots"));

@@ -1,6 +1,5 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.store.ClaimPolicy;
 import static dev.dedup.agent.store.embedded.TestBatches.batch;
 import static dev.dedup.agent.store.embedded.TestBatches.codes;
 import static dev.dedup.agent.store.embedded.TestBatches.join;
@@ -10,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.StoreUnavailableException;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
@@ -78,7 +78,8 @@ class EmbeddedStoreVerdictTest {
     void releaseByTheOwnerMakesTheNextClaimNew() {
         open();
         claim("w1", "m1", "m2");
-        assertArrayEquals(codes(0, 0), join(store.release(batch("ns", "w2", "m1", "never-claimed"), ClaimPolicy.window(60_000))));
+        assertArrayEquals(
+                codes(0, 0), join(store.release(batch("ns", "w2", "m1", "never-claimed"), ClaimPolicy.window(60_000))));
         assertArrayEquals(codes(DUPLICATE), claim("w2", "m1"));
         assertArrayEquals(codes(1, 0), join(store.release(batch("ns", "w1", "m1", "m1"), ClaimPolicy.window(60_000))));
         assertArrayEquals(codes(NEW), claim("w2", "m1"));
@@ -134,8 +135,8 @@ class EmbeddedStoreVerdictTest {
         claimFor(3_600_000, "w1", "live2");
         clock.addAndGet(5_000);
         assertArrayEquals(codes(NEW, NEW), claim("w1", "new1", "new2"));
-        assertArrayEquals(codes(DUPLICATE, DUPLICATE, DUPLICATE, DUPLICATE),
-                claim("w2", "live1", "live2", "new1", "new2"));
+        assertArrayEquals(
+                codes(DUPLICATE, DUPLICATE, DUPLICATE, DUPLICATE), claim("w2", "live1", "live2", "new1", "new2"));
     }
 
     @Test
@@ -145,8 +146,8 @@ class EmbeddedStoreVerdictTest {
         claimFor(600_000, "w1", "soonest");
         claimFor(3_600_000, "w1", "c", "d");
         assertArrayEquals(codes(NEW), claim("w1", "e"));
-        assertArrayEquals(codes(DUPLICATE, DUPLICATE, DUPLICATE, DUPLICATE),
-                claim("w2", "old-but-long", "c", "d", "e"));
+        assertArrayEquals(
+                codes(DUPLICATE, DUPLICATE, DUPLICATE, DUPLICATE), claim("w2", "old-but-long", "c", "d", "e"));
         assertArrayEquals(codes(NEW), claim("w2", "soonest"));
     }
 
@@ -178,13 +179,21 @@ class EmbeddedStoreVerdictTest {
     void closedStoreFailsEveryCall() {
         open();
         store.close();
-        ExecutionException e = assertThrows(ExecutionException.class,
-                () -> store.claim(batch("ns", "w1", "m1"), ClaimPolicy.window(WINDOW)).toCompletableFuture().get());
+        ExecutionException e = assertThrows(
+                ExecutionException.class,
+                () -> store.claim(batch("ns", "w1", "m1"), ClaimPolicy.window(WINDOW))
+                        .toCompletableFuture()
+                        .get());
         assertInstanceOf(StoreUnavailableException.class, e.getCause());
         assertEquals("embedded store is closed", e.getCause().getMessage());
-        assertThrows(ExecutionException.class,
-                () -> store.release(batch("ns", "w1", "m1"), ClaimPolicy.window(60_000)).toCompletableFuture().get());
-        assertThrows(ExecutionException.class, () -> store.ready().toCompletableFuture().get());
+        assertThrows(
+                ExecutionException.class,
+                () -> store.release(batch("ns", "w1", "m1"), ClaimPolicy.window(60_000))
+                        .toCompletableFuture()
+                        .get());
+        assertThrows(
+                ExecutionException.class,
+                () -> store.ready().toCompletableFuture().get());
     }
 
     @Test

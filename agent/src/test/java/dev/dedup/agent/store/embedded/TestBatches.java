@@ -12,8 +12,7 @@ import java.util.concurrent.TimeoutException;
 /** Batches built the way the decoder builds them, and the plumbing the store tests share. */
 final class TestBatches {
 
-    private TestBatches() {
-    }
+    private TestBatches() {}
 
     static Batch batch(String namespace, String owner, String... ids) {
         Batch.Builder builder = Batch.builder(ids.length);

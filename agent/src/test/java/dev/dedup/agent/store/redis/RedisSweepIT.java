@@ -26,9 +26,12 @@ class RedisSweepIT {
 
     /** 1,024 buckets: 16 sweep ranges of 64. */
     private static final int BUCKETS = 1024;
+
     private static final long EPOCH = 1_767_225_600_000L; // 2026-01-01T00:00:00Z
-    private static final ClaimPolicy HOUR = ClaimPolicy.window(Duration.ofHours(1).toMillis());
-    private static final ClaimPolicy DAY = ClaimPolicy.window(Duration.ofHours(24).toMillis());
+    private static final ClaimPolicy HOUR =
+            ClaimPolicy.window(Duration.ofHours(1).toMillis());
+    private static final ClaimPolicy DAY =
+            ClaimPolicy.window(Duration.ofHours(24).toMillis());
 
     @TempDir
     Path dir;
@@ -99,8 +102,9 @@ class RedisSweepIT {
         assertEquals(4000 - byFirst, entries(), "the second agent swept nothing");
         long slot = first.slotAt(clock.getAsLong());
         int range = (int) Math.floorMod(slot, (long) (BUCKETS / RedisSweeper.RANGE_BUCKETS));
-        assertEquals(Long.toString(slot), new String((byte[]) redis.call("GET", "dd:sweep:" + range),
-                StandardCharsets.US_ASCII));
+        assertEquals(
+                Long.toString(slot),
+                new String((byte[]) redis.call("GET", "dd:sweep:" + range), StandardCharsets.US_ASCII));
 
         clock.advance(Duration.ofHours(1)); // a whole period later every range is due once more
         assertEquals(4000 - byFirst, second.sweepDue(), "the other ranges, swept once each");
@@ -120,8 +124,9 @@ class RedisSweepIT {
         sweeper.sweepDue();
 
         assertEquals(50_000, entries());
-        assertTrue(bucketKeys().size() < levelsBefore, "levels emptied by the sweep are gone: "
-                + bucketKeys().size() + " keys of " + levelsBefore);
+        assertTrue(
+                bucketKeys().size() < levelsBefore,
+                "levels emptied by the sweep are gone: " + bucketKeys().size() + " keys of " + levelsBefore);
         byte[] again = claim(batch("long", 0, 50_000, "w2"), DAY);
         for (int i = 0; i < again.length; i++) {
             assertEquals(2, again[i], "long-" + i + " was kept through the rebuild");
@@ -129,7 +134,9 @@ class RedisSweepIT {
     }
 
     private byte[] claim(Batch batch, ClaimPolicy policy) {
-        return layout.claim(batch, policy, clock.getAsLong()).toCompletableFuture().join();
+        return layout.claim(batch, policy, clock.getAsLong())
+                .toCompletableFuture()
+                .join();
     }
 
     private static Batch batch(String prefix, int from, int to, String owner) {
@@ -145,7 +152,8 @@ class RedisSweepIT {
     /** The bucket levels: every key but the sweep markers. */
     private List<byte[]> bucketKeys() throws Exception {
         return redis.keys().stream()
-                .filter(k -> !new String(k, StandardCharsets.ISO_8859_1).startsWith("dd:sweep:")).toList();
+                .filter(k -> !new String(k, StandardCharsets.ISO_8859_1).startsWith("dd:sweep:"))
+                .toList();
     }
 
     /** Claims held, over every level of every bucket. */

@@ -47,8 +47,8 @@ class ShardCallsTest {
                 int bucket = FingerprintBuckets.bucket(batch.route(i), 64);
                 assertEquals(call.shard(), FingerprintBuckets.shard(bucket, 3));
                 int keyIndex = items.getShort(j * FingerprintBuckets.ITEM_BYTES) & 0xffff;
-                assertArrayEquals(FingerprintBuckets.bucketKey(names, bucket), call.keys()[keyIndex - 1],
-                        "item " + i + "'s key");
+                assertArrayEquals(
+                        FingerprintBuckets.bucketKey(names, bucket), call.keys()[keyIndex - 1], "item " + i + "'s key");
             }
         }
         int[] once = new int[batch.size()];

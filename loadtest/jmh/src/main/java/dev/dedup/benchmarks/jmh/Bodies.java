@@ -9,8 +9,7 @@ import java.util.List;
 /** The items the benchmarks use: the load generator's UUID-shaped ids and Kafka-style owners. */
 final class Bodies {
 
-    private Bodies() {
-    }
+    private Bodies() {}
 
     static List<Item> items(int count, int stream) {
         IdSpace ids = new IdSpace("jmh", 1, stream);

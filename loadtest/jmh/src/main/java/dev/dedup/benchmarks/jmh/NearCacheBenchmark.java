@@ -44,6 +44,7 @@ public class NearCacheBenchmark {
     private static final int BATCHES = 256;
     /** 8 Mi fresh ids: twice the largest cache, so an id has been evicted by the time it comes round. */
     private static final int FRESH_BATCHES = 8192;
+
     private static final ClaimPolicy POLICY = ClaimPolicy.window(TimeUnit.HOURS.toMillis(24));
 
     @Param({"262144", "4194304"})
@@ -83,19 +84,17 @@ public class NearCacheBenchmark {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     @Setup
     public void fill() {
         long now = System.currentTimeMillis();
         NearCache cache = new NearCache(entries, () -> now, new SimpleMeterRegistry());
-        store = new NearCachedStore(new AllNew(), cache, () -> now, () -> true, () -> { });
+        store = new NearCachedStore(new AllNew(), cache, () -> now, () -> true, () -> {});
         cached = new Batch[BATCHES];
         fresh = new Batch[FRESH_BATCHES];
         for (int b = 0; b < FRESH_BATCHES; b++) {
@@ -111,13 +110,17 @@ public class NearCacheBenchmark {
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public byte[] hits() {
-        return store.claim(cached[nextHit++ & (BATCHES - 1)], POLICY).toCompletableFuture().join();
+        return store.claim(cached[nextHit++ & (BATCHES - 1)], POLICY)
+                .toCompletableFuture()
+                .join();
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public byte[] insertsOfNewIds() {
         // 8 Mi ids in turn: by the time one comes round, 8 Mi later ids have pushed it out (mostly).
-        return store.claim(fresh[nextFresh++ & (FRESH_BATCHES - 1)], POLICY).toCompletableFuture().join();
+        return store.claim(fresh[nextFresh++ & (FRESH_BATCHES - 1)], POLICY)
+                .toCompletableFuture()
+                .join();
     }
 }
