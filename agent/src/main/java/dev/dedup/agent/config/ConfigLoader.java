@@ -23,7 +23,8 @@ import java.util.function.Function;
  * namespaces are {@code namespace.<ns>.window=48h} in the file, {@code --namespace-window ns=48h}
  * (repeatable) or {@code DEDUP_NAMESPACE_WINDOWS=ns=48h,other=1h}; namespaces that file claims by event
  * time likewise {@code namespace.<ns>.event-rate=33334}, {@code --namespace-event-rate ns=33334} or
- * {@code DEDUP_NAMESPACE_EVENT_RATES}.
+ * {@code DEDUP_NAMESPACE_EVENT_RATES}; and window modes {@code namespace.<ns>.window-mode=sliding},
+ * {@code --namespace-window-mode ns=sliding} or {@code DEDUP_NAMESPACE_WINDOW_MODES}.
  *
  * <p>Unknown settings are errors, so that a typo does not silently fall back to a default.
  */
@@ -36,6 +37,7 @@ public final class ConfigLoader {
     private static final String NAMESPACE_PREFIX = "namespace.";
     private static final String WINDOW_SUFFIX = ".window";
     private static final String EVENT_RATE_SUFFIX = ".event-rate";
+    private static final String WINDOW_MODE_SUFFIX = ".window-mode";
 
     /** The per-namespace settings: flag, file-key suffix, environment variable, the form of one entry. */
     private record NamespaceSetting(String flag, String suffix, String env, String form) {}
@@ -47,7 +49,12 @@ public final class ConfigLoader {
                     "namespace-event-rate",
                     EVENT_RATE_SUFFIX,
                     "DEDUP_NAMESPACE_EVENT_RATES",
-                    "ns=ids per second, e.g. clicks=33334"));
+                    "ns=ids per second, e.g. clicks=33334"),
+            new NamespaceSetting(
+                    "namespace-window-mode",
+                    WINDOW_MODE_SUFFIX,
+                    "DEDUP_NAMESPACE_WINDOW_MODES",
+                    "ns=fixed or ns=sliding, e.g. clicks=sliding"));
 
     /** The per-namespace settings' flags ({@code namespace-window}, ...), for docs and tests. */
     public static List<String> namespaceFlags() {
@@ -132,6 +139,10 @@ public final class ConfigLoader {
                 "window",
                 "how long a claim is remembered (default " + Durations.format(WindowOptions.DEFAULT_WINDOW) + ")");
         s.put("namespace-window", "window of one namespace, ns=duration (repeatable)");
+        s.put(
+                "namespace-window-mode",
+                "fixed (a claim ends a window after it is made) or sliding (every retry or duplicate answer extends"
+                        + " it to a window from then), ns=mode (repeatable; default " + WindowMode.DEFAULT + ")");
         s.put(
                 "namespace-event-rate",
                 "file one namespace's claims by the items' event time (\"ts\"), ns=peak ids"
@@ -282,17 +293,21 @@ public final class ConfigLoader {
                 get("embedded-ways", v -> integer("embedded-ways", v), EmbeddedStoreOptions.DEFAULT_WAYS));
         Map<String, Duration> perNamespace = new TreeMap<>();
         Map<String, Integer> eventRates = new TreeMap<>();
+        Map<String, WindowMode> windowModes = new TreeMap<>();
         values.forEach((key, value) -> {
             if (namespaceOf(key, WINDOW_SUFFIX) != null) {
                 perNamespace.put(namespaceOf(key, WINDOW_SUFFIX), Durations.parse(origins.get(key), value));
             } else if (namespaceOf(key, EVENT_RATE_SUFFIX) != null) {
                 eventRates.put(namespaceOf(key, EVENT_RATE_SUFFIX), integerAt(origins.get(key), value));
+            } else if (namespaceOf(key, WINDOW_MODE_SUFFIX) != null) {
+                windowModes.put(namespaceOf(key, WINDOW_MODE_SUFFIX), WindowMode.parse(origins.get(key), value));
             }
         });
         WindowOptions windows = new WindowOptions(
                 get("window", v -> Durations.parse(origin("window"), v), WindowOptions.DEFAULT_WINDOW),
                 perNamespace,
-                eventRates);
+                eventRates,
+                windowModes);
         String redisList = get("redis", Function.identity(), "");
         List<String> uris = shardUris(redisList);
         RedisOptions redis = new RedisOptions(

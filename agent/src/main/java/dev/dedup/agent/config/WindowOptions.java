@@ -13,13 +13,22 @@ import java.util.TreeMap;
  * is remembered until that time plus the window (counted from the claim when the event time lies ahead of
  * the agent's clock). Elsewhere event times are ignored and a claim lives for the window from the claim.
  *
+ * <p>A namespace's window is {@link WindowMode#FIXED} unless its mode says {@link WindowMode#SLIDING}. A
+ * sliding namespace cannot file claims by event time: event-time buckets end with their second, all their
+ * claims together, so one claim cannot be renewed without keeping every other of its second too; the
+ * combination is refused.
+ *
  * @param defaultWindow window of every namespace not listed
  * @param perNamespace  windows of listed namespaces
  * @param eventRates    namespaces that file claims by event time, with their expected peak ids per second
  *                      over all workers (Redis sizes its time buckets by it)
+ * @param windowModes   namespaces whose window mode is set ({@code *}: every namespace not named)
  */
 public record WindowOptions(
-        Duration defaultWindow, Map<String, Duration> perNamespace, Map<String, Integer> eventRates) {
+        Duration defaultWindow,
+        Map<String, Duration> perNamespace,
+        Map<String, Integer> eventRates,
+        Map<String, WindowMode> windowModes) {
 
     /** The largest event rate: 100 million ids per second. */
     public static final int MAX_EVENT_RATE = 100_000_000;
@@ -28,7 +37,12 @@ public record WindowOptions(
     public static final String EVERY_NAMESPACE = "*";
 
     public WindowOptions(Duration defaultWindow, Map<String, Duration> perNamespace) {
-        this(defaultWindow, perNamespace, Map.of());
+        this(defaultWindow, perNamespace, Map.of(), Map.of());
+    }
+
+    /** Every window fixed. */
+    public WindowOptions(Duration defaultWindow, Map<String, Duration> perNamespace, Map<String, Integer> eventRates) {
+        this(defaultWindow, perNamespace, eventRates, Map.of());
     }
 
     public static final Duration DEFAULT_WINDOW = Duration.ofHours(24);
@@ -60,6 +74,32 @@ public record WindowOptions(
                     "use 1 to " + MAX_EVENT_RATE + " ids per second");
         });
         eventRates = Map.copyOf(eventRates);
+        windowModes.forEach((ns, mode) -> ConfigException.require(
+                ns.equals(EVERY_NAMESPACE) || Limits.isValidNamespace(ns),
+                "namespace." + ns + ".window-mode",
+                ns,
+                "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace"));
+        windowModes = Map.copyOf(windowModes);
+        java.util.Set<String> named = new java.util.TreeSet<>(eventRates.keySet());
+        named.addAll(windowModes.keySet());
+        named.add(EVERY_NAMESPACE);
+        for (String ns : named) {
+            Integer rate = eventRates.getOrDefault(ns, eventRates.get(EVERY_NAMESPACE));
+            WindowMode mode = windowModes.getOrDefault(ns, windowModes.get(EVERY_NAMESPACE));
+            ConfigException.require(
+                    rate == null || rate == 0 || mode != WindowMode.SLIDING,
+                    "namespace." + ns + ".window-mode",
+                    "sliding",
+                    "namespace " + ns + " files claims by event time (event-rate " + rate + "), whose buckets"
+                            + " end with their second, all their claims together: a claim there cannot be renewed"
+                            + " alone. Use a fixed window there, or no event rate");
+        }
+    }
+
+    /** The namespace's window mode. */
+    public WindowMode windowMode(String namespace) {
+        WindowMode mode = windowModes.get(namespace);
+        return mode != null ? mode : windowModes.getOrDefault(EVERY_NAMESPACE, WindowMode.DEFAULT);
     }
 
     /** The namespace's expected ids per second when it files claims by event time, else 0. */
@@ -89,6 +129,13 @@ public record WindowOptions(
         Map<String, String> out = new TreeMap<>();
         perNamespace.forEach((ns, w) -> out.put(ns, Durations.format(w)));
         out.put("*", Durations.format(defaultWindow));
+        return out;
+    }
+
+    /** For {@code /v1/stats}: the namespaces whose window mode is set, and their modes. */
+    public Map<String, String> describeWindowModes() {
+        Map<String, String> out = new TreeMap<>();
+        windowModes.forEach((ns, mode) -> out.put(ns, mode.toString()));
         return out;
     }
 

@@ -21,6 +21,10 @@ import java.util.function.LongSupplier;
  * bypassed ({@code usable} is false) and cleared, since releases elsewhere would go unseen. It compares
  * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
  * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
+ *
+ * <p>Namespaces with a sliding window go to the store every time: each repeat must renew the claim where
+ * it is kept, which an answer from the cache would skip (and an entry renewed only here would outlive the
+ * store's claim).
  */
 public final class NearCachedStore implements ClaimStore {
 
@@ -58,7 +62,7 @@ public final class NearCachedStore implements ClaimStore {
 
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
-        if (!usable.getAsBoolean()) {
+        if (!usable.getAsBoolean() || policy.sliding()) {
             return store.claim(batch, policy);
         }
         int n = batch.size();

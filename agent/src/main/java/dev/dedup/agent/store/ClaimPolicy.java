@@ -12,21 +12,32 @@ import dev.dedup.codec.Batch;
  * (so that no claim is kept longer than two windows, whatever a producer's clock says). The end then
  * depends only on the event second for every realistic clock, so every claim of one second ends together.
  *
+ * <p>In a sliding namespace every answer {@code retry} or {@code duplicate} also renews the claim: its
+ * end becomes a window from then, as {@link #endMillis} computes it for a claim made then. Claims filed by
+ * event time are never sliding (their buckets end together).
+ *
  * @param windowMillis how long a claim is remembered
  * @param eventRate    the namespace's expected peak ids per second over all workers when it files claims
  *                     by event time (the Redis tier sizes its time buckets by it), else 0
+ * @param sliding      whether repeats renew the claim (AdMaster's renew-on-hit), else the window is fixed
  */
-public record ClaimPolicy(long windowMillis, int eventRate) {
+public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
 
     public ClaimPolicy {
-        if (windowMillis < 1 || eventRate < 0) {
-            throw new IllegalArgumentException("window " + windowMillis + " ms, event rate " + eventRate);
+        if (windowMillis < 1 || eventRate < 0 || (sliding && eventRate > 0)) {
+            throw new IllegalArgumentException(
+                    "window " + windowMillis + " ms, event rate " + eventRate + ", sliding " + sliding);
         }
     }
 
     /** Claims remembered for {@code windowMillis} from when they are made. */
     public static ClaimPolicy window(long windowMillis) {
-        return new ClaimPolicy(windowMillis, 0);
+        return new ClaimPolicy(windowMillis, 0, false);
+    }
+
+    /** Claims remembered for {@code windowMillis} from their latest repeat. */
+    public static ClaimPolicy sliding(long windowMillis) {
+        return new ClaimPolicy(windowMillis, 0, true);
     }
 
     /** Whether the namespace files claims by event time, so that every item carries one. */

@@ -360,4 +360,41 @@ class ConfigLoaderTest {
                 error(List.of("--redis-ca-file", dir.resolve("missing.pem").toString()), Map.of());
         assertTrue(message.startsWith("redis-ca-file: ") && message.endsWith("not a readable file"), message);
     }
+
+    @Test
+    void windowModes_fromEverySource_fixedByDefault_starForEveryNamespaceNotNamed() throws IOException {
+        Path file = dir.resolve("modes.properties");
+        Files.writeString(file, "namespace.clicks.window-mode=sliding\nnamespace.views.window-mode=sliding\n");
+        WindowOptions windows = load(
+                        List.of("--config", file.toString(), "--namespace-window-mode", "views=fixed"),
+                        Map.of("DEDUP_NAMESPACE_WINDOW_MODES", "orders=sliding"))
+                .windows();
+        assertEquals(WindowMode.SLIDING, windows.windowMode("clicks"));
+        assertEquals(WindowMode.FIXED, windows.windowMode("views"), "the flag beats the file");
+        assertEquals(WindowMode.SLIDING, windows.windowMode("orders"));
+        assertEquals(WindowMode.FIXED, windows.windowMode("other"));
+        WindowOptions star = load(List.of("--namespace-window-mode", "*=sliding,a=fixed"), Map.of())
+                .windows();
+        assertEquals(WindowMode.SLIDING, star.windowMode("other"));
+        assertEquals(WindowMode.FIXED, star.windowMode("a"));
+    }
+
+    @Test
+    void badWindowModes_andSlidingWithEventTime_failOnOneLineNamingTheSetting() {
+        assertEquals(
+                "--namespace-window-mode: 'renew' is not a window mode; write fixed or sliding",
+                error(List.of("--namespace-window-mode", "clicks=renew"), Map.of()));
+        String both = error(
+                List.of("--namespace-window-mode", "clicks=sliding", "--namespace-event-rate", "clicks=100"), Map.of());
+        assertTrue(
+                both.startsWith("namespace.clicks.window-mode: sliding is not valid; namespace clicks files"
+                        + " claims by event time"),
+                both);
+        String star = error(
+                List.of("--namespace-window-mode", "*=sliding", "--namespace-event-rate", "clicks=100"), Map.of());
+        assertTrue(star.contains("namespace clicks files claims by event time"), star);
+        load(
+                List.of("--namespace-window-mode", "*=sliding,clicks=fixed", "--namespace-event-rate", "clicks=100"),
+                Map.of());
+    }
 }

@@ -5,8 +5,10 @@ import static dev.dedup.agent.testing.AgentHttp.JSON;
 import static dev.dedup.agent.testing.AgentHttp.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
@@ -41,6 +43,10 @@ public abstract class ClaimContractSuite {
     protected static final Duration WINDOW = Duration.ofHours(24);
     protected static final String SHORT_NS = "short";
     protected static final Duration SHORT_WINDOW = Duration.ofSeconds(10);
+    /** A namespace whose window slides (not in suites that file every namespace by event time). */
+    protected static final String SLIDING_NS = "sliding";
+
+    protected static final Duration SLIDING_WINDOW = Duration.ofSeconds(10);
 
     protected final FakeClock clock = new FakeClock(1_767_225_600_000L); // 2026-01-01T00:00:00Z
     protected Agent agent;
@@ -52,9 +58,16 @@ public abstract class ClaimContractSuite {
      */
     protected abstract Agent startAgent(FakeClock clock);
 
-    /** The windows the agent is started with: {@link #WINDOW}, and {@link #SHORT_WINDOW} for {@link #SHORT_NS}. */
+    /**
+     * The windows the agent is started with: {@link #WINDOW}, {@link #SHORT_WINDOW} for {@link #SHORT_NS},
+     * and a sliding {@link #SLIDING_WINDOW} for {@link #SLIDING_NS}.
+     */
     protected WindowOptions windows() {
-        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW));
+        return new WindowOptions(
+                WINDOW,
+                Map.of(SHORT_NS, SHORT_WINDOW, SLIDING_NS, SLIDING_WINDOW),
+                Map.of(),
+                Map.of(SLIDING_NS, WindowMode.SLIDING));
     }
 
     /**
@@ -218,6 +231,51 @@ public abstract class ClaimContractSuite {
         clock.advance(SHORT_WINDOW.plusSeconds(1));
         assertEquals(List.of("new"), http.claim(SHORT_NS, items("o2", shortId)));
         assertEquals(List.of("duplicate"), http.claim("t", items("o2", longId)));
+    }
+
+    // --- sliding windows ---
+
+    @Test
+    void slidingWindow_everyRepeatRenewsTheClaim_untilTheCopiesStop() {
+        assumeFalse(eventTimes(), "claims filed by event time have fixed windows (sliding is refused there)");
+        String id = id();
+        assertEquals(List.of("new"), http.claim(SLIDING_NS, items("o1", id)));
+        clock.advance(Duration.ofSeconds(8));
+        assertEquals(List.of("duplicate"), http.claim(SLIDING_NS, items("o2", id)), "renews: ends at 18 s");
+        clock.advance(Duration.ofSeconds(8));
+        assertEquals(List.of("retry"), http.claim(SLIDING_NS, items("o1", id)), "past the first window; renews");
+        clock.advance(Duration.ofSeconds(8));
+        assertEquals(List.of("duplicate"), http.claim(SLIDING_NS, items("o3", id)), "24 s: still remembered");
+        clock.advance(SLIDING_WINDOW.plusSeconds(1));
+        assertEquals(List.of("new"), http.claim(SLIDING_NS, items("o3", id)), "a whole window without copies");
+    }
+
+    @Test
+    void slidingWindow_repeatsInOneBatchRenewToo_andAFixedNamespaceIsNotRenewed() {
+        assumeFalse(eventTimes(), "claims filed by event time have fixed windows (sliding is refused there)");
+        String sliding = id();
+        String fixed = id();
+        http.claim(SLIDING_NS, items("o1", sliding));
+        http.claim(SHORT_NS, items("o1", fixed));
+        clock.advance(Duration.ofSeconds(9));
+        assertEquals(
+                List.of("retry", "duplicate"),
+                http.claim(SLIDING_NS, List.of(item(sliding, "o1"), item(sliding, "o2"))));
+        assertEquals(List.of("duplicate"), http.claim(SHORT_NS, items("o2", fixed)));
+        clock.advance(Duration.ofSeconds(9));
+        assertEquals(List.of("duplicate"), http.claim(SLIDING_NS, items("o2", sliding)), "renewed at 9 s");
+        assertEquals(List.of("new"), http.claim(SHORT_NS, items("o2", fixed)), "a fixed window is not renewed");
+    }
+
+    @Test
+    void slidingWindow_aReleasedClaimIsNewAgain() {
+        assumeFalse(eventTimes(), "claims filed by event time have fixed windows (sliding is refused there)");
+        String id = id();
+        http.claim(SLIDING_NS, items("o1", id));
+        clock.advance(Duration.ofSeconds(5));
+        assertEquals(List.of("duplicate"), http.claim(SLIDING_NS, items("o2", id)));
+        assertEquals(List.of(true), http.release(SLIDING_NS, items("o1", id)));
+        assertEquals(List.of("new"), http.claim(SLIDING_NS, items("o2", id)));
     }
 
     // --- formats ---

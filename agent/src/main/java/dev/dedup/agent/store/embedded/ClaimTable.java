@@ -78,7 +78,7 @@ final class ClaimTable {
                 expiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(batch.eventSecond(i), nowMillis));
             }
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
-                byte v = claimInSet(set, batch.key(i), batch.owner(i), now, expiry);
+                byte v = claimInSet(set, batch.key(i), batch.owner(i), now, expiry, policy.sliding());
                 if (v == FILLED_EMPTY) {
                     filled++;
                     v = NEW;
@@ -120,7 +120,12 @@ final class ClaimTable {
         return released;
     }
 
-    private byte claimInSet(long set, long key, long owner, long now, long expiry) {
+    /**
+     * Claims one id in its set. A live claim of the id answers {@code retry} or {@code duplicate}, and with
+     * {@code renew} (a sliding window) its end moves to {@code expiry} when that is later: one aligned
+     * 8-byte store, so a {@code kill -9} leaves the old end or the new one.
+     */
+    private byte claimInSet(long set, long key, long owner, long now, long expiry, boolean renew) {
         ByteBuffer b = file.chunk(set);
         int base = file.offset(set);
         int sameKey = -1;
@@ -143,6 +148,9 @@ final class ClaimTable {
             boolean expired = SlotMeta.expired(meta, now);
             if (slotKey == key) {
                 if (!expired) {
+                    if (renew && expiry > SlotMeta.expiryOf(meta)) {
+                        b.putLong(at + 8, SlotMeta.withExpiry(meta, expiry));
+                    }
                     return SlotMeta.ownerTagOf(meta) == SlotMeta.ownerTag(owner) ? RETRY : DUPLICATE;
                 }
                 sameKey = w;

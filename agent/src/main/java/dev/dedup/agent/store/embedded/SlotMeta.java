@@ -21,6 +21,11 @@ final class SlotMeta {
         return ((long) ownerTag(ownerFingerprint) << 32) | (expiry & MAX_EXPIRY);
     }
 
+    /** The same claim, ending at {@code expiry} instead. */
+    static long withExpiry(long meta, long expiry) {
+        return (meta & ~MAX_EXPIRY) | (expiry & MAX_EXPIRY);
+    }
+
     static int ownerTag(long ownerFingerprint) {
         return (int) ownerFingerprint;
     }

@@ -54,6 +54,9 @@ final class FingerprintBuckets {
      */
     static final long KEY_TTL_MILLIS = (RedisOptions.MAX_WINDOW.toSeconds() + 2 * SWEEP_PERIOD_SECONDS) * 1000;
 
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+
     private final RedisPort port;
     private final RedisKeys keys;
     private final int buckets;
@@ -100,14 +103,14 @@ final class FingerprintBuckets {
 
     CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
         int expiry = (int) Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), (long) EXPIRY_RANGE);
-        return run(batch, Mode.CLAIM, expiry, nowMillis);
+        return run(batch, Mode.CLAIM, expiry, policy.sliding(), nowMillis);
     }
 
     CompletionStage<byte[]> release(Batch batch, long nowMillis) {
-        return run(batch, Mode.RELEASE, 0, nowMillis);
+        return run(batch, Mode.RELEASE, 0, false, nowMillis);
     }
 
-    private CompletionStage<byte[]> run(Batch batch, Mode mode, int expiry, long nowMillis) {
+    private CompletionStage<byte[]> run(Batch batch, Mode mode, int expiry, boolean sliding, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(),
                 packing(batch, expiry, buckets, port.shards(), keys),
@@ -118,7 +121,9 @@ final class FingerprintBuckets {
                 port,
                 RedisScript.DEDUP,
                 mode,
-                call -> new byte[][] {mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg},
+                call -> new byte[][] {
+                    mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg, sliding ? ONE : ZERO
+                },
                 evictions);
     }
 

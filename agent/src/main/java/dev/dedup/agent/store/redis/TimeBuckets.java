@@ -71,8 +71,9 @@ final class TimeBuckets {
     }
 
     private CompletionStage<byte[]> run(Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
-        if (!policy.byEventTime()) {
-            throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time");
+        if (!policy.byEventTime() || policy.sliding()) {
+            throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
+                    + " with a fixed window: " + policy);
         }
         ShardCalls calls = ShardCalls.plan(
                 batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);

@@ -9,6 +9,8 @@
 -- ARGV[5]    now, whole seconds (the agent's clock)
 -- ARGV[6]    TTL in milliseconds given to level keys when written (longest window + 2 sweeps)
 -- ARGV[7]    most levels per bucket
+-- ARGV[8]    '1' when the namespace's window slides: a live claim answered retry or duplicate gets the
+--            item's expiry (now + window) when that is later than its own; '0' for a fixed window
 --
 -- Returns { answers, evictions }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate; evictions counts
 -- live claims dropped because every level of their bucket was full of them. Release: one byte per item,
@@ -20,6 +22,18 @@ cap = tonumber(ARGV[3])
 now = tonumber(ARGV[5])
 key_ttl = tonumber(ARGV[6])
 max_levels = tonumber(ARGV[7])
+local sliding = ARGV[8] == '1'
+
+-- A live claim `v` answered for `value`: its verdict byte; in a sliding window it is renewed in `key`
+-- first, keeping its owner and taking the later of the two expiries.
+local function repeat_of(key, field, v, value)
+  if sliding and left_of(value) > left_of(v) then
+    local _, lo = struct.unpack('>HI4', value)
+    local n = owner_of(v) * RANGE + lo % RANGE
+    redis.call('HSET', key, field, struct.pack('>HI4', math.floor(n / 4294967296), n % 4294967296))
+  end
+  return owner_of(v) == owner_of(value) and '\1' or '\2'
+end
 
 -- The level holding a field, and its value; nil when no level does.
 local function find(base, field)
@@ -59,7 +73,7 @@ for at = 1, #items, 15 do
     if type(set) == 'table' and set.err then
       -- Refused (out of memory): nothing was written yet; answer what can be answered without writing.
       local v = redis.call('HGET', base, field)
-      if not (v and alive(v)) then return redis.error_reply(set.err) end
+      if not (v and alive(v)) or sliding then return redis.error_reply(set.err) end
       answers[#answers + 1] = owner_of(v) == owner_of(value) and '\1' or '\2'
     elseif set == 1 then
       local n = len(base)
@@ -69,7 +83,7 @@ for at = 1, #items, 15 do
     else
       local v = redis.call('HGET', base, field)
       if alive(v) then
-        answers[#answers + 1] = owner_of(v) == owner_of(value) and '\1' or '\2'
+        answers[#answers + 1] = repeat_of(base, field, v, value)
       else
         redis.call('HSET', base, field, value)
         answers[#answers + 1] = '\0'
@@ -93,7 +107,7 @@ for at = 1, #items, 15 do
         answers[#answers + 1] = '\0'
       end
     elseif live then
-      answers[#answers + 1] = owner_of(found) == owner_of(value) and '\1' or '\2'
+      answers[#answers + 1] = repeat_of(level_key(base, l), field, found, value)
     elseif found then
       redis.call('HSET', level_key(base, l), field, value) -- an expired claim of the same id
       answers[#answers + 1] = '\0'
