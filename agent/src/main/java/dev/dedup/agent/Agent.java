@@ -9,7 +9,9 @@ import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
+import dev.dedup.agent.ranges.RangeService;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.redis.RedisStore;
@@ -61,14 +63,16 @@ public final class Agent implements AutoCloseable {
                         requested.redis(),
                         requested.nearCache());
         AgentMetrics metrics = new AgentMetrics();
-        ClaimStore store = openStore(options, clockMillis, metrics);
+        Stores stores = openStore(options, clockMillis, metrics);
+        ClaimStore store = stores.claims();
         Vertx vertx = Vertx.vertx(
                 new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
         try {
             ClaimService claims = new ClaimService(store, options.windows(), metrics);
+            RangeService ranges = new RangeService(stores.ranges(), options.windows(), metrics);
             AtomicInteger boundPort = new AtomicInteger();
             vertx.deployVerticle(
-                            () -> new HttpVerticle(options.http(), claims, metrics, boundPort),
+                            () -> new HttpVerticle(options.http(), claims, ranges, metrics, boundPort),
                             new DeploymentOptions()
                                     .setInstances(options.http().eventLoops())
                                     .setThreadingModel(ThreadingModel.EVENT_LOOP))
@@ -101,16 +105,19 @@ public final class Agent implements AutoCloseable {
         }
     }
 
-    private static ClaimStore openStore(AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics) {
+    /** The claim path's store (maybe behind the near-cache) and the range store; closing the first closes both. */
+    private record Stores(ClaimStore claims, RangeStore ranges) {}
+
+    private static Stores openStore(AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics) {
         if (options.redis().enabled()) {
             RedisStore redis = new RedisStore(options.redis(), options.windows(), clockMillis, metrics.registry());
             if (!options.nearCache().enabled()) {
-                return redis;
+                return new Stores(redis, redis);
             }
             try {
                 NearCache cache = new NearCache(options.nearCache().maxEntries(), clockMillis, metrics.registry());
                 ReleaseFeed.Subscription releases = redis.subscribe(cache);
-                return new NearCachedStore(redis, cache, clockMillis, releases::listening, releases);
+                return new Stores(new NearCachedStore(redis, cache, clockMillis, releases::listening, releases), redis);
             } catch (RuntimeException e) {
                 redis.close();
                 throw new IllegalStateException("cannot subscribe to the release channel: " + e.getMessage(), e);
@@ -123,7 +130,7 @@ public final class Agent implements AutoCloseable {
         Gauge.builder(MetricNames.EMBEDDED_OCCUPIED, embedded, EmbeddedStore::occupiedSlots)
                 .description("Occupied slots of the embedded store")
                 .register(metrics.registry());
-        return embedded;
+        return new Stores(embedded, embedded);
     }
 
     private static String describe(AgentOptions options) {

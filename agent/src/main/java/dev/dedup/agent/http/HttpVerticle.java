@@ -3,6 +3,7 @@ package dev.dedup.agent.http;
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.ranges.RangeService;
 import io.netty.handler.codec.DecoderResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -27,13 +28,20 @@ public final class HttpVerticle extends VerticleBase {
 
     private final HttpOptions options;
     private final ClaimService claims;
+    private final RangeService ranges;
     private final AgentMetrics metrics;
     private final AtomicInteger boundPort;
     private HttpServer server;
 
-    public HttpVerticle(HttpOptions options, ClaimService claims, AgentMetrics metrics, AtomicInteger boundPort) {
+    public HttpVerticle(
+            HttpOptions options,
+            ClaimService claims,
+            RangeService ranges,
+            AgentMetrics metrics,
+            AtomicInteger boundPort) {
         this.options = options;
         this.claims = claims;
+        this.ranges = ranges;
         this.metrics = metrics;
         this.boundPort = boundPort;
     }
@@ -68,6 +76,11 @@ public final class HttpVerticle extends VerticleBase {
         router.post("/v1/claims").handler(body).handler(batches::claims);
         router.post("/v1/releases").handler(batches::requireBatchContentType);
         router.post("/v1/releases").handler(body).handler(batches::releases);
+        RangeRoutes rangeRoutes = new RangeRoutes(ranges, metrics, options.maxBatch());
+        router.post("/v1/ranges/check").handler(rangeRoutes::requireJson);
+        router.post("/v1/ranges/check").handler(body).handler(rangeRoutes::check);
+        router.post("/v1/ranges/commit").handler(rangeRoutes::requireJson);
+        router.post("/v1/ranges/commit").handler(body).handler(rangeRoutes::commit);
         router.get("/health/live").handler(ops::live);
         router.get("/health/ready").handler(ops::ready);
         router.get("/metrics").handler(ops::metrics);

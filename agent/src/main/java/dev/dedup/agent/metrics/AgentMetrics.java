@@ -24,7 +24,9 @@ public final class AgentMetrics {
     private final Counter notHeld;
     private final DistributionSummary claimBatchItems;
     private final DistributionSummary releaseBatchItems;
-    private final Map<String, Counter> errors = new ConcurrentHashMap<>();
+    /** Counters registered on first use, by a key of their name and tags. */
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
     private final Map<String, Timer> requests = new ConcurrentHashMap<>();
 
     public AgentMetrics() {
@@ -83,8 +85,30 @@ public final class AgentMetrics {
         releaseBatchItems.record(results.length);
     }
 
+    /** {@code count} ranges checked, of which {@code done} ({@code none}, {@code partial}, {@code all}) was committed. */
+    public void recordRangesChecked(String done, long count) {
+        if (count > 0) {
+            counters.computeIfAbsent(
+                            "ranges.checked:" + done,
+                            k -> Counter.builder(MetricNames.RANGES_CHECKED)
+                                    .tag(MetricNames.TAG_DONE, done)
+                                    .description("Ranges of ordered streams checked, by how much was committed already")
+                                    .register(registry))
+                    .increment(count);
+        }
+    }
+
+    public void recordRangesCommitted(long count) {
+        counters.computeIfAbsent(
+                        "ranges.committed",
+                        k -> Counter.builder(MetricNames.RANGES_COMMITTED)
+                                .description("Ranges of ordered streams committed")
+                                .register(registry))
+                .increment(count);
+    }
+
     public void recordError(String kind) {
-        errors.computeIfAbsent(
+        counters.computeIfAbsent(
                         kind,
                         k -> Counter.builder(MetricNames.ERRORS)
                                 .tag(MetricNames.TAG_KIND, k)
@@ -95,7 +119,7 @@ public final class AgentMetrics {
 
     /** A store failure, by its kind ({@code timeout}, {@code connection}, {@code oom}, ...). */
     public void recordStoreError(String kind) {
-        errors.computeIfAbsent(
+        counters.computeIfAbsent(
                         "store:" + kind,
                         k -> Counter.builder(MetricNames.STORE_ERRORS)
                                 .tag(MetricNames.TAG_KIND, kind)

@@ -18,12 +18,16 @@ public final class MetricNames {
     /** Occupied slots of the embedded store (live or expired but not yet replaced). */
     public static final String EMBEDDED_OCCUPIED = "dedup.embedded.slots.occupied";
 
-    /** Script calls per shard, tags {@code shard}, {@code op=claim|release}. */
+    /** Script calls per shard, tags {@code shard}, {@code op=claim|release|sweep|range_check|range_commit}. */
     public static final String REDIS_SCRIPT = "dedup.redis.script";
     /** Live claims a full bucket forgot, tag {@code shard}. */
     public static final String REDIS_EVICTIONS = "dedup.redis.evictions";
 
     public static final String REDIS_OVERFULL = "dedup.redis.overfull";
+    /** Ranges of ordered streams checked, tag {@code done=none|partial|all}: how much was committed already. */
+    public static final String RANGES_CHECKED = "dedup.ranges.checked";
+    /** Ranges of ordered streams committed. */
+    public static final String RANGES_COMMITTED = "dedup.ranges.committed";
     /** Store failures by kind ({@code timeout}, {@code connection}, {@code oom}, ...). */
     public static final String STORE_ERRORS = "dedup.store.errors";
 
@@ -34,6 +38,7 @@ public final class MetricNames {
     public static final String TAG_FORMAT = "format";
     public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_KIND = "kind";
+    public static final String TAG_DONE = "done";
 
     private MetricNames() {}
 }

@@ -1,15 +1,10 @@
 package dev.dedup.agent.contract;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
-import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -33,27 +28,7 @@ class RedisContractTest extends ClaimContractSuite {
 
     @Override
     protected Agent startAgent(FakeClock clock) {
-        List<String> uris = new ArrayList<>();
-        try {
-            for (int i = 0; i < shards(); i++) {
-                RedisServer server = RedisServer.start(dir.resolve("redis-" + i));
-                servers.add(server);
-                uris.add(server.uri());
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        // Few buckets, so that the suite's claims share buckets and exercise levels.
-        RedisOptions redis = new RedisOptions(uris, Duration.ofSeconds(5), 64, 16, 4, "dd", 1024);
-        return Agent.start(
-                new AgentOptions(
-                        new HttpOptions(
-                                "127.0.0.1", 0, MAX_BATCH, MAX_BODY, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
-                        new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
-                        windows(),
-                        redis,
-                        new NearCacheOptions(nearCacheSize())),
-                clock);
+        return ContractAgents.redis(dir, servers, shards(), nearCacheSize(), MAX_BATCH, MAX_BODY, windows(), clock);
     }
 
     @AfterAll

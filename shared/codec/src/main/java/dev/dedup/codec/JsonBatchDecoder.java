@@ -26,7 +26,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class JsonBatchDecoder {
 
-    private static final JsonFactory FACTORY = JsonFactory.builder()
+    static final JsonFactory FACTORY = JsonFactory.builder()
             .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .streamReadConstraints(
                     StreamReadConstraints.builder().maxNestingDepth(64).build())
@@ -178,7 +178,7 @@ public final class JsonBatchDecoder {
         return bytes;
     }
 
-    private static String describe(JsonToken t) {
+    static String describe(JsonToken t) {
         if (t == null) {
             return "end of input";
         }
@@ -193,7 +193,7 @@ public final class JsonBatchDecoder {
         };
     }
 
-    private static String firstLine(String message) {
+    static String firstLine(String message) {
         if (message == null) {
             return "";
         }

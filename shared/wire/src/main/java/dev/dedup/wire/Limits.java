@@ -18,6 +18,11 @@ public final class Limits {
     /** The largest event second, in epoch seconds: a u32 in the binary form. */
     public static final long MAX_EVENT_SECOND = 0xffff_ffffL;
 
+    /** Longest stream name of the ranges endpoints, in UTF-8 bytes. */
+    public static final int MAX_STREAM_BYTES = 256;
+    /** Most decimal digits of a sequence number (Kinesis sequence numbers; Kafka offsets fit). */
+    public static final int MAX_SEQUENCE_DIGITS = 129;
+
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private Limits() {}
@@ -33,6 +38,19 @@ public final class Limits {
                     "ns: " + describe(ns) + " is not a namespace (1 to 64 of A-Z a-z 0-9 . _ -)");
         }
         return ns;
+    }
+
+    /** Throws a 400 naming the field when {@code stream} is not 1 to 256 UTF-8 bytes. */
+    public static String requireStream(String stream) {
+        if (stream == null || stream.isEmpty()) {
+            throw BatchRejectedException.bad("stream: " + (stream == null ? "missing" : "empty"));
+        }
+        int bytes = stream.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_STREAM_BYTES) {
+            throw BatchRejectedException.bad(
+                    "stream: " + bytes + " bytes; at most " + MAX_STREAM_BYTES + " UTF-8 bytes");
+        }
+        return stream;
     }
 
     static String describe(String value) {

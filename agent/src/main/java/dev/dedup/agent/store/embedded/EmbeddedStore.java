@@ -3,11 +3,15 @@ package dev.dedup.agent.store.embedded;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
+import dev.dedup.codec.RangeRequest;
+import dev.dedup.wire.SequenceRange;
 import dev.dedup.wire.Verdict;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -28,9 +32,12 @@ import java.util.function.LongSupplier;
  * another thread. It may touch the disk when a page of the file is not resident yet. Claims live for
  * their window rounded up to the next whole second of the clock.
  *
+ * <p>Committed ranges of ordered streams live beside it, in a {@link RangeTable} ({@code
+ * <dataDir>/ranges.log}).
+ *
  * <p>After {@link #close()} every claim and release fails with {@link StoreUnavailableException}.
  */
-public final class EmbeddedStore implements ClaimStore {
+public final class EmbeddedStore implements ClaimStore, RangeStore {
 
     private final LongSupplier clockMillis;
     private final int ways;
@@ -38,6 +45,7 @@ public final class EmbeddedStore implements ClaimStore {
     private final long retentionIds90;
     private final ClaimRate newClaims;
     private volatile ClaimTable table;
+    private final RangeTable ranges;
 
     /**
      * Opens the table of {@code options.dataDir()}, creating it empty if there is none.
@@ -56,7 +64,14 @@ public final class EmbeddedStore implements ClaimStore {
     EmbeddedStore(Path dataDir, long sets, int ways, LongSupplier clockMillis) {
         this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
         long now = clockMillis.getAsLong();
-        this.table = new ClaimTable(SlotFile.open(dataDir, sets, ways, now));
+        SlotFile file = SlotFile.open(dataDir, sets, ways, now);
+        try {
+            this.ranges = new RangeTable(dataDir, now);
+        } catch (RuntimeException e) {
+            file.close();
+            throw new IllegalStateException("embedded store " + dataDir + ": " + e.getMessage(), e);
+        }
+        this.table = new ClaimTable(file);
         this.ways = ways;
         this.sets = sets;
         this.retentionIds90 = RetentionModel.idsRemembered(ways, sets, 0.9);
@@ -66,6 +81,28 @@ public final class EmbeddedStore implements ClaimStore {
     @Override
     public String kind() {
         return "embedded";
+    }
+
+    @Override
+    public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, ClaimPolicy policy) {
+        if (table == null) {
+            return closed();
+        }
+        return CompletableFuture.completedFuture(ranges.check(request, clockMillis.getAsLong()));
+    }
+
+    @Override
+    public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy) {
+        if (table == null) {
+            return closed();
+        }
+        long now = clockMillis.getAsLong();
+        try {
+            ranges.commit(request, now + policy.windowMillis(), now);
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override
@@ -137,6 +174,8 @@ public final class EmbeddedStore implements ClaimStore {
         stats.put("retention_ids_90", retentionIds90);
         stats.put("new_claims_per_second", rate);
         stats.put("estimated_retention_seconds", rate > 0 ? retentionIds90 / rate : null);
+        stats.put("range_streams", ranges.streams());
+        stats.put("range_intervals", ranges.intervals());
         return stats;
     }
 
@@ -146,6 +185,7 @@ public final class EmbeddedStore implements ClaimStore {
         ClaimTable t = table;
         if (t != null) {
             t.file().force();
+            ranges.flush();
         }
     }
 
@@ -158,6 +198,7 @@ public final class EmbeddedStore implements ClaimStore {
         }
         if (t != null) {
             t.file().close();
+            ranges.close();
         }
     }
 

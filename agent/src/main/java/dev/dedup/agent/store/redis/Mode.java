@@ -7,7 +7,11 @@ enum Mode {
     CLAIM("c", "claim"),
     RELEASE("r", "release"),
     /** Only {@code sweep.lua}, which takes no mode argument. */
-    SWEEP("s", "sweep");
+    SWEEP("s", "sweep"),
+    /** {@code ranges.lua}: which parts of ranges are committed. */
+    RANGE_CHECK("k", "range_check"),
+    /** {@code ranges.lua}: commit ranges. */
+    RANGE_COMMIT("m", "range_commit");
 
     private final byte[] arg;
     private final String tag;

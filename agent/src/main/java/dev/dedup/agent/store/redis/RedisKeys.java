@@ -36,6 +36,21 @@ final class RedisKeys {
         return key;
     }
 
+    /**
+     * {@code <prefix>{r<8-byte hash of ns and stream>}<ns>\0<stream>}: the committed ranges of one stream.
+     * The hash tag puts the key in one Redis Cluster slot; the names after it keep streams apart whatever
+     * their hashes.
+     */
+    byte[] rangeKey(String namespace, String stream, long hash) {
+        byte[] tagged = hashTagged("r", hash, 8);
+        byte[] ns = namespace.getBytes(StandardCharsets.UTF_8);
+        byte[] s = stream.getBytes(StandardCharsets.UTF_8);
+        byte[] key = java.util.Arrays.copyOf(tagged, tagged.length + ns.length + 1 + s.length);
+        System.arraycopy(ns, 0, key, tagged.length, ns.length);
+        System.arraycopy(s, 0, key, tagged.length + ns.length + 1, s.length);
+        return key;
+    }
+
     /** The channel on which every layout publishes released fields (7 bytes each, concatenated). */
     byte[] releaseChannel() {
         return (prefix + ":released").getBytes(StandardCharsets.US_ASCII);

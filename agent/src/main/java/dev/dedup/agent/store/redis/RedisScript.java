@@ -19,6 +19,8 @@ record RedisScript(String name, byte[] body, String sha) {
     static final RedisScript SWEEP = of("levels.lua", "sweep.lua");
     /** The event-time layout's claims and releases. */
     static final RedisScript TIMED = of("timed.lua");
+    /** Committed ranges of ordered streams. */
+    static final RedisScript RANGES = of("ranges.lua");
 
     static RedisScript of(String... resources) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();

@@ -4,10 +4,13 @@ import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
+import dev.dedup.codec.RangeRequest;
+import dev.dedup.wire.SequenceRange;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -28,7 +31,7 @@ import java.util.function.LongSupplier;
  * batch answers them {@code retry}. Releases are published on one channel, which {@link #subscribe}
  * delivers to this agent's near-cache.
  */
-public final class RedisStore implements ClaimStore, ReleaseFeed {
+public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
 
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
 
@@ -39,6 +42,7 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
     private final RedisKeys keys;
     private final FingerprintBuckets fingerprints;
     private final TimeBuckets times;
+    private final RedisRanges ranges;
     private final RedisSweeper sweeper;
 
     /**
@@ -50,11 +54,14 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
         this.windows = windows;
         this.clockMillis = clockMillis;
         this.keys = new RedisKeys(options.keyPrefix());
-        this.port =
-                new LettuceShards(options, registry, List.of(RedisScript.DEDUP, RedisScript.SWEEP, RedisScript.TIMED));
+        this.port = new LettuceShards(
+                options,
+                registry,
+                List.of(RedisScript.DEDUP, RedisScript.SWEEP, RedisScript.TIMED, RedisScript.RANGES));
         try {
             this.fingerprints = new FingerprintBuckets(port, options, keys, registry);
             this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
+            this.ranges = new RedisRanges(port, keys);
         } catch (RuntimeException e) {
             port.close();
             throw e;
@@ -77,6 +84,16 @@ public final class RedisStore implements ClaimStore, ReleaseFeed {
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
         return policy.byEventTime() ? times.release(batch, policy, now) : fingerprints.release(batch, now);
+    }
+
+    @Override
+    public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, ClaimPolicy policy) {
+        return ranges.check(request, clockMillis.getAsLong());
+    }
+
+    @Override
+    public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy) {
+        return ranges.commit(request, policy, clockMillis.getAsLong());
     }
 
     /**

@@ -1,0 +1,116 @@
+package dev.dedup.agent.http;
+
+import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.ranges.RangeService;
+import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.codec.JsonRangeDecoder;
+import dev.dedup.codec.RangeRequest;
+import dev.dedup.wire.BatchRejectedException;
+import dev.dedup.wire.MediaTypes;
+import dev.dedup.wire.RangeEncoder;
+import dev.dedup.wire.WireFormat;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.RoutingContext;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * {@code POST /v1/ranges/check} and {@code POST /v1/ranges/commit}: JSON only. The body is decoded and
+ * checked whole before the store is asked, so a rejected request commits nothing.
+ */
+final class RangeRoutes {
+
+    private static final System.Logger LOG = System.getLogger(RangeRoutes.class.getName());
+
+    private final RangeService ranges;
+    private final AgentMetrics metrics;
+    private final int maxRanges;
+
+    RangeRoutes(RangeService ranges, AgentMetrics metrics, int maxRanges) {
+        this.ranges = ranges;
+        this.metrics = metrics;
+        this.maxRanges = maxRanges;
+    }
+
+    /** Runs before the body is read: anything but JSON is a 415 without reading it. */
+    void requireJson(RoutingContext ctx) {
+        String type = ctx.request().getHeader("Content-Type");
+        if (WireFormat.ofContentType(type) != WireFormat.JSON) {
+            ErrorReplies.reject(
+                    metrics,
+                    ctx.response(),
+                    ErrorReplies.UNSUPPORTED_MEDIA_TYPE,
+                    "Content-Type: "
+                            + (type == null ? "missing" : "'" + type + "'") + "; the ranges endpoints take "
+                            + MediaTypes.JSON);
+            return;
+        }
+        ctx.next();
+    }
+
+    void check(RoutingContext ctx) {
+        handle(ctx, "ranges_check", request -> ranges.check(request).thenApply(RangeEncoder::done));
+    }
+
+    void commit(RoutingContext ctx) {
+        handle(
+                ctx,
+                "ranges_commit",
+                request -> ranges.commit(request)
+                        .thenApply(ignored ->
+                                RangeEncoder.committed(request.ranges().size())));
+    }
+
+    private void handle(RoutingContext ctx, String endpoint, Function<RangeRequest, CompletionStage<byte[]>> action) {
+        long start = System.nanoTime();
+        Buffer body = ctx.body().buffer();
+        RangeRequest request;
+        try {
+            request = JsonRangeDecoder.decode(body == null ? new byte[0] : body.getBytes(), maxRanges);
+        } catch (BatchRejectedException e) {
+            String code = e.reason() == BatchRejectedException.Reason.TOO_LARGE
+                    ? ErrorReplies.TOO_LARGE
+                    : ErrorReplies.BAD_REQUEST;
+            fail(ctx, endpoint, code, e.getMessage(), start);
+            return;
+        }
+        CompletionStage<byte[]> stage;
+        try {
+            stage = action.apply(request);
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext()).onComplete(ar -> {
+            if (ar.succeeded()) {
+                ctx.response().putHeader("Content-Type", MediaTypes.JSON).end(Buffer.buffer(ar.result()));
+                metrics.recordRequest(endpoint, "json", "ok", System.nanoTime() - start);
+                return;
+            }
+            Throwable cause =
+                    ar.cause() instanceof CompletionException && ar.cause().getCause() != null
+                            ? ar.cause().getCause()
+                            : ar.cause();
+            if (cause instanceof StoreUnavailableException unavailable) {
+                metrics.recordStoreError(unavailable.kind());
+                fail(ctx, endpoint, ErrorReplies.UNAVAILABLE, cause.getMessage(), start);
+            } else {
+                LOG.log(Level.ERROR, "unexpected failure answering " + endpoint, cause);
+                fail(
+                        ctx,
+                        endpoint,
+                        ErrorReplies.INTERNAL,
+                        "internal error: " + cause.getClass().getSimpleName(),
+                        start);
+            }
+        });
+    }
+
+    private void fail(RoutingContext ctx, String endpoint, String code, String message, long start) {
+        ErrorReplies.reject(metrics, ctx.response(), code, message);
+        metrics.recordRequest(endpoint, "json", code, System.nanoTime() - start);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.dedup.agent.contract;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Agents of the contract suites: on the embedded store, or on Redis shards the suite starts. */
+final class ContractAgents {
+
+    private ContractAgents() {}
+
+    private static HttpOptions http(int maxBatch, long maxBody) {
+        return new HttpOptions("127.0.0.1", 0, maxBatch, maxBody, Duration.ofSeconds(30), 2, Duration.ofSeconds(2));
+    }
+
+    static Agent embedded(Path dataDir, int maxBatch, long maxBody, WindowOptions windows, FakeClock clock) {
+        return Agent.start(
+                new AgentOptions(http(maxBatch, maxBody), new EmbeddedStoreOptions(dataDir, 1 << 16, 8), windows),
+                clock);
+    }
+
+    /**
+     * An agent on {@code shards} redis-servers started under {@code dir} (added to {@code servers}, for the
+     * caller to stop), with few buckets so that a suite's claims share buckets and exercise levels.
+     */
+    static Agent redis(
+            Path dir,
+            List<RedisServer> servers,
+            int shards,
+            long nearCacheSize,
+            int maxBatch,
+            long maxBody,
+            WindowOptions windows,
+            FakeClock clock) {
+        List<String> uris = new ArrayList<>();
+        try {
+            for (int i = 0; i < shards; i++) {
+                RedisServer server = RedisServer.start(dir.resolve("redis-" + i));
+                servers.add(server);
+                uris.add(server.uri());
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        RedisOptions redis =
+                new RedisOptions(uris, Duration.ofSeconds(5), 64, 16, 4, "dd", 1024).withTimeBucketRecords(16);
+        return Agent.start(
+                new AgentOptions(
+                        http(maxBatch, maxBody),
+                        new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
+                        windows,
+                        redis,
+                        new NearCacheOptions(nearCacheSize)),
+                clock);
+    }
+}
