@@ -1,8 +1,12 @@
 package dev.dedup.client;
 
 import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.BatchRejectedException;
 import dev.dedup.wire.Item;
+import dev.dedup.wire.Limits;
 import dev.dedup.wire.MediaTypes;
+import dev.dedup.wire.RangeEncoder;
+import dev.dedup.wire.SequenceRange;
 import dev.dedup.wire.Verdict;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -51,6 +55,8 @@ public final class DedupClient {
     private final HttpClient http;
     private final URI claims;
     private final URI releases;
+    private final URI rangesCheck;
+    private final URI rangesCommit;
     private final Duration timeout;
     private final String authorization;
 
@@ -67,6 +73,8 @@ public final class DedupClient {
         }
         this.claims = URI.create(base + "/v1/claims");
         this.releases = URI.create(base + "/v1/releases");
+        this.rangesCheck = URI.create(base + "/v1/ranges/check");
+        this.rangesCommit = URI.create(base + "/v1/ranges/commit");
         this.timeout = b.timeout;
         this.authorization = b.bearerToken == null ? null : "Bearer " + b.bearerToken;
     }
@@ -126,6 +134,56 @@ public final class DedupClient {
                 throw new CompletionException(e);
             }
         });
+    }
+
+    /**
+     * Which parts of {@code ranges} of an ordered stream (a Kinesis shard, a Kafka partition) were
+     * committed already, for the namespace's window: before processing a batch after a restart or a
+     * rebalance, drop the records inside them.
+     *
+     * @return per range, in order, its maximal committed sub-ranges (an empty list when none is)
+     * @throws DedupException when the agent answers an error (4xx: the request is wrong; 503: it cannot decide,
+     *     and nothing may be taken as done)
+     * @throws IOException    when the agent cannot be reached or does not answer in time
+     * @throws IllegalArgumentException when the namespace or the stream is not valid (1 to 256 UTF-8 bytes)
+     */
+    public List<List<SequenceRange>> checkRanges(String ns, String stream, List<SequenceRange> ranges)
+            throws IOException {
+        HttpResponse<byte[]> response = send(rangeRequest(rangesCheck, ns, stream, ranges));
+        return Responses.done(response, ranges.size());
+    }
+
+    /**
+     * Records that {@code ranges} of a stream are done, after their output is durably written. Commits are
+     * idempotent, and overlapping or adjacent ranges merge: commit each batch from one past the previous
+     * batch's last sequence number ({@link SequenceRange#after}) so that a stream read in order is one stored
+     * range. A crash between writing the output and this commit makes the batch be processed again.
+     *
+     * @throws DedupException when the agent answers an error (503: the commit may or may not have been made;
+     *     commit again)
+     * @throws IOException    when the agent cannot be reached or does not answer in time
+     */
+    public void commitRanges(String ns, String stream, List<SequenceRange> ranges) throws IOException {
+        Responses.committed(send(rangeRequest(rangesCommit, ns, stream, ranges)), ranges.size());
+    }
+
+    private HttpRequest rangeRequest(URI uri, String ns, String stream, List<SequenceRange> ranges) {
+        Objects.requireNonNull(ranges, "ranges");
+        byte[] body;
+        try {
+            body = RangeEncoder.request(ns == null || ns.isEmpty() ? Limits.DEFAULT_NAMESPACE : ns, stream, ranges);
+        } catch (BatchRejectedException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri)
+                .timeout(timeout)
+                .header("Content-Type", MediaTypes.JSON)
+                .header("Accept", MediaTypes.JSON)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return b.build();
     }
 
     private HttpRequest request(URI uri, String ns, List<Item> items) {

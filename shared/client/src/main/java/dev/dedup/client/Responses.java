@@ -1,5 +1,6 @@
 package dev.dedup.client;
 
+import dev.dedup.wire.SequenceRange;
 import dev.dedup.wire.Verdict;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +8,7 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -43,6 +45,58 @@ final class Responses {
             released[i] = body[i] == 1;
         }
         return released;
+    }
+
+    /** {@code {"done": [[{"from": "..", "to": ".."}, ...], ...]}}, one list per asked range. */
+    static List<List<SequenceRange>> done(HttpResponse<byte[]> response, int ranges) throws DedupException {
+        Object done = field(response, "done");
+        if (!(done instanceof List<?> perRange) || perRange.size() != ranges) {
+            throw invalid(response, "\"done\" is not a list of " + ranges + " lists");
+        }
+        List<List<SequenceRange>> out = new ArrayList<>(ranges);
+        for (Object parts : perRange) {
+            if (!(parts instanceof List<?> list)) {
+                throw invalid(response, "\"done\" holds " + parts + ", not a list of ranges");
+            }
+            List<SequenceRange> ranged = new ArrayList<>(list.size());
+            for (Object part : list) {
+                if (!(part instanceof Map<?, ?> m
+                        && m.get("from") instanceof String from
+                        && m.get("to") instanceof String to)) {
+                    throw invalid(response, "\"done\" holds " + part + ", not a range {\"from\", \"to\"}");
+                }
+                try {
+                    ranged.add(SequenceRange.of(from, to));
+                } catch (IllegalArgumentException e) {
+                    throw invalid(response, "\"done\" holds an invalid range: " + e.getMessage());
+                }
+            }
+            out.add(Collections.unmodifiableList(ranged));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** {@code {"committed": [true, ...]}}, one per range. */
+    static void committed(HttpResponse<byte[]> response, int ranges) throws DedupException {
+        Object committed = field(response, "committed");
+        if (!(committed instanceof List<?> list) || list.size() != ranges || list.contains(Boolean.FALSE)) {
+            throw invalid(response, "\"committed\" is not a list of " + ranges + " true");
+        }
+    }
+
+    /** A field of a 200's JSON object; otherwise the error the answer carries. */
+    private static Object field(HttpResponse<byte[]> response, String name) throws DedupException {
+        if (response.statusCode() != 200) {
+            throw error(response);
+        }
+        try {
+            if (JsonReader.read(response.body() == null ? new byte[0] : response.body()) instanceof Map<?, ?> fields) {
+                return fields.get(name);
+            }
+            throw invalid(response, "not a JSON object");
+        } catch (JsonReader.MalformedJsonException e) {
+            throw invalid(response, "not JSON: " + e.getMessage());
+        }
     }
 
     /** The body of a 200 with one byte per item; otherwise the error the answer carries. */

@@ -13,6 +13,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.MediaTypes;
+import dev.dedup.wire.SequenceRange;
 import dev.dedup.wire.Verdict;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -359,5 +360,58 @@ class DedupClientTest {
         DedupClient client = DedupClient.create(base);
         assertThrows(IllegalArgumentException.class, () -> client.claim("n".repeat(256), THREE));
         assertNull(seen);
+    }
+
+    private static Answer json(String body) {
+        return new Answer(200, MediaTypes.JSON, body.getBytes(StandardCharsets.UTF_8), null, 0);
+    }
+
+    @Test
+    void checkRanges_postsTheRangesAsJson_andReadsTheDonePartsOfEach() throws IOException {
+        answer = json("{\"done\":[[{\"from\":\"5\",\"to\":\"9\"},{\"from\":\"20\",\"to\":\"30\"}],[]]}");
+        List<SequenceRange> asked = List.of(SequenceRange.of(0, 30), SequenceRange.of(40, 50));
+        List<List<SequenceRange>> done = DedupClient.create(base).checkRanges("orders", "shard-1", asked);
+        assertEquals(List.of(List.of(SequenceRange.of(5, 9), SequenceRange.of(20, 30)), List.of()), done);
+        assertEquals("/v1/ranges/check", seen.path());
+        assertEquals(MediaTypes.JSON, seen.contentType());
+        assertEquals(
+                "{\"ns\":\"orders\",\"stream\":\"shard-1\",\"ranges\":[{\"from\":\"0\",\"to\":\"30\"},"
+                        + "{\"from\":\"40\",\"to\":\"50\"}]}",
+                new String(seen.body(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void commitRanges_postsToCommit_andWantsOneTruePerRange() throws IOException {
+        answer = json("{\"committed\":[true]}");
+        DedupClient.create(base).commitRanges(null, "s", List.of(SequenceRange.after("99", "90", "199")));
+        assertEquals("/v1/ranges/commit", seen.path());
+        assertEquals(
+                "{\"ns\":\"default\",\"stream\":\"s\",\"ranges\":[{\"from\":\"100\",\"to\":\"199\"}]}",
+                new String(seen.body(), StandardCharsets.UTF_8));
+        answer = json("{\"committed\":[]}");
+        DedupException wrong = assertThrows(
+                DedupException.class,
+                () -> DedupClient.create(base).commitRanges(null, "s", List.of(SequenceRange.of(1, 2))));
+        assertEquals(DedupException.INVALID_RESPONSE, wrong.error());
+    }
+
+    @Test
+    void rangeAnswersThatAreNotTheContractsAreInvalidResponses_andErrorsKeepTheirCode() {
+        DedupClient client = DedupClient.create(base);
+        List<SequenceRange> one = List.of(SequenceRange.of(1, 2));
+        for (String body : List.of(
+                "{\"done\":[]}",
+                "{\"done\":[[{\"from\":\"9\",\"to\":\"1\"}]]}",
+                "{\"done\":[[{\"from\":1,\"to\":\"2\"}]]}",
+                "[]",
+                "{\"done\":[[]]")) {
+            answer = json(body);
+            DedupException e = assertThrows(DedupException.class, () -> client.checkRanges("n", "s", one), body);
+            assertEquals(DedupException.INVALID_RESPONSE, e.error(), body);
+        }
+        answer = Answer.error(400, "{\"error\":\"bad_request\",\"message\":\"ranges[0].from: leading zero\"}", null);
+        DedupException bad = assertThrows(DedupException.class, () -> client.checkRanges("n", "s", one));
+        assertEquals("bad_request", bad.error());
+        assertThrows(IllegalArgumentException.class, () -> client.checkRanges("n", "", one));
     }
 }

@@ -71,9 +71,9 @@ final class RangeTable implements AutoCloseable {
 
     /** Appends the commits to the log, then applies them; each ends at {@code endMillis}. */
     synchronized void commit(RangeRequest request, long endMillis, long nowMillis) {
-        if (liveIntervals + request.ranges().size() > MAX_INTERVALS
+        if (liveIntervals + growth(request, nowMillis) > MAX_INTERVALS
                 && expireAll(nowMillis) >= 0
-                && liveIntervals + request.ranges().size() > MAX_INTERVALS) {
+                && liveIntervals + growth(request, nowMillis) > MAX_INTERVALS) {
             throw new StoreUnavailableException(
                     "full",
                     "the embedded range store holds " + liveIntervals
@@ -107,6 +107,19 @@ final class RangeTable implements AutoCloseable {
                         "io", "cannot rewrite the range log " + file + ": " + e.getMessage(), e);
             }
         }
+    }
+
+    /** At most how many intervals the request adds (ranges of one request that join each other count apart). */
+    private long growth(RangeRequest request, long nowMillis) {
+        StreamRanges s = streams.get(new StreamKey(request.namespace(), request.stream()));
+        if (s == null) {
+            return request.ranges().size();
+        }
+        long growth = 0;
+        for (SequenceRange r : request.ranges()) {
+            growth += s.growth(r.from(), r.to(), nowMillis);
+        }
+        return growth;
     }
 
     private void apply(String ns, String stream, List<SequenceRange> ranges, long endMillis, long nowMillis) {

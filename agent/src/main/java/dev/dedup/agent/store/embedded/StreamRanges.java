@@ -51,6 +51,26 @@ final class StreamRanges {
         return byFrom.size() - before;
     }
 
+    /**
+     * How many intervals committing {@code [from, to]} would add: 1 less the live intervals it overlaps
+     * or touches (so 0 for a commit that extends a range, negative for one that joins several).
+     */
+    int growth(BigInteger from, BigInteger to, long nowMillis) {
+        int growth = 1;
+        BigInteger reach = to.add(BigInteger.ONE);
+        Map.Entry<BigInteger, Interval> floor = byFrom.floorEntry(from);
+        for (Interval i :
+                byFrom.tailMap(floor == null ? from : floor.getKey(), true).values()) {
+            if (i.from().compareTo(reach) > 0) {
+                break;
+            }
+            if (i.endMillis() > nowMillis && i.to().add(BigInteger.ONE).compareTo(from) >= 0) {
+                growth--;
+            }
+        }
+        return growth;
+    }
+
     /** The maximal parts of {@code asked} inside live intervals, in order. */
     List<SequenceRange> done(SequenceRange asked, long nowMillis) {
         List<SequenceRange> parts = new ArrayList<>(1);
