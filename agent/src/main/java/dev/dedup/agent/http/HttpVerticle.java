@@ -62,7 +62,8 @@ public final class HttpVerticle extends VerticleBase {
         return server.listen(options.port(), options.host()).onSuccess(s -> boundPort.compareAndSet(0, s.actualPort()));
     }
 
-    private Router router() {
+    /** The routes; package-private so that a test can compare them with docs/openapi.yaml. */
+    Router router() {
         Router router = Router.router(vertx);
         BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
         OpsRoutes ops = new OpsRoutes(claims, metrics);
