@@ -2,7 +2,6 @@ package dev.dedup.agent.http;
 
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.metrics.AgentMetrics;
-import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.BinaryBatchDecoder;
 import dev.dedup.codec.JsonBatchDecoder;
@@ -14,9 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
-import java.lang.System.Logger.Level;
 import java.util.Locale;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -25,8 +22,6 @@ import java.util.function.Function;
  * here, before anything is claimed), the claim service, and the answer in the request's format.
  */
 final class BatchRoutes {
-
-    private static final System.Logger LOG = System.getLogger(BatchRoutes.class.getName());
 
     private enum Endpoint {
         CLAIMS,
@@ -105,23 +100,8 @@ final class BatchRoutes {
                 reply(ctx.response(), endpoint, format, ar.result());
                 metrics.recordRequest(endpointName, format, "ok", System.nanoTime() - start);
             } else {
-                Throwable cause =
-                        ar.cause() instanceof CompletionException && ar.cause().getCause() != null
-                                ? ar.cause().getCause()
-                                : ar.cause();
-                if (cause instanceof StoreUnavailableException unavailable) {
-                    metrics.recordStoreError(unavailable.kind());
-                    fail(ctx, endpointName, format, ErrorReplies.UNAVAILABLE, cause.getMessage(), start);
-                } else {
-                    LOG.log(Level.ERROR, "unexpected failure answering " + endpointName, cause);
-                    fail(
-                            ctx,
-                            endpointName,
-                            format,
-                            ErrorReplies.INTERNAL,
-                            "internal error: " + cause.getClass().getSimpleName(),
-                            start);
-                }
+                ErrorReplies.Failure failure = ErrorReplies.ofStoreCall(ar.cause(), metrics, endpointName);
+                fail(ctx, endpointName, format, failure.code(), failure.message(), start);
             }
         });
     }

@@ -1,9 +1,11 @@
 package dev.dedup.agent.http;
 
 import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.MediaTypes;
 import io.vertx.core.http.HttpServerResponse;
+import java.util.concurrent.CompletionException;
 
 /** The contract's error bodies: {@code {"error": "<code>", "message": "<what and where>"}}. */
 final class ErrorReplies {
@@ -32,6 +34,25 @@ final class ErrorReplies {
             case UNAVAILABLE -> 503;
             default -> 500;
         };
+    }
+
+    /** What a request whose store call failed is answered: its code and message. */
+    record Failure(String code, String message) {}
+
+    /**
+     * The answer to a store call that failed with {@code failure}: 503 for a {@link StoreUnavailableException}
+     * (counted by kind in {@code dedup_store_errors_total}), else a logged 500. Never a guess.
+     */
+    static Failure ofStoreCall(Throwable failure, AgentMetrics metrics, String endpoint) {
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof StoreUnavailableException unavailable) {
+            metrics.recordStoreError(unavailable.kind());
+            return new Failure(UNAVAILABLE, cause.getMessage());
+        }
+        System.getLogger(ErrorReplies.class.getName())
+                .log(System.Logger.Level.ERROR, "unexpected failure answering " + endpoint, cause);
+        return new Failure(INTERNAL, "internal error: " + cause.getClass().getSimpleName());
     }
 
     /** Answers a request rejected or failed with {@code code}, and counts it in {@code dedup_errors_total}. */

@@ -2,7 +2,6 @@ package dev.dedup.agent.http;
 
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.ranges.RangeService;
-import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.JsonRangeDecoder;
 import dev.dedup.codec.RangeRequest;
 import dev.dedup.wire.BatchRejectedException;
@@ -12,9 +11,7 @@ import dev.dedup.wire.WireFormat;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
-import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -23,8 +20,6 @@ import java.util.function.Function;
  * checked whole before the store is asked, so a rejected request commits nothing.
  */
 final class RangeRoutes {
-
-    private static final System.Logger LOG = System.getLogger(RangeRoutes.class.getName());
 
     private final RangeService ranges;
     private final AgentMetrics metrics;
@@ -90,22 +85,8 @@ final class RangeRoutes {
                 metrics.recordRequest(endpoint, "json", "ok", System.nanoTime() - start);
                 return;
             }
-            Throwable cause =
-                    ar.cause() instanceof CompletionException && ar.cause().getCause() != null
-                            ? ar.cause().getCause()
-                            : ar.cause();
-            if (cause instanceof StoreUnavailableException unavailable) {
-                metrics.recordStoreError(unavailable.kind());
-                fail(ctx, endpoint, ErrorReplies.UNAVAILABLE, cause.getMessage(), start);
-            } else {
-                LOG.log(Level.ERROR, "unexpected failure answering " + endpoint, cause);
-                fail(
-                        ctx,
-                        endpoint,
-                        ErrorReplies.INTERNAL,
-                        "internal error: " + cause.getClass().getSimpleName(),
-                        start);
-            }
+            ErrorReplies.Failure failure = ErrorReplies.ofStoreCall(ar.cause(), metrics, endpoint);
+            fail(ctx, endpoint, failure.code(), failure.message(), start);
         });
     }
 

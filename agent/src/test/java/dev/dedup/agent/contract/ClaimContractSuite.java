@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
-import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
 import java.io.ByteArrayOutputStream;
@@ -24,39 +22,18 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The contract of docs/api.md, written once and run against every store: a subclass says how to start an
  * agent on its store; every test here talks HTTP to it. Each test uses fresh ids, so tests share one agent.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class ClaimContractSuite {
+public abstract class ClaimContractSuite extends AgentSuite {
 
-    /** Settings every store's agent is started with, so that limits are reached cheaply. */
-    protected static final int MAX_BATCH = 100;
-
-    protected static final long MAX_BODY = 64 * 1024;
-    protected static final Duration WINDOW = Duration.ofHours(24);
-    protected static final String SHORT_NS = "short";
-    protected static final Duration SHORT_WINDOW = Duration.ofSeconds(10);
     /** A namespace whose window slides (not in suites that file every namespace by event time). */
     protected static final String SLIDING_NS = "sliding";
 
     protected static final Duration SLIDING_WINDOW = Duration.ofSeconds(10);
-
-    protected final FakeClock clock = new FakeClock(1_767_225_600_000L); // 2026-01-01T00:00:00Z
-    protected Agent agent;
-    protected AgentHttp http;
-
-    /**
-     * Starts an agent on the store under test on a free port with the given clock, {@link #MAX_BATCH},
-     * {@link #MAX_BODY}, a default window of {@link #WINDOW} and {@link #SHORT_WINDOW} for {@link #SHORT_NS}.
-     */
-    protected abstract Agent startAgent(FakeClock clock);
 
     /**
      * The windows the agent is started with: {@link #WINDOW}, {@link #SHORT_WINDOW} for {@link #SHORT_NS},
@@ -76,19 +53,6 @@ public abstract class ClaimContractSuite {
      */
     protected static WindowOptions everyNamespaceByEventTime() {
         return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of(WindowOptions.EVERY_NAMESPACE, 200));
-    }
-
-    @BeforeAll
-    void start() {
-        agent = startAgent(clock);
-        http = new AgentHttp(agent.port());
-    }
-
-    @AfterAll
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
     }
 
     /** The event second of every id made by {@link #id()}: the clock's second when it was made. */

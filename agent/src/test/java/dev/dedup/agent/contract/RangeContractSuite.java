@@ -5,10 +5,8 @@ import static dev.dedup.agent.testing.AgentHttp.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
-import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.wire.RangeEncoder;
 import dev.dedup.wire.SequenceRange;
 import java.math.BigInteger;
@@ -23,49 +21,20 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The contract of the ordered-stream endpoints ({@code POST /v1/ranges/check}, {@code /v1/ranges/commit};
  * docs/api.md), written once and run against every store: a subclass says how to start an agent on it.
  * Each test uses a fresh stream, so tests share one agent.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class RangeContractSuite {
+public abstract class RangeContractSuite extends AgentSuite {
 
-    protected static final int MAX_BATCH = 100;
-    protected static final long MAX_BODY = 64 * 1024;
-    protected static final Duration WINDOW = Duration.ofHours(24);
-    protected static final String SHORT_NS = "short";
-    protected static final Duration SHORT_WINDOW = Duration.ofSeconds(10);
     /** A Kinesis sequence number: 56 digits. */
     private static final String KINESIS = "49590338271490256608559692538361571095921575989136588898";
 
-    protected final FakeClock clock = new FakeClock(1_767_225_600_000L); // 2026-01-01T00:00:00Z
-    protected Agent agent;
-    protected AgentHttp http;
-
-    /** Starts an agent on the store under test with {@link #windows()}, {@link #MAX_BATCH}, {@link #MAX_BODY}. */
-    protected abstract Agent startAgent(FakeClock clock);
-
     protected static WindowOptions windows() {
         return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW));
-    }
-
-    @BeforeAll
-    void start() {
-        agent = startAgent(clock);
-        http = new AgentHttp(agent.port());
-    }
-
-    @AfterAll
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
     }
 
     private static String stream() {
