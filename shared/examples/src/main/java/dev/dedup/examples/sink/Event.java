@@ -1,0 +1,36 @@
+package dev.dedup.examples.sink;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One message of the examples' stream as read from Kafka: the producer's transaction id (the record key), what
+ * happened ({@code app}, {@code amount}) and when ({@code eventMillis}, the event's own time, the same in every
+ * copy), and where this copy sits ({@code topic}, {@code partition}, {@code offset}). The value is the UTF-8 text
+ * {@code app,eventMillis,amount}.
+ */
+public record Event(String id, String app, long eventMillis, long amount, String topic, int partition, long offset) {
+
+    public static Event parse(String id, byte[] value, String topic, int partition, long offset) {
+        String[] f = new String(value, StandardCharsets.UTF_8).split(",", 3);
+        return new Event(id, f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), topic, partition, offset);
+    }
+
+    public static String value(String app, long eventMillis, long amount) {
+        return app + "," + eventMillis + "," + amount;
+    }
+
+    /** The owner of this copy for a consumer that reads partitions in order (Tapjoy's Kafka partition + offset). */
+    public String partitionOwner() {
+        return partition + ":" + offset;
+    }
+
+    /** The owner of this copy when one topic's partitions are not yours alone (share groups): topic too. */
+    public String topicOwner() {
+        return topic + ":" + partition + ":" + offset;
+    }
+
+    /** The minute of the event's own time, the aggregates' key. */
+    public long minuteMillis() {
+        return eventMillis - Math.floorMod(eventMillis, 60_000L);
+    }
+}

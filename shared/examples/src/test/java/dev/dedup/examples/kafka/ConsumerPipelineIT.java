@@ -1,0 +1,274 @@
+package dev.dedup.examples.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.examples.testing.ChildJvm;
+import dev.dedup.examples.testing.ConsumerMember;
+import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.Members;
+import dev.dedup.examples.testing.Postgres;
+import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Sink;
+import dev.dedup.examples.testing.Stack;
+import dev.dedup.examples.testing.Stack.Store;
+import dev.dedup.examples.testing.Traffic;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The example {@link DedupingConsumer} (a {@code KafkaConsumer} group: claim, process, commit) against a real KRaft
+ * broker, the real agent jar (embedded store on one node; two Redis shards with two agents and two consumers) and a
+ * real PostgreSQL sink, under the faults such pipelines have. Each test ends with the sink compared to the ground
+ * truth: 0 lost, 0 counted twice.
+ */
+class ConsumerPipelineIT {
+
+    private static final int UNIQUE = 2_500;
+    private static final int PARTITIONS = 4;
+    private static final Duration PRODUCE_OVER = Duration.ofSeconds(8);
+
+    @TempDir
+    static Path dir;
+
+    static KafkaBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = KafkaBroker.start(dir.resolve("kafka"));
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /** A processing failure: the loop releases the batch's claims and reads it again; the redelivery is new. */
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void processingFailureReleasesClaimsAndTheRedeliveryIsCounted(Store store) throws Exception {
+        try (Run run = new Run("failures", store)) {
+            run.start(0, "fail=250");
+            run.start(1, "fail=250");
+            run.awaitSinkCaughtUp();
+            Members.Counts counts = run.finish();
+            assertTrue(counts.released() > 0, "some claims released: " + counts);
+        }
+    }
+
+    /**
+     * {@code kill -9} between writing a batch's output and committing its offsets, then a restart: the consumer
+     * reads the batch again, the agent answers retry (same owners), and the offsets kept in the sink's transaction
+     * keep the counts exact.
+     */
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void consumerKilledBetweenOutputAndOffsetCommitRestarts(Store store) throws Exception {
+        try (Run run = new Run("kill9", store)) {
+            ChildJvm a = run.start(0, "pauseBeforeCommit=3");
+            if (run.stack.workers(1) > 1) {
+                run.start(1);
+            }
+            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
+            a.kill9();
+            run.start(0);
+            run.awaitSinkCaughtUp();
+            Members.Counts counts = run.finish();
+            assertTrue(counts.retried() > 0, "the re-read batch answered retry: " + counts);
+        }
+    }
+
+    /** The agent killed ({@code kill -9}) mid-stream and restarted: workers wait for it, nothing is skipped. */
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void agentKilledAndRestartedMidStream(Store store) throws Exception {
+        try (Run run = new Run("agent-restart", store)) {
+            run.start(0);
+            run.start(1);
+            run.awaitApplied(UNIQUE / 4);
+            run.stack.agentFor(0).kill9();
+            Thread.sleep(1_000);
+            run.stack.agentFor(0).restart();
+            run.awaitSinkCaughtUp();
+            run.finish();
+        }
+    }
+
+    /** A Redis shard killed mid-stream and restarted with its append-only file: 503s meanwhile, then every claim. */
+    @ParameterizedTest
+    @EnumSource(
+            value = Store.class,
+            names = {"REDIS"})
+    void redisShardRestartedWithItsAof(Store store) throws Exception {
+        try (Run run = new Run("redis-restart", store)) {
+            run.start(0);
+            run.start(1);
+            run.awaitApplied(UNIQUE / 4);
+            run.stack.shards().get(0).kill();
+            Thread.sleep(1_000);
+            run.stack.shards().get(0).restart();
+            run.awaitSinkCaughtUp();
+            run.finish();
+        }
+    }
+
+    /**
+     * A rebalance: consumer A is killed after writing a batch and before committing it; its partitions move to B
+     * (on another agent with Redis). B re-reads A's uncommitted records: the owner is where the copy sits
+     * ({@code partition:offset}), not who reads it, so they are retry (never duplicate) whether or not A's output
+     * was written; the sink's offsets tell which was. Only the other copies of a message are duplicate.
+     */
+    @ParameterizedTest
+    @EnumSource(Store.class)
+    void rebalanceMovesPartitionsToAnotherConsumer(Store store) throws Exception {
+        try (Run run = new Run("rebalance", store)) {
+            ChildJvm a = run.start(0, "pauseBeforeCommit=3");
+            run.start(1);
+            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
+            a.kill9();
+            run.awaitSinkCaughtUp();
+            Members.Counts counts = run.finish();
+            assertTrue(counts.retried() > 0, "B re-read A's uncommitted batch as retry: " + counts);
+        }
+    }
+
+    /** One test's pipeline: a topic, a database, the agents, the members; all stopped at the end. */
+    private static final class Run implements AutoCloseable {
+        final String name;
+        final Stack stack;
+        final Traffic traffic;
+        final String topic;
+        final Postgres db;
+        final List<ChildJvm> members = new ArrayList<>();
+        final CompletableFuture<Integer> producing;
+        final long started = System.nanoTime();
+        int records;
+
+        Run(String name, Store store) throws Exception {
+            this.name = name + "/" + store.name().toLowerCase();
+            this.stack = Stack.start(store, dir.resolve(name + "-" + store));
+            this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 31L + store.ordinal());
+            this.topic = "consumer-" + name + "-" + store.name().toLowerCase();
+            broker.createTopic(topic, PARTITIONS);
+            this.db = Postgres.createDatabase("pipeline");
+            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
+            Sink.createAuditTable(db);
+            this.producing =
+                    CompletableFuture.supplyAsync(() -> traffic.produce(broker.bootstrap(), topic, PRODUCE_OVER));
+        }
+
+        ChildJvm start(int worker, String... faults) throws Exception {
+            List<String> args = new ArrayList<>(List.of(
+                    broker.bootstrap(),
+                    topic,
+                    "group-" + topic,
+                    stack.agentFor(worker).uri().toString(),
+                    db.url(),
+                    "clicks"));
+            args.addAll(List.of(faults));
+            ChildJvm m = ChildJvm.start(
+                    "member-" + worker,
+                    dir.resolve(name.replace('/', '-')).resolve("member-" + worker + "-" + members.size() + ".log"),
+                    List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                    ConsumerMember.class.getName(),
+                    args);
+            members.add(m);
+            return m;
+        }
+
+        void awaitApplied(int applied) throws Exception {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                try (Connection c = db.connect();
+                        ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM audit")) {
+                    rs.next();
+                    if (rs.getInt(1) >= applied) {
+                        return;
+                    }
+                }
+                Thread.sleep(50);
+            }
+            throw new AssertionError(name + ": fewer than " + applied + " applied after 60 s");
+        }
+
+        /** Until the offsets in the sink reach the end of every partition. */
+        void awaitSinkCaughtUp() throws Exception {
+            records = producing.get();
+            Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            Map<Integer, Long> seen = new HashMap<>();
+            while (System.nanoTime() < deadline) {
+                seen.clear();
+                try (Connection c = db.connect();
+                        PreparedStatement s = c.prepareStatement(
+                                "SELECT kafka_partition, next_offset FROM sink_offsets WHERE topic = ?")) {
+                    s.setString(1, topic);
+                    try (ResultSet rs = s.executeQuery()) {
+                        while (rs.next()) {
+                            seen.put(rs.getInt(1), rs.getLong(2));
+                        }
+                    }
+                }
+                boolean done = end.entrySet().stream()
+                        .allMatch(e -> seen.getOrDefault(e.getKey().partition(), 0L) >= e.getValue());
+                if (done) {
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            StringBuilder logs = new StringBuilder();
+            members.forEach(m -> logs.append(m.tail()));
+            throw new AssertionError(name + ": sink at " + seen + ", topic ends at " + end + "\n" + logs);
+        }
+
+        /** Stops the members, compares the sink with the ground truth, reports. */
+        Members.Counts finish() throws Exception {
+            for (ChildJvm m : members) {
+                m.terminate(Duration.ofSeconds(15));
+            }
+            Sink.Check check = Sink.check(db, traffic);
+            Members.Counts counts = Members.counts(members);
+            Report.line(String.format(
+                    "consumer %-24s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s; %.1f s",
+                    name,
+                    records,
+                    traffic.messages().size(),
+                    traffic.count(Traffic.Kind.RETRY_COPY),
+                    traffic.count(Traffic.Kind.LATE_COPY),
+                    check,
+                    counts,
+                    (System.nanoTime() - started) / 1e9));
+            assertEquals(0, check.lost(), name + ": " + check);
+            assertEquals(0, check.countedTwice(), name + ": " + check);
+            assertTrue(check.exact(), name + ": " + check);
+            return counts;
+        }
+
+        @Override
+        public void close() throws Exception {
+            producing.cancel(true);
+            for (ChildJvm m : members) {
+                m.close();
+            }
+            stack.close();
+            db.close();
+        }
+    }
+}

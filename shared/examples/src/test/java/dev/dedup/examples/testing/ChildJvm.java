@@ -1,0 +1,151 @@
+package dev.dedup.examples.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A JVM the test starts with the module's test classpath (the broker, a consumer member), its output in a log
+ * file; stopped by its PID: {@link #kill9()} for a crash, {@link #terminate(Duration)} for SIGTERM.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+    private final String name;
+
+    private ChildJvm(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    /** The test classpath (written by the build to target/test-classpath.txt) with this module's classes. */
+    public static String classpath() {
+        String file = System.getProperty("pipeline.classpath.file", "target/test-classpath.txt");
+        try {
+            String deps = Files.readString(Path.of(file)).trim();
+            return Path.of("target", "test-classes").toAbsolutePath()
+                    + java.io.File.pathSeparator
+                    + Path.of("target", "classes").toAbsolutePath()
+                    + java.io.File.pathSeparator
+                    + deps;
+        } catch (IOException e) {
+            throw new IllegalStateException(file + " is missing: build with mvn (generate-test-resources) first", e);
+        }
+    }
+
+    public static String javaBin() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** Starts {@code mainClass} with {@code jvmArgs} and {@code args}; output to {@code log}. */
+    public static ChildJvm start(String name, Path log, List<String> jvmArgs, String mainClass, List<String> args)
+            throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaBin());
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(classpath());
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return exec(name, log, cmd);
+    }
+
+    /** Runs any command as a child, output to {@code log}. */
+    public static ChildJvm exec(String name, Path log, List<String> cmd) throws IOException {
+        Files.createDirectories(log.getParent());
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+        return new ChildJvm(name, p, log);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public String output() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    /** Waits until a line of the output matches, failing if the process exits first or time runs out. */
+    public String awaitLine(Predicate<String> line, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (String l : output().split("\n")) {
+                if (line.test(l)) {
+                    return l;
+                }
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + tail());
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException(name + ": no such line after " + timeout + ":\n" + tail());
+    }
+
+    /** The last lines of the output, for failure messages. */
+    public String tail() {
+        String[] lines = output().split("\n");
+        StringBuilder sb = new StringBuilder();
+        for (int i = Math.max(0, lines.length - 40); i < lines.length; i++) {
+            sb.append(lines[i]).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** SIGKILL: no shutdown hook runs, nothing more is written. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, then waits; SIGKILL if it has not exited in time. Returns the exit code. */
+    public int terminate(Duration timeout) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            kill9();
+        }
+        return process.exitValue();
+    }
+
+    /** Waits for the process to exit by itself. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException(name + " still running after " + timeout + ":\n" + tail());
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            try {
+                terminate(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.dedup.examples.testing;
+
+import dev.dedup.client.DedupClient;
+import dev.dedup.examples.Claims;
+import dev.dedup.examples.kafka.DedupingConsumer;
+import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.examples.sink.Event;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One member of a consumer group, in its own JVM so that a test can {@code kill -9} it: the example's
+ * {@link DedupingConsumer} writing to the example's {@link AggregateSink}, plus the faults a test asks for.
+ *
+ * <p>Arguments: {@code bootstrap topic group agentUri jdbcUrl namespace [fail=N] [pauseBeforeCommit=K]}. {@code
+ * fail=N}: processing fails once for every batch holding an id whose hash is a multiple of N. {@code
+ * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed.
+ */
+public final class ConsumerMember {
+
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[0];
+        String topic = args[1];
+        String group = args[2];
+        URI agent = URI.create(args[3]);
+        String jdbc = args[4];
+        String ns = args[5];
+        int failEvery = 0;
+        int pauseAt = -1;
+        for (int i = 6; i < args.length; i++) {
+            if (args[i].startsWith("fail=")) {
+                failEvery = Integer.parseInt(args[i].substring(5));
+            } else if (args[i].startsWith("pauseBeforeCommit=")) {
+                pauseAt = Integer.parseInt(args[i].substring(18));
+            }
+        }
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "200");
+        KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+
+        AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
+        Claims claims = new Claims(DedupClient.create(agent), ns, Duration.ofSeconds(60));
+        Set<String> failedOnce = new HashSet<>();
+        int fail = failEvery;
+        int pause = pauseAt;
+        DedupingConsumer loop = new DedupingConsumer(
+                consumer,
+                topic,
+                claims,
+                (List<Event> kept, Map<Integer, Long> next) -> {
+                    if (fail > 0) {
+                        for (Event e : kept) {
+                            if (Math.floorMod(e.id().hashCode(), fail) == 0 && failedOnce.add(e.id())) {
+                                System.out.println("FAILED batch holding " + e.id());
+                                throw new IllegalStateException("processing failed (injected)");
+                            }
+                        }
+                    }
+                    sink.writeRecords(topic, kept, next);
+                },
+                new DedupingConsumer.Listener() {
+                    @Override
+                    public void claimed(int fresh, int retried, int duplicates) {
+                        System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
+                    }
+
+                    @Override
+                    public void released(int released) {
+                        System.out.println("RELEASED " + released);
+                    }
+
+                    @Override
+                    public void beforeCommit(int batch) {
+                        if (batch == pause) {
+                            System.out.println("PAUSED before committing batch " + batch);
+                            System.out.flush();
+                            try {
+                                Thread.sleep(Long.MAX_VALUE); // until kill -9
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                    }
+                });
+        Thread worker = new Thread(loop, "consumer-loop");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            loop.stop();
+            try {
+                worker.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        System.out.println("STARTED");
+        worker.start();
+        worker.join();
+    }
+
+    private ConsumerMember() {}
+}

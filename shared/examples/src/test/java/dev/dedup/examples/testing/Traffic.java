@@ -1,0 +1,175 @@
+package dev.dedup.examples.testing;
+
+import dev.dedup.examples.sink.Event;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The ground truth of a pipeline test: unique messages (a UUID transaction id, an app, an event time, an amount) and
+ * the copies a real stream carries, written to a topic in the order a producer would write them.
+ *
+ * <ul>
+ *   <li>{@link Kind#ORIGINAL}: written when the event happens; the record's timestamp is the event time.
+ *   <li>{@link Kind#RETRY_COPY}: a producer retry: the same record again a few records later, same partition,
+ *       same timestamp, another offset.
+ *   <li>{@link Kind#LATE_COPY}: the message sent again minutes later by an upstream that re-sends (another
+ *       partition, the record stamped when re-sent).
+ *   <li>{@link Kind#LATE_ORIGINAL}: a message written minutes after its event time (a device that was offline),
+ *       stamped with its event time.
+ * </ul>
+ *
+ * Event times span {@link #SPAN_MILLIS} ending an hour ago (the broker takes timestamps up to an hour ahead only).
+ */
+public final class Traffic {
+
+    public enum Kind {
+        ORIGINAL,
+        RETRY_COPY,
+        LATE_COPY,
+        LATE_ORIGINAL
+    }
+
+    public record Message(String id, String app, long eventMillis, long amount) {}
+
+    /** One record to write: which message, which kind of copy, where, stamped when, written when. */
+    public record Copy(Message message, Kind kind, int partition, long timestamp, long writeMillis) {}
+
+    public static final long SPAN_MILLIS = 20 * 60_000L;
+
+    private final List<Message> messages;
+    private final List<Copy> copies;
+    private final int partitions;
+
+    private Traffic(List<Message> messages, List<Copy> copies, int partitions) {
+        this.messages = messages;
+        this.copies = copies;
+        this.partitions = partitions;
+    }
+
+    /**
+     * {@code unique} messages over {@code partitions}: 10 % written twice by a producer retry, 4 % sent again 3 to 6
+     * minutes later, 3 % first written 3 to 6 minutes late.
+     */
+    public static Traffic generate(int unique, int partitions, long seed) {
+        Random rnd = new Random(seed);
+        long start = (System.currentTimeMillis() - 3_600_000L - SPAN_MILLIS) / 60_000L * 60_000L;
+        List<Message> messages = new ArrayList<>(unique);
+        List<Copy> copies = new ArrayList<>();
+        for (int i = 0; i < unique; i++) {
+            long event = start + (SPAN_MILLIS * i) / unique;
+            Message m = new Message(
+                    new UUID(rnd.nextLong(), rnd.nextLong()).toString(),
+                    "app" + rnd.nextInt(6),
+                    event,
+                    1 + rnd.nextInt(100));
+            messages.add(m);
+            int partition = rnd.nextInt(partitions);
+            double r = rnd.nextDouble();
+            if (r < 0.03) {
+                long late = event + 180_000L + rnd.nextInt(180_000);
+                copies.add(new Copy(m, Kind.LATE_ORIGINAL, partition, event, late));
+            } else {
+                copies.add(new Copy(m, Kind.ORIGINAL, partition, event, event));
+            }
+            if (r >= 0.03 && r < 0.13) {
+                copies.add(new Copy(m, Kind.RETRY_COPY, partition, event, event + 1 + rnd.nextInt(2_000)));
+            } else if (r >= 0.13 && r < 0.17) {
+                long resent = event + 180_000L + rnd.nextInt(180_000);
+                int other = (partition + 1 + rnd.nextInt(partitions - 1)) % partitions;
+                copies.add(new Copy(m, Kind.LATE_COPY, other, resent, resent));
+            }
+        }
+        copies.sort(Comparator.comparingLong(Copy::writeMillis));
+        return new Traffic(messages, copies, partitions);
+    }
+
+    public List<Message> messages() {
+        return messages;
+    }
+
+    public List<Copy> copies() {
+        return copies;
+    }
+
+    public int partitions() {
+        return partitions;
+    }
+
+    public long count(Kind kind) {
+        return copies.stream().filter(c -> c.kind() == kind).count();
+    }
+
+    public Set<String> ids(Kind kind) {
+        return copies.stream()
+                .filter(c -> c.kind() == kind)
+                .map(c -> c.message().id())
+                .collect(Collectors.toSet());
+    }
+
+    /** Writes every copy in write order at once; returns the number of records written. */
+    public int produce(String bootstrap, String topic) {
+        return produce(bootstrap, topic, java.time.Duration.ZERO);
+    }
+
+    /** Writes every copy in write order, spread evenly over {@code over} (a stream still flowing while faults hit). */
+    public int produce(String bootstrap, String topic, java.time.Duration over) {
+        long started = System.nanoTime();
+        int i = 0;
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        try (KafkaProducer<String, byte[]> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+            for (Copy c : copies) {
+                if (!over.isZero() && i++ % 50 == 0) {
+                    long due = started + over.toNanos() * i / copies.size();
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        try {
+                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return i;
+                        }
+                    }
+                }
+                Message m = c.message();
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        c.partition(),
+                        c.timestamp(),
+                        m.id(),
+                        Event.value(m.app(), m.eventMillis(), m.amount()).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+        return copies.size();
+    }
+
+    /** The aggregates every correct pipeline must end with: app -> minute -> {events, amount}. */
+    public Map<String, Map<Long, long[]>> expectedAggregates() {
+        Map<String, Map<Long, long[]>> out = new HashMap<>();
+        for (Message m : messages) {
+            long minute = m.eventMillis() - Math.floorMod(m.eventMillis(), 60_000L);
+            long[] s = out.computeIfAbsent(m.app(), k -> new HashMap<>()).computeIfAbsent(minute, k -> new long[2]);
+            s[0]++;
+            s[1] += m.amount();
+        }
+        return out;
+    }
+}
