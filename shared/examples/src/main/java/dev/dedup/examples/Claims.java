@@ -40,14 +40,20 @@ public final class Claims {
                 if (e.isRejected() || System.nanoTime() > deadline) {
                     throw e; // 4xx: the request is wrong, sending it again will not help
                 }
+                log(e);
             } catch (IOException e) {
                 if (System.nanoTime() > deadline) {
                     throw e;
                 }
+                log(e);
             }
             Thread.sleep(backoffMs);
             backoffMs = Math.min(backoffMs * 2, 1_000);
         }
+    }
+
+    private static void log(IOException e) {
+        System.err.println("dedup: claim not answered (" + e + "), sending it again");
     }
 
     /** Gives the claims back (processing failed, the records will be delivered again); returns how many were. */

@@ -52,6 +52,11 @@ public final class AggregateSink {
         this.audit = audit;
     }
 
+    /** Whether an {@link Audit} other than {@link Audit#NONE} wants the applied ids. */
+    public boolean audited() {
+        return audit != Audit.NONE;
+    }
+
     public void createTables() throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl);
                 Statement s = c.createStatement()) {

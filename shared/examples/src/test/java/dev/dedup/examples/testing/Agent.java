@@ -92,6 +92,11 @@ public final class Agent implements AutoCloseable {
         throw new IllegalStateException(name + " not ready:\n" + process.tail());
     }
 
+    /** The current process's output. */
+    public String log() {
+        return process.tail();
+    }
+
     public URI uri() {
         return URI.create("http://127.0.0.1:" + port);
     }

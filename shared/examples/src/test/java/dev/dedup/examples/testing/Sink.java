@@ -86,6 +86,17 @@ public final class Sink {
         return new Check(expected.size(), applied, lost.size(), twice, unknown, aggregatesExact(db, traffic));
     }
 
+    /** How many of {@code ids} were written as each kind of copy (a diagnosis of what was lost or doubled). */
+    public static Map<Traffic.Kind, Long> byKind(Traffic traffic, Set<String> ids) {
+        Map<Traffic.Kind, Long> out = new java.util.EnumMap<>(Traffic.Kind.class);
+        for (Traffic.Copy c : traffic.copies()) {
+            if (ids.contains(c.message().id())) {
+                out.merge(c.kind(), 1L, Long::sum);
+            }
+        }
+        return out;
+    }
+
     /** Ids applied more than once. */
     public static Set<String> countedTwice(Postgres db) throws SQLException {
         Set<String> out = new HashSet<>();

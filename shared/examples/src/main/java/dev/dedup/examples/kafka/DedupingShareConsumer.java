@@ -1,0 +1,178 @@
+package dev.dedup.examples.kafka;
+
+import dev.dedup.examples.Claims;
+import dev.dedup.examples.sink.Event;
+import dev.dedup.wire.Item;
+import dev.dedup.wire.Verdict;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.ShareConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.errors.WakeupException;
+
+/**
+ * A {@code KafkaShareConsumer} loop (share groups, KIP-932; explicit acknowledgement) that claims each delivery at the
+ * agent. Several members read one partition, a record whose acquisition lock runs out is delivered again (possibly
+ * to another member), and there is no committed offset a worker could compare with: the owner of a record is where
+ * it sits, {@code topic:partition:offset}, whoever it is delivered to.
+ *
+ * <pre>{@code
+ * for each poll:
+ *   verdicts = claim(id = record key, owner = topic:partition:offset)
+ *   DUPLICATE (another copy, at another offset, is claimed): acknowledge ACCEPT without processing
+ *   NEW or RETRY (a delivery again after a lock timeout or a RELEASE): process, then ACCEPT
+ *   processing failed: release the claims, then RELEASE the records (their next delivery is NEW)
+ *   commitSync()
+ * }</pre>
+ *
+ * <p>A record delivered again after its lock ran out is {@code RETRY} and processed again, by design: the member that
+ * had it may have died before writing anything. When that member was only slow, its output and the new one's both
+ * reach the sink, which must absorb the second (e.g. by owner: {@link
+ * dev.dedup.examples.sink.AggregateSink#writeOwned}). Renewing the lock while processing ({@link Renewal}) keeps
+ * a slow member's records from being delivered elsewhere.
+ */
+public final class DedupingShareConsumer implements Runnable {
+
+    /** What the processor calls while it works on a long batch, to keep the records' acquisition locks. */
+    @FunctionalInterface
+    public interface Renewal {
+        void renew();
+    }
+
+    /** Processes a batch; may call {@link Renewal#renew()} as often as a third of the lock duration. */
+    @FunctionalInterface
+    public interface Processor {
+        void process(List<Event> kept, List<Short> deliveryCounts, Renewal renewal) throws Exception;
+    }
+
+    /** Verdicts, releases and refused acknowledgements so far, for logs and tests. */
+    public interface Listener {
+        Listener NONE = new Listener() {};
+
+        default void claimed(int fresh, int retried, int duplicates) {}
+
+        default void released(int released) {}
+
+        /** Acknowledgements the broker refused (the lock had run out and the record went elsewhere). */
+        default void acknowledgementsRefused(int partitions, String reason) {}
+
+        /** After the batch's output is written and before it is acknowledged. */
+        default void beforeAcknowledge(int batch) {}
+    }
+
+    private final ShareConsumer<String, byte[]> consumer;
+    private final String topic;
+    private final Claims claims;
+    private final Processor processor;
+    private final Listener listener;
+    private volatile boolean running = true;
+
+    public DedupingShareConsumer(
+            ShareConsumer<String, byte[]> consumer,
+            String topic,
+            Claims claims,
+            Processor processor,
+            Listener listener) {
+        this.consumer = consumer;
+        this.topic = topic;
+        this.claims = claims;
+        this.processor = processor;
+        this.listener = listener;
+    }
+
+    @Override
+    public void run() {
+        consumer.subscribe(List.of(topic));
+        int batches = 0;
+        try {
+            while (running) {
+                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
+                if (records.isEmpty()) {
+                    continue;
+                }
+                List<ConsumerRecord<String, byte[]>> all = new ArrayList<>(records.count());
+                List<Item> items = new ArrayList<>(records.count());
+                for (ConsumerRecord<String, byte[]> r : records) {
+                    all.add(r);
+                    String owner = r.topic() + ":" + r.partition() + ":" + r.offset();
+                    items.add(new Item(r.key(), owner, Math.max(1, r.timestamp() / 1000)));
+                }
+                List<Verdict> verdicts = claims.claim(items);
+                List<ConsumerRecord<String, byte[]>> kept = new ArrayList<>();
+                List<Event> events = new ArrayList<>();
+                List<Short> deliveries = new ArrayList<>();
+                List<Item> keptItems = new ArrayList<>();
+                int fresh = 0;
+                for (int i = 0; i < all.size(); i++) {
+                    ConsumerRecord<String, byte[]> r = all.get(i);
+                    if (verdicts.get(i) == Verdict.DUPLICATE) {
+                        consumer.acknowledge(r, AcknowledgeType.ACCEPT); // another copy is (being) processed
+                        continue;
+                    }
+                    fresh += verdicts.get(i) == Verdict.NEW ? 1 : 0;
+                    kept.add(r);
+                    keptItems.add(items.get(i));
+                    events.add(Event.parse(r.key(), r.value(), r.topic(), r.partition(), r.offset()));
+                    deliveries.add(r.deliveryCount().orElse((short) 1));
+                }
+                listener.claimed(fresh, kept.size() - fresh, all.size() - kept.size());
+                AcknowledgeType outcome = AcknowledgeType.ACCEPT;
+                try {
+                    processor.process(events, deliveries, () -> renew(kept));
+                    listener.beforeAcknowledge(++batches);
+                } catch (Exception failed) {
+                    listener.released(claims.release(keptItems)); // first the claims, so the redelivery is NEW
+                    outcome = AcknowledgeType.RELEASE;
+                }
+                for (ConsumerRecord<String, byte[]> r : kept) {
+                    consumer.acknowledge(r, outcome);
+                }
+                reportRefused(consumer.commitSync());
+            }
+        } catch (WakeupException stopping) {
+            // stop() was called
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the agent did not answer: nothing was skipped", e);
+        } finally {
+            consumer.close();
+        }
+    }
+
+    private void renew(List<ConsumerRecord<String, byte[]>> inFlight) {
+        for (ConsumerRecord<String, byte[]> r : inFlight) {
+            consumer.acknowledge(r, AcknowledgeType.RENEW);
+        }
+        reportRefused(consumer.commitSync());
+    }
+
+    private void reportRefused(Map<TopicIdPartition, Optional<KafkaException>> result) {
+        int refused = 0;
+        String reason = null;
+        for (Optional<KafkaException> e : result.values()) {
+            if (e.isPresent()) {
+                refused++;
+                reason = e.get().toString();
+            }
+        }
+        if (refused > 0) {
+            listener.acknowledgementsRefused(refused, reason);
+        }
+    }
+
+    /** Ends the loop from another thread (a shutdown hook). */
+    public void stop() {
+        running = false;
+        consumer.wakeup();
+    }
+}

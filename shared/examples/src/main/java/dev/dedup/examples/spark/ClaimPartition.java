@@ -1,0 +1,146 @@
+package dev.dedup.examples.spark;
+
+import dev.dedup.client.DedupClient;
+import dev.dedup.examples.Claims;
+import dev.dedup.wire.Item;
+import dev.dedup.wire.Verdict;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.LongAccumulator;
+
+/**
+ * Claims a partition of Kafka rows ({@code key, value, topic, partition, offset, timestamp}) at the agent, one
+ * request per chunk of {@code chunk} rows, and returns the rows answered {@code NEW} or {@code RETRY} as {@link
+ * #KEPT} rows. The client is created once per executor JVM and agent; a claim the agent cannot answer is sent
+ * again for up to {@code patience} (an agent restart, a Redis shard down), then the task fails and Spark retries
+ * it, which claims the same owners and gets {@code RETRY}.
+ */
+public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The kept rows: the message and where this copy sits. */
+    public static final StructType KEPT = new StructType()
+            .add("id", DataTypes.StringType, false)
+            .add("app", DataTypes.StringType, false)
+            .add("event_ms", DataTypes.LongType, false)
+            .add("amount", DataTypes.LongType, false)
+            .add("partition", DataTypes.IntegerType, false)
+            .add("offset", DataTypes.LongType, false);
+
+    private static final Map<String, DedupClient> CLIENTS = new ConcurrentHashMap<>();
+
+    private final List<String> agents;
+    private final String namespace;
+    private final int chunk;
+    private final Duration patience;
+    private final LongAccumulator fresh;
+    private final LongAccumulator retried;
+    private final LongAccumulator duplicates;
+
+    /**
+     * @param agents     the agent of this executor's node: one URI in production ({@code http://127.0.0.1:7070});
+     *                   with several, a task takes the one at its partition index (tests play several nodes so)
+     * @param verdicts   counters of the verdicts (Spark adds those of successful task attempts only)
+     */
+    public ClaimPartition(List<String> agents, String namespace, int chunk, Duration patience, Verdicts verdicts) {
+        this.agents = List.copyOf(agents);
+        this.namespace = namespace;
+        this.chunk = chunk;
+        this.patience = patience;
+        this.fresh = verdicts.fresh();
+        this.retried = verdicts.retried();
+        this.duplicates = verdicts.duplicates();
+    }
+
+    /** Verdict counters, registered on the driver. */
+    public record Verdicts(LongAccumulator fresh, LongAccumulator retried, LongAccumulator duplicates)
+            implements java.io.Serializable {
+        public static Verdicts register(org.apache.spark.SparkContext sc) {
+            return new Verdicts(
+                    sc.longAccumulator("dedup.new"),
+                    sc.longAccumulator("dedup.retry"),
+                    sc.longAccumulator("dedup.duplicate"));
+        }
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Row> rows) {
+        TaskContext task = TaskContext.get();
+        String agent = agents.get((task == null ? 0 : task.partitionId()) % agents.size());
+        Claims claims =
+                new Claims(CLIENTS.computeIfAbsent(agent, a -> DedupClient.create(URI.create(a))), namespace, patience);
+        return new Iterator<>() {
+            private final ArrayDeque<Row> ready = new ArrayDeque<>();
+
+            @Override
+            public boolean hasNext() {
+                while (ready.isEmpty() && rows.hasNext()) {
+                    claimNextChunk();
+                }
+                return !ready.isEmpty();
+            }
+
+            @Override
+            public Row next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return ready.poll();
+            }
+
+            private void claimNextChunk() {
+                List<Row> kept = new ArrayList<>(chunk);
+                List<Item> items = new ArrayList<>(chunk);
+                while (rows.hasNext() && kept.size() < chunk) {
+                    Row r = rows.next();
+                    String id = new String(r.<byte[]>getAs("key"), StandardCharsets.UTF_8);
+                    String[] v = new String(r.<byte[]>getAs("value"), StandardCharsets.UTF_8).split(",", 3);
+                    int partition = r.getAs("partition");
+                    long offset = r.getAs("offset");
+                    long second =
+                            Math.max(1, r.<java.sql.Timestamp>getAs("timestamp").getTime() / 1000);
+                    items.add(new Item(id, partition + ":" + offset, second));
+                    kept.add(
+                            RowFactory.create(id, v[0], Long.parseLong(v[1]), Long.parseLong(v[2]), partition, offset));
+                }
+                List<Verdict> verdicts;
+                try {
+                    verdicts = claims.claim(items);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("agent " + agent + " did not answer; the task fails", e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
+                }
+                for (int i = 0; i < verdicts.size(); i++) {
+                    switch (verdicts.get(i)) {
+                        case NEW -> {
+                            fresh.add(1);
+                            ready.add(kept.get(i));
+                        }
+                        case RETRY -> {
+                            retried.add(1);
+                            ready.add(kept.get(i));
+                        }
+                        case DUPLICATE -> duplicates.add(1);
+                    }
+                }
+            }
+        };
+    }
+}

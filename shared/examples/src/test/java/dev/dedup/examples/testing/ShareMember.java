@@ -1,0 +1,141 @@
+package dev.dedup.examples.testing;
+
+import dev.dedup.client.DedupClient;
+import dev.dedup.examples.Claims;
+import dev.dedup.examples.kafka.DedupingShareConsumer;
+import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.examples.sink.Event;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One member of a share group in its own JVM: the example's {@link DedupingShareConsumer} writing to the example's
+ * {@link AggregateSink#writeOwned}, plus the faults a test asks for.
+ *
+ * <p>Arguments: {@code bootstrap topic group agentUri jdbcUrl namespace [options]}: {@code fail=N} (processing fails on
+ * a record's first delivery when its id's hash is a multiple of N); {@code pauseBeforeAck=K} (after the K-th batch's
+ * output is written, print {@code PAUSED} and wait to be killed); {@code stallAt=K stallMs=T} (the K-th batch's
+ * processing takes T ms before its output is written); {@code renew} (while stalled, renew the locks every second).
+ */
+public final class ShareMember {
+
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[0];
+        String topic = args[1];
+        String group = args[2];
+        URI agent = URI.create(args[3]);
+        String jdbc = args[4];
+        String ns = args[5];
+        int fail = 0;
+        int pauseAt = -1;
+        int stallAt = -1;
+        long stallMs = 0;
+        boolean renew = false;
+        for (int i = 6; i < args.length; i++) {
+            String[] kv = args[i].split("=", 2);
+            switch (kv[0]) {
+                case "fail" -> fail = Integer.parseInt(kv[1]);
+                case "pauseBeforeAck" -> pauseAt = Integer.parseInt(kv[1]);
+                case "stallAt" -> stallAt = Integer.parseInt(kv[1]);
+                case "stallMs" -> stallMs = Long.parseLong(kv[1]);
+                case "renew" -> renew = true;
+                default -> throw new IllegalArgumentException(args[i]);
+            }
+        }
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put("share.acknowledgement.mode", "explicit");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "100");
+        KafkaShareConsumer<String, byte[]> consumer =
+                new KafkaShareConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
+        Claims claims = new Claims(DedupClient.create(agent), ns, Duration.ofSeconds(60));
+        int failEvery = fail;
+        int pause = pauseAt;
+        int stall = stallAt;
+        long stallFor = stallMs;
+        boolean renewing = renew;
+        int[] batch = {0};
+        DedupingShareConsumer loop = new DedupingShareConsumer(
+                consumer,
+                topic,
+                claims,
+                (List<Event> kept, List<Short> deliveries, DedupingShareConsumer.Renewal renewal) -> {
+                    batch[0]++;
+                    if (failEvery > 0) {
+                        for (int i = 0; i < kept.size(); i++) {
+                            if (deliveries.get(i) == 1
+                                    && Math.floorMod(kept.get(i).id().hashCode(), failEvery) == 0) {
+                                System.out.println(
+                                        "FAILED batch holding " + kept.get(i).id());
+                                throw new IllegalStateException("processing failed (injected)");
+                            }
+                        }
+                    }
+                    if (batch[0] == stall && !kept.isEmpty()) {
+                        System.out.println("STALLING " + kept.size() + " records for " + stallFor + " ms"
+                                + (renewing ? ", renewing the locks" : ""));
+                        long until = System.currentTimeMillis() + stallFor;
+                        while (System.currentTimeMillis() < until) {
+                            Thread.sleep(Math.min(1_000, Math.max(1, until - System.currentTimeMillis())));
+                            if (renewing) {
+                                renewal.renew();
+                            }
+                        }
+                        System.out.println("STALLED done");
+                    }
+                    int applied = sink.writeOwned(kept);
+                    System.out.println("PROCESSED " + kept.size() + " applied " + applied);
+                },
+                new DedupingShareConsumer.Listener() {
+                    @Override
+                    public void claimed(int fresh, int retried, int duplicates) {
+                        System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
+                    }
+
+                    @Override
+                    public void released(int released) {
+                        System.out.println("RELEASED " + released);
+                    }
+
+                    @Override
+                    public void acknowledgementsRefused(int partitions, String reason) {
+                        System.out.println("REFUSED acknowledgements on " + partitions + " partitions: " + reason);
+                    }
+
+                    @Override
+                    public void beforeAcknowledge(int n) {
+                        if (n == pause) {
+                            System.out.println("PAUSED before acknowledging batch " + n);
+                            System.out.flush();
+                            try {
+                                Thread.sleep(Long.MAX_VALUE); // until kill -9
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                    }
+                });
+        Thread worker = new Thread(loop, "share-loop");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            loop.stop();
+            try {
+                worker.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        System.out.println("STARTED");
+        worker.start();
+        worker.join();
+    }
+
+    private ShareMember() {}
+}
