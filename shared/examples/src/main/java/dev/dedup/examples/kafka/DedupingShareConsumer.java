@@ -8,9 +8,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -89,6 +92,14 @@ public final class DedupingShareConsumer implements Runnable {
         this.listener = listener;
     }
 
+    /**
+     * Outcomes of records renewed while processing: after a {@code RENEW} is committed the 4.2 client hands the record
+     * back on a later poll (KAFKA-20458) and only then takes its final acknowledgement.
+     */
+    private final Map<String, AcknowledgeType> pending = new HashMap<>();
+    /** The kept records of the batch being processed that can be acknowledged now, by owner. */
+    private final Map<String, ConsumerRecord<String, byte[]>> inFlight = new HashMap<>();
+
     @Override
     public void run() {
         consumer.subscribe(List.of(topic));
@@ -96,21 +107,28 @@ public final class DedupingShareConsumer implements Runnable {
         try {
             while (running) {
                 ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
-                if (records.isEmpty()) {
-                    continue;
-                }
                 List<ConsumerRecord<String, byte[]>> all = new ArrayList<>(records.count());
                 List<Item> items = new ArrayList<>(records.count());
                 for (ConsumerRecord<String, byte[]> r : records) {
+                    AcknowledgeType decided = pending.remove(owner(r));
+                    if (decided != null) {
+                        consumer.acknowledge(r, decided); // processed before its renewed lock came back
+                        continue;
+                    }
                     all.add(r);
-                    String owner = r.topic() + ":" + r.partition() + ":" + r.offset();
-                    items.add(new Item(r.key(), owner, Math.max(1, r.timestamp() / 1000)));
+                    items.add(new Item(r.key(), owner(r), Math.max(1, r.timestamp() / 1000)));
+                }
+                if (all.isEmpty()) {
+                    if (!records.isEmpty()) {
+                        reportRefused(consumer.commitSync());
+                    }
+                    continue;
                 }
                 List<Verdict> verdicts = claims.claim(items);
-                List<ConsumerRecord<String, byte[]>> kept = new ArrayList<>();
                 List<Event> events = new ArrayList<>();
                 List<Short> deliveries = new ArrayList<>();
                 List<Item> keptItems = new ArrayList<>();
+                inFlight.clear();
                 int fresh = 0;
                 for (int i = 0; i < all.size(); i++) {
                     ConsumerRecord<String, byte[]> r = all.get(i);
@@ -119,23 +137,29 @@ public final class DedupingShareConsumer implements Runnable {
                         continue;
                     }
                     fresh += verdicts.get(i) == Verdict.NEW ? 1 : 0;
-                    kept.add(r);
+                    inFlight.put(owner(r), r);
                     keptItems.add(items.get(i));
                     events.add(Event.parse(r.key(), r.value(), r.topic(), r.partition(), r.offset()));
                     deliveries.add(r.deliveryCount().orElse((short) 1));
                 }
-                listener.claimed(fresh, kept.size() - fresh, all.size() - kept.size());
+                listener.claimed(fresh, keptItems.size() - fresh, all.size() - keptItems.size());
                 AcknowledgeType outcome = AcknowledgeType.ACCEPT;
                 try {
-                    processor.process(events, deliveries, () -> renew(kept));
+                    processor.process(events, deliveries, this::renew);
                     listener.beforeAcknowledge(++batches);
                 } catch (Exception failed) {
                     listener.released(claims.release(keptItems)); // first the claims, so the redelivery is NEW
                     outcome = AcknowledgeType.RELEASE;
                 }
-                for (ConsumerRecord<String, byte[]> r : kept) {
-                    consumer.acknowledge(r, outcome);
+                for (Item item : keptItems) {
+                    ConsumerRecord<String, byte[]> r = inFlight.get(item.owner());
+                    if (r != null) {
+                        consumer.acknowledge(r, outcome);
+                    } else {
+                        pending.put(item.owner(), outcome); // renewed and not handed back yet
+                    }
                 }
+                inFlight.clear();
                 reportRefused(consumer.commitSync());
             }
         } catch (WakeupException stopping) {
@@ -149,11 +173,32 @@ public final class DedupingShareConsumer implements Runnable {
         }
     }
 
-    private void renew(List<ConsumerRecord<String, byte[]>> inFlight) {
-        for (ConsumerRecord<String, byte[]> r : inFlight) {
+    private static String owner(ConsumerRecord<?, ?> r) {
+        return r.topic() + ":" + r.partition() + ":" + r.offset();
+    }
+
+    /**
+     * Extends the locks of the batch being processed: {@code RENEW} each record, commit, and take the renewed
+     * records back from a poll (other records that poll brings are {@code RELEASE}d: this member is busy).
+     */
+    private void renew() {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        for (ConsumerRecord<String, byte[]> r : inFlight.values()) {
             consumer.acknowledge(r, AcknowledgeType.RENEW);
         }
+        Set<String> renewed = new HashSet<>(inFlight.keySet());
+        inFlight.clear();
         reportRefused(consumer.commitSync());
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ZERO)) {
+            AcknowledgeType decided = pending.remove(owner(r));
+            if (renewed.contains(owner(r))) {
+                inFlight.put(owner(r), r);
+            } else {
+                consumer.acknowledge(r, decided != null ? decided : AcknowledgeType.RELEASE);
+            }
+        }
     }
 
     private void reportRefused(Map<TopicIdPartition, Optional<KafkaException>> result) {
