@@ -65,8 +65,8 @@ class ConsumerPipelineIT {
     @EnumSource(Store.class)
     void processingFailureReleasesClaimsAndTheRedeliveryIsCounted(Store store) throws Exception {
         try (Run run = new Run("failures", store)) {
-            run.start(0, "fail=250");
-            run.start(1, "fail=250");
+            run.start(0, "fail=20");
+            run.start(1, "fail=20");
             run.awaitSinkCaughtUp();
             Members.Counts counts = run.finish();
             assertTrue(counts.released() > 0, "some claims released: " + counts);
