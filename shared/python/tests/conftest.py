@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator, List
 
 import pytest
 
 from dedup_client import DedupClient
 from processes import AgentProcess, RedisProcess
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Maven passes --basetemp=target/pytest-tmp (the processes' logs stay there), and a module without
+    # Java has no target/ yet.
+    if config.option.basetemp:
+        Path(config.option.basetemp).parent.mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture(scope="session")

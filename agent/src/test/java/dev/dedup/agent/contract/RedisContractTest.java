@@ -31,12 +31,17 @@ class RedisContractTest extends ClaimContractSuite {
         return NearCacheOptions.DEFAULT_MAX_ENTRIES;
     }
 
+    /** The server program of the shards. */
+    protected RedisServer.Binary binary() {
+        return RedisServer.Binary.REDIS;
+    }
+
     @Override
     protected Agent startAgent(FakeClock clock) {
         List<String> uris = new ArrayList<>();
         try {
             for (int i = 0; i < shards(); i++) {
-                RedisServer server = RedisServer.start(dir.resolve("redis-" + i));
+                RedisServer server = RedisServer.start(binary(), dir.resolve("redis-" + i));
                 servers.add(server);
                 uris.add(server.uri());
             }
