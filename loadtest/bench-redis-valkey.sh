@@ -7,15 +7,19 @@
 #     server and agent each, no near-cache, cold claims; bytes per id and the cold claims' ids/s;
 #   - bench-redis.sh at IDS ids on three shards of that server, batches of 10,000, near-cache on: cold,
 #     retry, duplicate and mixed ids/s.
-# Then prints the medians per server as a Markdown table. Every process is stopped by its PID by the
-# scripts it runs. Environment: IDS (default 2000000), ROUNDS (default 3), SERVERS (default
-# "redis-server valkey-server"). Everything shares this machine's cores: compare within one run.
+# Then prints the medians per server as a Markdown table, and the load average before and after. Every
+# process is stopped by its PID by the scripts it runs. Environment: IDS (default 2000000), ROUNDS (default
+# 3), SERVERS (default "redis-server valkey-server"), AGENT_ARGS (default "--redis-timeout 30s": on a shared
+# machine a pause must not turn into a 503 that stops the run). Everything shares this machine's cores:
+# compare within one run.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 ids="${IDS:-2000000}"
 rounds="${ROUNDS:-3}"
 servers="${SERVERS:-redis-server valkey-server}"
+export AGENT_ARGS="${AGENT_ARGS-"--redis-timeout 30s"}"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench-rv.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
@@ -69,5 +73,6 @@ for scenario in cold retry duplicate mixed; do
   row "$scenario ids/s, 3 shards, near-cache, batch 10,000" "$work/throughput" "{\"scenario\":\"$scenario\"" ids_per_s ids
 done
 echo
+echo "load average (1, 5, 15 min): $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after; $(nproc) cores"
 echo "every line:"
 cat "$work/memory" "$work/throughput"

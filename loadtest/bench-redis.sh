@@ -10,7 +10,8 @@
 #
 # Environment: IDS (default 2000000), WORKERS (default 4), WARMUP (default 200000), NEAR_CACHE (entries,
 # default 4194304 so that the retry pass can be served from it; 0 turns it off), BATCHES (default
-# "10000 1000"), REDIS_SERVER (default redis-server; valkey-server for Valkey), AGENT_JAVA_OPTS,
+# "10000 1000"), REDIS_SERVER (default redis-server; valkey-server for Valkey), AGENT_ARGS (more agent
+# flags), AGENT_JAVA_OPTS,
 # LOADTEST_JAVA_OPTS. The three shards, the agent and the generator share this machine's cores.
 set -euo pipefail
 
@@ -29,7 +30,8 @@ near_cache="${NEAR_CACHE:-4194304}"
 require_jars
 start_shards 3
 port="$(free_port)"
-start_agent "$port" --redis "$shards" --near-cache-size "$near_cache"
+# shellcheck disable=SC2086
+start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" ${AGENT_ARGS:-}
 echo "$name: agent on port $port, shards ${uris[*]}, $(nproc) cores" >&2
 
 near_cache_stats() {

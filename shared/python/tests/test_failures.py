@@ -205,7 +205,7 @@ def test_answersThatAreNotVerdicts_areInvalidResponses(impostor) -> None:
     assert (caught.value.status, caught.value.error) == (200, DedupError.INVALID_RESPONSE)
     assert caught.value.detail == "1 bytes for 2 items"
     answers.append((200, b"\x03", {}))
-    with pytest.raises(DedupError, match="3 is not a verdict code"):
+    with pytest.raises(DedupError, match="byte 0 is 3, not a verdict"):
         client.claim(NS, [("a", "o")])
     answers.append((200, b"\x02", {}))
     with pytest.raises(DedupError, match="byte 0 is 2, not 0 or 1"):

@@ -16,6 +16,8 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 from ._errors import DedupError
 from ._types import Item, Text, Verdict
 
+_BY_CODE = tuple(Verdict.of_code(c) for c in range(3))
+
 #: ``Content-Type`` of a binary batch.
 BATCH = "application/x-dedup-batch"
 #: ``Content-Type`` of the binary answer to a binary batch.
@@ -47,7 +49,7 @@ def encode_batch(ns: Optional[str], items: Iterable[ItemLike]) -> Tuple[bytes, i
         The body and the number of items in it.
 
     Raises:
-        TypeError: When an item is not a 2- or 3-sequence, or a field is not ``str``/``bytes``/``int``.
+        TypeError: When an item is not an Item or a 2- or 3-tuple (or list), or a field is not ``str``/``bytes``/``int``.
         ValueError: When a field is over 65,535 bytes, the namespace over 127 bytes, an event time is not
             epoch seconds from 1 to 4294967295, or only some items carry one.
     """
@@ -82,7 +84,7 @@ def encode_batch(ns: Optional[str], items: Iterable[ItemLike]) -> Tuple[bytes, i
 
 
 def _unpack(i: int, item: ItemLike) -> Tuple[Any, Any, Optional[int]]:
-    if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) not in (2, 3):
+    if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
         raise TypeError(f"items[{i}]: expected Item(id, owner, ts=None) or an (id, owner) tuple, got {item!r}")
     ts = item[2] if len(item) == 3 else None
     if ts is not None:
@@ -113,10 +115,11 @@ def decode_verdicts(body: bytes, items: int) -> List[Verdict]:
         DedupError: :data:`DedupError.INVALID_RESPONSE` when the body does not hold one verdict per item.
     """
     _check_length(body, items)
-    try:
-        return [Verdict.of_code(b) for b in body]
-    except ValueError as e:
-        raise DedupError(200, DedupError.INVALID_RESPONSE, str(e)) from None
+    if body and max(body) > 2:
+        i, b = next((i, b) for i, b in enumerate(body) if b > 2)
+        raise DedupError(200, DedupError.INVALID_RESPONSE, f"byte {i} is {b}, not a verdict (0 new, 1 retry, 2 duplicate)")
+    by_code = _BY_CODE
+    return [by_code[b] for b in body]
 
 
 def decode_released(body: bytes, items: int) -> List[bool]:
