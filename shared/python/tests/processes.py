@@ -130,12 +130,14 @@ class AgentProcess:
 
 
 class RedisProcess:
-    """A ``redis-server`` on a free loopback port keeping nothing on disk (never the machine's 6379)."""
+    """A ``redis-server`` on a free loopback port (never the machine's 6379), keeping nothing on disk unless
+    ``aof`` (then a restart brings its claims back, with the topology record the agent checks)."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, aof: bool = False) -> None:
         if shutil.which("redis-server") is None:
             pytest.fail("redis-server is not installed (apt-get install redis-server; .ci/run does it)")
         self.workdir = workdir
+        self.aof = aof
         self.port = free_port()
         self.process: Optional[subprocess.Popen] = None
         workdir.mkdir(parents=True, exist_ok=True)
@@ -146,7 +148,8 @@ class RedisProcess:
 
     def start(self) -> RedisProcess:
         cmd = [
-            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always",
             "--dir", str(self.workdir), "--maxmemory-policy", "noeviction",
         ]  # fmt: skip
         with open(self.workdir / "redis.log", "ab") as out:

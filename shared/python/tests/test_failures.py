@@ -48,7 +48,7 @@ def test_agentStoppedBetweenCalls_isUnreachable_andAgainOnceItIsBack(tmp_path, p
 
 
 def test_redisDown_is503_withRetryAfter_andRetriesHonourIt(tmp_path, processes) -> None:
-    redis = RedisProcess(tmp_path / "redis").start()
+    redis = RedisProcess(tmp_path / "redis", aof=True).start()  # it comes back with its data
     processes.append(redis)
     agent = AgentProcess(tmp_path / "agent", "--redis", redis.uri, "--redis-timeout", "500ms").start()
     processes.append(agent)
