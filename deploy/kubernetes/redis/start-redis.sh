@@ -33,7 +33,7 @@ user sentinel on >$SENTINEL_PASSWORD allchannels +multi +slaveof +ping +exec +su
 ACL
 
 conf=$RUN_DIR/redis.conf
-cat "$CONF_DIR/redis.conf" > "$conf"
+grep -v -E '^(port|dir|aclfile) ' "$CONF_DIR/redis.conf" > "$conf"
 {
   echo "port $REDIS_PORT"
   echo "dir $DATA_DIR"
