@@ -28,6 +28,7 @@ final class Docker implements AutoCloseable {
     private final String prefix = "dedup-it-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<String> containers = new ArrayList<>();
     private final List<String> volumes = new ArrayList<>();
+    private final List<String> networks = new ArrayList<>();
 
     Docker() {
         Tools.require("docker", "docker.io");
@@ -65,36 +66,67 @@ final class Docker implements AutoCloseable {
         return name;
     }
 
+    /** The name {@link #network} gave to {@code role}. */
+    String networkName(String role) {
+        return prefix + "-" + role;
+    }
+
+    String network(String role) {
+        String name = prefix + "-" + role;
+        networks.add(name);
+        ok(Duration.ofSeconds(30), "network", "create", name);
+        return name;
+    }
+
     /** The base image, from the engine, else from the cached tar, else made by mmdebstrap (and cached). */
     static synchronized String baseImage() {
-        if (docker(Duration.ofSeconds(30), "image", "inspect", BASE_IMAGE).exit() == 0) {
-            return BASE_IMAGE;
-        }
-        if (!BASE_IMAGE.equals("dedup-base:test")) {
+        if (!BASE_IMAGE.equals("dedup-base:test")
+                && docker(Duration.ofSeconds(30), "image", "inspect", BASE_IMAGE)
+                                .exit()
+                        != 0) {
             fail("base image " + BASE_IMAGE + " is not in the engine: docker pull it first");
         }
+        return debianImage(BASE_IMAGE, BASE_CACHE, "openjdk-17-jre-headless");
+    }
+
+    /** A Debian bookworm image with redis-server (and redis-cli), for a Redis container beside a pod. */
+    static synchronized String redisImage() {
+        return debianImage(
+                "dedup-redis-base:test", BASE_CACHE.resolveSibling("bookworm-redis-server.tar"), "redis-server");
+    }
+
+    /**
+     * {@code tag} from the engine, else imported from {@code cache}, else made by {@code mmdebstrap
+     * --variant=apt --include=<packages> bookworm} into {@code cache} first (Debian's mirrors are reachable
+     * where image registries are not).
+     */
+    private static String debianImage(String tag, Path cache, String packages) {
+        if (docker(Duration.ofSeconds(30), "image", "inspect", tag).exit() == 0) {
+            return tag;
+        }
         try {
-            if (!Files.isRegularFile(BASE_CACHE)) {
+            if (!Files.isRegularFile(cache)) {
                 Tools.require("mmdebstrap", "mmdebstrap");
-                Files.createDirectories(BASE_CACHE.getParent());
-                Path tmp = BASE_CACHE.resolveSibling(BASE_CACHE.getFileName() + ".part");
+                Files.createDirectories(cache.getParent());
+                // mmdebstrap picks the output's format by its extension: keep .tar
+                Path tmp = cache.resolveSibling("partial-" + cache.getFileName());
                 Tools.run(
                                 Duration.ofMinutes(10),
                                 Tools.list(
                                         "mmdebstrap",
                                         "--quiet",
                                         "--variant=apt",
-                                        "--include=openjdk-17-jre-headless",
+                                        "--include=" + packages,
                                         "bookworm",
                                         tmp.toString()))
                         .ok("mmdebstrap");
-                Files.move(tmp, BASE_CACHE, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(tmp, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ok(Duration.ofMinutes(5), "import", BASE_CACHE.toString(), BASE_IMAGE);
-        return BASE_IMAGE;
+        ok(Duration.ofMinutes(5), "import", cache.toString(), tag);
+        return tag;
     }
 
     /**
@@ -171,6 +203,9 @@ final class Docker implements AutoCloseable {
         }
         for (String v : volumes) {
             docker(Duration.ofSeconds(60), "volume", "rm", "-f", v);
+        }
+        for (String n : networks) {
+            docker(Duration.ofSeconds(60), "network", "rm", n);
         }
     }
 }

@@ -120,13 +120,14 @@ public final class PodWorker {
         if (e instanceof DedupException d) {
             if (d.status() == 503) {
                 answered503++;
+                System.out.println("UNAVAILABLE batch " + batch + ": 503 " + d.getMessage());
             } else {
                 System.out.println("WRONG batch " + batch + ": rejected " + d.status() + " " + d.getMessage());
                 System.exit(2);
             }
         } else {
             refused++;
+            System.out.println("UNAVAILABLE batch " + batch + ": no answer " + e);
         }
-        System.out.println("UNAVAILABLE batch " + batch + ": " + e);
     }
 }
