@@ -79,7 +79,9 @@ final class Manifests {
     private static final Map<String, List<JsonNode>> RENDERED = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static List<JsonNode> kustomize(String dir) {
-        Tools.require("kubectl", "kubectl (v1.27+, with kustomize)");
+        Tools.require(
+                "kubectl",
+                "kubectl v1.27+ (kustomize v5; Debian bookworm has none that recent: Kubernetes' own packages)");
         String yaml = Tools.run(
                         Duration.ofMinutes(2),
                         Tools.list(

@@ -28,15 +28,16 @@ final class Tools {
 
     private Tools() {}
 
-    /** Fails unless {@code command} is on the PATH, naming the Debian package that brings it. */
+    /** Fails unless {@code command} is on the PATH, naming the Debian package that brings it (or how to get it). */
     static void require(String command, String debianPackage) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
                 return;
             }
         }
-        fail(command + " is not on the PATH: install it (apt-get install -y " + debianPackage
-                + "; .ci/run does) — these tests do not skip");
+        String how =
+                debianPackage.contains(" ") ? debianPackage : "apt-get install -y " + debianPackage + "; .ci/run does";
+        fail(command + " is not on the PATH: install it (" + how + ") — these tests do not skip");
     }
 
     static Path agentJar() {
