@@ -164,6 +164,7 @@ final class Docker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        Tools.Result before = docker(Duration.ofSeconds(30), "image", "inspect", "-f", "{{.Id}}", tag);
         Tools.run(
                         Duration.ofMinutes(5),
                         Tools.list(
@@ -180,6 +181,10 @@ final class Docker implements AutoCloseable {
                         java.util.Map.of())
                 .ok("docker build");
         Tools.run(Duration.ofSeconds(60), Tools.list("rm", "-rf", context.toString()));
+        // the image this tag named before, now untagged: removed, so that runs do not pile images up
+        if (before.exit() == 0 && !before.output().strip().equals(inspect(tag, "{{.Id}}"))) {
+            docker(Duration.ofSeconds(60), "rmi", before.output().strip());
+        }
         return tag;
     }
 
