@@ -1,8 +1,10 @@
 # Shared by the bench-*.sh scripts: sourced, not run. Starts and stops the processes of a benchmark
 # (the agent jar, redis-server), always by PID, and runs the load generator.
 # Expects: root (the repository), name (the script's name for messages), work (a temp directory).
+# REDIS_SERVER (default redis-server) is the server program the shards run, e.g. valkey-server.
 
 agent_jar="$root/agent/target/dedup-agent.jar"
+redis_server="${REDIS_SERVER:-redis-server}"
 loadtest_jar="$root/loadtest/target/dedup-loadtest.jar"
 pids=()
 lines=()
@@ -48,25 +50,24 @@ cleanup() {
   rm -rf "$work"
 }
 
-# start_redis PORT: a redis-server keeping nothing on disk, evicting nothing.
+# start_redis PORT: a $REDIS_SERVER keeping nothing on disk, evicting nothing.
 start_redis() {
   local port=$1
-  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --maxmemory-policy noeviction \
+  command -v "$redis_server" >/dev/null || { echo "$name: $redis_server is not installed" >&2; exit 2; }
+  "$redis_server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --maxmemory-policy noeviction \
     --dir "$work" --logfile "$work/redis-$port.log" --daemonize no >/dev/null 2>&1 &
   pids+=($!)
   for _ in $(seq 1 100); do
     redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
     sleep 0.1
   done
-  echo "$name: redis-server on $port did not start" >&2
+  echo "$name: $redis_server on $port did not start" >&2
   cat "$work/redis-$port.log" >&2
   exit 1
 }
 
-# start_shards N: N redis-servers (start_redis) on free ports; fills ports, uris and shards (comma-joined).
-# Also checks that redis-server is installed.
+# start_shards N: N servers (start_redis) on free ports; fills ports, uris and shards (comma-joined).
 start_shards() {
-  command -v redis-server >/dev/null || { echo "$name: redis-server is not installed" >&2; exit 2; }
   ports=()
   uris=()
   local p

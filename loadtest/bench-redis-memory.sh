@@ -7,9 +7,9 @@
 # Builds nothing: run `mvn -B -DskipTests package` first. Environment: SIZES (default
 # "400000 4000000 10000000"), BUCKETS (default: the agent's default), EVENT_TIME (1: the namespace is
 # filed by event time at 33,334 ids a second and the generator sends event times), AGENT_ARGS (more agent
-# flags).
-# Every process is stopped by its PID
-# however the script ends.
+# flags), REDIS_SERVER (default redis-server; valkey-server for Valkey). The JSON line of each size also
+# carries the cold claims' ids/s and the server's version. Every process is stopped by its PID however the
+# script ends.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -39,8 +39,11 @@ for n in $sizes; do
   before=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
   aport="$(free_port)"
   start_agent "$aport" --redis "redis://127.0.0.1:$rport" --near-cache-size 0 "${extra[@]}"
-  java -jar "$loadtest_jar" --target "http://127.0.0.1:$aport" --scenario cold --ids "$n" --batch 10000 \
-    --workers 4 --quiet "${load_extra[@]}" | grep '^cold' >&2
+  cold=$(java -jar "$loadtest_jar" --target "http://127.0.0.1:$aport" --scenario cold --ids "$n" --batch 10000 \
+    --workers 4 --quiet "${load_extra[@]}" | grep '^cold')
+  echo "$cold" >&2
+  ids_per_s=$(awk '{gsub(",", "", $4); print $4}' <<<"$cold")
+  version=$(redis-cli -p "$rport" info server | grep -E '^(valkey|redis)_version:' | tail -1 | tr -d '\r')
   after=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
   keys=$(redis-cli -p "$rport" dbsize)
   # One pass over every key on the server: extra bucket levels (dd{xxxx} or dd{t<8 bytes>}, plus one
@@ -63,7 +66,7 @@ for n in $sizes; do
   encodings=${census#* }
   per_id=$(echo "scale=2; ($after - $before) / $n" | bc)
   printf '%-10s %-10s %-8s %-8s %-12s %s\n' "$n" "$per_id" "$keys" "$levels" "$encodings" "$after" >&2
-  lines+=("{\"ids\":$n,\"bytes_per_id\":$per_id,\"keys\":$keys,\"level_keys\":$levels,\"used_memory\":$after}")
+  lines+=("{\"ids\":$n,\"bytes_per_id\":$per_id,\"keys\":$keys,\"level_keys\":$levels,\"used_memory\":$after,\"ids_per_s\":$ids_per_s,\"server\":\"${version%%_version:*}\",\"version\":\"${version#*:}\"}")
   # Stop this size's agent and Redis before the next size.
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done; done

@@ -5,11 +5,13 @@
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
 # persisted, noeviction) and agent/target/dedup-agent.jar with --redis on free ports, then runs the load
 # generator (`--scenario all`: cold, retry, duplicate over the same 2,000,000 ids) for batches of 10000
-# and 1000, prints the near-cache counters of /v1/stats after each, and the JSON line of every
+# and 1000 (BATCHES), prints the near-cache counters of /v1/stats after each, and the JSON line of every
 # scenario. Every process is stopped by its PID however the script ends.
 #
 # Environment: IDS (default 2000000), WORKERS (default 4), WARMUP (default 200000), NEAR_CACHE (entries,
-# default 4194304 so that the retry pass can be served from it; 0 turns it off), AGENT_JAVA_OPTS,
+# default 4194304 so that the retry pass can be served from it; 0 turns it off), BATCHES (default
+# "10000 1000"), REDIS_SERVER (default redis-server; valkey-server for Valkey), AGENT_ARGS (more agent
+# flags), AGENT_JAVA_OPTS,
 # LOADTEST_JAVA_OPTS. The three shards, the agent and the generator share this machine's cores.
 set -euo pipefail
 
@@ -28,7 +30,8 @@ near_cache="${NEAR_CACHE:-4194304}"
 require_jars
 start_shards 3
 port="$(free_port)"
-start_agent "$port" --redis "$shards" --near-cache-size "$near_cache"
+# shellcheck disable=SC2086
+start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" ${AGENT_ARGS:-}
 echo "$name: agent on port $port, shards ${uris[*]}, $(nproc) cores" >&2
 
 near_cache_stats() {
@@ -36,10 +39,10 @@ near_cache_stats() {
 }
 
 common=(--target "http://127.0.0.1:$port" --scenario all --ids "$ids" --workers "$workers" --warmup "$warmup")
-run_load "${common[@]}" --binary --batch 10000
-near_cache_stats
-run_load "${common[@]}" --binary --batch 1000
-near_cache_stats
+for batch in ${BATCHES:-10000 1000}; do
+  run_load "${common[@]}" --binary --batch "$batch"
+  near_cache_stats
+done
 
 printf '%s\n' "${lines[@]}"
 exit "$status"

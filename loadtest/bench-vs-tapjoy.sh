@@ -48,7 +48,13 @@ echo "$name: agent on port $port, shards $shards, $(nproc) cores, $ids ids, batc
   "event time $event_time" >&2
 
 flush() {
-  for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
+  # Everything but the shard's topology record, which the running agent checks on every call.
+  local p t
+  for p in "${ports[@]}"; do
+    t="$(redis-cli -p "$p" get dd:topology)"
+    redis-cli -p "$p" flushall >/dev/null
+    [ -z "$t" ] || redis-cli -p "$p" set dd:topology "$t" >/dev/null
+  done
 }
 
 common=(--scenario all --ids "$ids" --batch "$batch" --workers "$workers" --warmup "$warmup")

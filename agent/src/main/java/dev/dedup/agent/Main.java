@@ -42,6 +42,10 @@ public final class Main {
         Agent agent;
         try {
             agent = Agent.start(options);
+        } catch (ConfigException e) { // the settings disagree with what the store records, e.g. its shard list
+            System.err.println("dedup-agent: configuration error: " + e.getMessage());
+            System.exit(2);
+            return;
         } catch (RuntimeException e) {
             System.err.println("dedup-agent: cannot start: " + e.getMessage());
             System.exit(1);

@@ -33,7 +33,8 @@ public final class ConfigLoader {
     /** The settings, in the order {@code --help} lists them. */
     public static final Map<String, String> SETTINGS = settings();
 
-    private static final java.util.Set<String> BOOLEAN_FLAGS = java.util.Set.of("insecure-bind");
+    private static final java.util.Set<String> BOOLEAN_FLAGS =
+            java.util.Set.of("insecure-bind", "redis-adopt-empty-shards");
     private static final String NAMESPACE_PREFIX = "namespace.";
     private static final String WINDOW_SUFFIX = ".window";
     private static final String EVENT_RATE_SUFFIX = ".event-rate";
@@ -131,6 +132,11 @@ public final class ConfigLoader {
                 "redis-wait-replicas",
                 "replicas that must acknowledge each script call (WAIT) before answering;"
                         + " 0 does not wait (default " + RedisOptions.DEFAULT_WAIT_REPLICAS + ")");
+        s.put(
+                "redis-adopt-empty-shards",
+                "stamp shards without a topology record (lost their data, or added undeclared) instead of refusing"
+                        + " to start, accepting that their claims are gone (true/false; the flag alone means true;"
+                        + " default false)");
         s.put(
                 "near-cache-size",
                 "ids the near-cache in front of Redis keeps; 0 turns it off (default "
@@ -323,7 +329,8 @@ public final class ConfigLoader {
                 get("redis-prefix", Function.identity(), RedisOptions.DEFAULT_KEY_PREFIX),
                 get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT),
                 get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null),
-                get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), RedisOptions.DEFAULT_WAIT_REPLICAS));
+                get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), RedisOptions.DEFAULT_WAIT_REPLICAS),
+                get("redis-adopt-empty-shards", v -> bool("redis-adopt-empty-shards", v), false));
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);

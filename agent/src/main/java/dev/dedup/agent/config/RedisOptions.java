@@ -29,6 +29,9 @@ import java.util.List;
  * @param waitReplicas replicas that must acknowledge a script call's writes ({@code WAIT}) before its batch
  *                    is answered; a call they do not acknowledge within {@code timeout} is answered 503. 0
  *                    (the default) answers as soon as the primary has written
+ * @param adoptEmptyShards stamp shards that hold no topology record among shards that do (they lost their
+ *                    data, or were added undeclared) instead of refusing to start: accepts that their claims
+ *                    are gone; meant for one start after such a loss
  */
 public record RedisOptions(
         List<String> uris,
@@ -40,7 +43,8 @@ public record RedisOptions(
         String keyPrefix,
         int maxInFlight,
         Path caFile,
-        int waitReplicas) {
+        int waitReplicas,
+        boolean adoptEmptyShards) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -127,7 +131,8 @@ public record RedisOptions(
                 keyPrefix,
                 maxInFlight,
                 null,
-                DEFAULT_WAIT_REPLICAS);
+                DEFAULT_WAIT_REPLICAS,
+                false);
     }
 
     public static RedisOptions none() {
@@ -152,12 +157,38 @@ public record RedisOptions(
                 keyPrefix,
                 maxInFlight,
                 caFile,
-                replicas);
+                replicas,
+                adoptEmptyShards);
     }
 
     public RedisOptions withTimeBucketRecords(int records) {
         return new RedisOptions(
-                uris, timeout, buckets, levelEntries, maxLevels, records, keyPrefix, maxInFlight, caFile, waitReplicas);
+                uris,
+                timeout,
+                buckets,
+                levelEntries,
+                maxLevels,
+                records,
+                keyPrefix,
+                maxInFlight,
+                caFile,
+                waitReplicas,
+                adoptEmptyShards);
+    }
+
+    public RedisOptions withAdoptEmptyShards(boolean adopt) {
+        return new RedisOptions(
+                uris,
+                timeout,
+                buckets,
+                levelEntries,
+                maxLevels,
+                timeBucketRecords,
+                keyPrefix,
+                maxInFlight,
+                caFile,
+                waitReplicas,
+                adopt);
     }
 
     public boolean enabled() {

@@ -6,12 +6,19 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 
 /**
- * Requires {@code Authorization: Bearer <token>} on every request but {@code /health/live}, compared in
- * constant time. Neither the expected nor the presented token is ever logged or echoed.
+ * Requires {@code Authorization: Bearer <token>} on every request but the probes, compared in constant time.
+ * Neither the expected nor the presented token is ever logged or echoed.
+ *
+ * <p>{@code /health/live} and {@code /health/ready} are answered without the token: the kubelet's HTTP
+ * probes cannot carry a Secret. Their status is all they give away; {@code /health/ready}'s reason (which
+ * names a shard) only to a caller with the token ({@link #AUTHENTICATED}).
  */
 final class BearerAuth {
 
     static final String UNAUTHORIZED = "unauthorized";
+    /** Context key: false on a probe that came without the right token (absent when no token is set). */
+    static final String AUTHENTICATED = "dedup.authenticated";
+
     private static final String PREFIX = "Bearer ";
 
     private final byte[] expected;
@@ -23,7 +30,10 @@ final class BearerAuth {
     }
 
     void handle(RoutingContext ctx) {
-        if ("/health/live".equals(ctx.request().path()) || matches(ctx.request().getHeader("Authorization"))) {
+        boolean authenticated = matches(ctx.request().getHeader("Authorization"));
+        String path = ctx.request().path();
+        if (authenticated || "/health/live".equals(path) || "/health/ready".equals(path)) {
+            ctx.put(AUTHENTICATED, authenticated);
             ctx.next();
             return;
         }

@@ -34,6 +34,12 @@ final class OpsRoutes {
                                         .put("status", "ready")
                                         .put("store", claims.store().kind())
                                         .encode());
+                    } else if (Boolean.FALSE.equals(ctx.get(BearerAuth.AUTHENTICATED))) {
+                        // a probe without the token learns the status, not which shard failed
+                        ErrorReplies.send(
+                                ctx.response(),
+                                ErrorReplies.UNAVAILABLE,
+                                "store " + claims.store().kind() + " not ready");
                     } else {
                         ErrorReplies.send(
                                 ctx.response(),

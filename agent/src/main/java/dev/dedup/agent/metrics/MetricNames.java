@@ -24,6 +24,11 @@ public final class MetricNames {
     public static final String REDIS_EVICTIONS = "dedup.redis.evictions";
 
     public static final String REDIS_OVERFULL = "dedup.redis.overfull";
+    /**
+     * 1 while a shard holds the topology record the agent expects, 0 when it lost its data or belongs
+     * elsewhere, tag {@code shard}.
+     */
+    public static final String REDIS_SHARD_TOPOLOGY_OK = "dedup.redis.shard.topology.ok";
     /** Ranges of ordered streams checked, tag {@code done=none|partial|all}: how much was committed already. */
     public static final String RANGES_CHECKED = "dedup.ranges.checked";
     /** Ranges of ordered streams committed. */

@@ -30,12 +30,13 @@ final class ContractAgents {
     }
 
     /**
-     * An agent on {@code shards} redis-servers started under {@code dir} (added to {@code servers}, for the
+     * An agent on {@code shards} servers of {@code binary} (redis-server or valkey-server) started under {@code dir} (added to {@code servers}, for the
      * caller to stop), with few buckets so that a suite's claims share buckets and exercise levels.
      */
     static Agent redis(
             Path dir,
             List<RedisServer> servers,
+            RedisServer.Binary binary,
             int shards,
             long nearCacheSize,
             int maxBatch,
@@ -45,7 +46,7 @@ final class ContractAgents {
         List<String> uris = new ArrayList<>();
         try {
             for (int i = 0; i < shards; i++) {
-                RedisServer server = RedisServer.start(dir.resolve("redis-" + i));
+                RedisServer server = RedisServer.start(binary, dir.resolve("redis-" + i));
                 servers.add(server);
                 uris.add(server.uri());
             }

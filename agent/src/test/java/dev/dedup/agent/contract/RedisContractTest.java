@@ -26,9 +26,15 @@ class RedisContractTest extends ClaimContractSuite {
         return NearCacheOptions.DEFAULT_MAX_ENTRIES;
     }
 
+    /** The server program of the shards. */
+    protected RedisServer.Binary binary() {
+        return RedisServer.Binary.REDIS;
+    }
+
     @Override
     protected Agent startAgent(FakeClock clock) {
-        return ContractAgents.redis(dir, servers, shards(), nearCacheSize(), MAX_BATCH, MAX_BODY, windows(), clock);
+        return ContractAgents.redis(
+                dir, servers, binary(), shards(), nearCacheSize(), MAX_BATCH, MAX_BODY, windows(), clock);
     }
 
     @AfterAll

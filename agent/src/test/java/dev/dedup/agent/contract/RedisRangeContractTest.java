@@ -25,7 +25,15 @@ class RedisRangeContractTest extends RangeContractSuite {
     @Override
     protected Agent startAgent(FakeClock clock) {
         return ContractAgents.redis(
-                dir, servers, shards(), NearCacheOptions.DEFAULT_MAX_ENTRIES, MAX_BATCH, MAX_BODY, windows(), clock);
+                dir,
+                servers,
+                RedisServer.Binary.REDIS,
+                shards(),
+                NearCacheOptions.DEFAULT_MAX_ENTRIES,
+                MAX_BATCH,
+                MAX_BODY,
+                windows(),
+                clock);
     }
 
     @AfterAll

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-/** An agent started with {@code --token}: every endpoint but /health/live wants the bearer token. */
+/** An agent started with {@code --token}: every endpoint but the probes (/health/live, /health/ready) wants the bearer token. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BearerTokenTest {
 
@@ -99,13 +99,17 @@ class BearerTokenTest {
     }
 
     @Test
-    void wrongTokenIs401_onEveryEndpointButLiveness() throws Exception {
-        for (String path : List.of("/v1/stats", "/metrics", "/health/ready", "/v1/nothing")) {
+    void wrongTokenIs401_onEveryEndpointButTheProbes() throws Exception {
+        for (String path : List.of("/v1/stats", "/metrics", "/v1/nothing")) {
             assertEquals(401, send(path, "Bearer not-the-token-at-all", null).statusCode(), path);
             assertEquals(401, send(path, "Basic " + TOKEN, null).statusCode(), path);
         }
         assertEquals(401, send("/v1/claims", "Bearer " + TOKEN + "x", batch()).statusCode());
         assertEquals(200, send("/health/live", null, null).statusCode());
+        // the kubelet's probes carry no Secret
+        assertEquals(200, send("/health/ready", null, null).statusCode());
+        assertEquals(
+                200, send("/health/ready", "Bearer not-the-token-at-all", null).statusCode());
     }
 
     @Test

@@ -34,10 +34,10 @@ class RedisScriptFlushIT {
     @TempDir
     Path dir;
 
-    /** The claim script's SHA: {@code levels.lua} and {@code dedup.lua}, sent as one script. */
+    /** The claim script's SHA: {@code guard.lua}, {@code levels.lua} and {@code dedup.lua}, sent as one script. */
     private static String scriptSha() throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-1");
-        for (String part : List.of("levels.lua", "dedup.lua")) {
+        for (String part : List.of("guard.lua", "levels.lua", "dedup.lua")) {
             try (InputStream in =
                     RedisScriptFlushIT.class.getResourceAsStream("/dev/dedup/agent/store/redis/" + part)) {
                 sha.update(in.readAllBytes());

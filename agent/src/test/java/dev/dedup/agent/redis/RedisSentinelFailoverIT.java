@@ -29,14 +29,19 @@ class RedisSentinelFailoverIT {
     @TempDir
     Path dir;
 
+    /** The program of the primary, the replica and the sentinels. */
+    protected RedisServer.Binary binary() {
+        return RedisServer.Binary.REDIS;
+    }
+
     @Test
     void primaryKilled_agentFollowsThePromotedReplica_andForgetsNothingReplicated() throws Exception {
-        try (RedisServer primary = RedisServer.start(dir.resolve("primary"));
+        try (RedisServer primary = RedisServer.start(binary(), dir.resolve("primary"));
                 RedisServer replica = RedisServer.start(
-                        dir.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
-                RedisSentinel s1 = RedisSentinel.start(dir.resolve("s1"), MASTER, primary.port());
-                RedisSentinel s2 = RedisSentinel.start(dir.resolve("s2"), MASTER, primary.port());
-                RedisSentinel s3 = RedisSentinel.start(dir.resolve("s3"), MASTER, primary.port())) {
+                        binary(), dir.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
+                RedisSentinel s1 = RedisSentinel.start(binary(), dir.resolve("s1"), MASTER, primary.port());
+                RedisSentinel s2 = RedisSentinel.start(binary(), dir.resolve("s2"), MASTER, primary.port());
+                RedisSentinel s3 = RedisSentinel.start(binary(), dir.resolve("s3"), MASTER, primary.port())) {
             RedisServer.await(Duration.ofSeconds(10), () -> {
                 try {
                     return replica.command("INFO", "replication").contains("master_link_status:up");

@@ -3,9 +3,11 @@ package dev.dedup.agent.redis;
 import static dev.dedup.agent.redis.RedisTier.items;
 import static dev.dedup.agent.redis.RedisTier.withOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -22,9 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One of three shards (no persistence) is killed: batches that touch only the others still succeed, a batch
- * that touches it is refused with 503 naming it. When it comes back empty, its claims are lost: the
- * documented loss of an unpersisted shard, which turns copies into {@code new} but never turns an
- * unclaimed id into {@code duplicate}. The near-cache is off, so every answer comes from Redis.
+ * that touches it is refused with 503 naming it. When it comes back empty (no persistence), it has lost its
+ * topology record with its claims: its ids are answered 503, never {@code new}, until an operator accepts
+ * the loss (one start with {@code --redis-adopt-empty-shards}); then they are {@code new} again, never
+ * {@code duplicate}. The near-cache is off, so every answer comes from Redis.
  */
 class RedisShardDownIT {
 
@@ -41,6 +44,8 @@ class RedisShardDownIT {
                 shards.add(RedisServer.start(dir.resolve("shard-" + i)));
             }
             RedisServer dead = shards.get(1);
+            List<Item> onLive = new ArrayList<>();
+            List<Item> onDead = new ArrayList<>();
             try (Agent agent = RedisTier.agent(
                     dir, shards, RedisTier.Layout.defaults(TIMEOUT), 0, new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(agent.port());
@@ -50,8 +55,6 @@ class RedisShardDownIT {
                 dead.kill();
 
                 // Which ids live on the dead shard: ask one at a time.
-                List<Item> onLive = new ArrayList<>();
-                List<Item> onDead = new ArrayList<>();
                 for (Item item : claimed) {
                     HttpResponse<byte[]> r = RedisTier.postClaims(http, List.of(item));
                     if (r.statusCode() == 200) {
@@ -85,23 +88,57 @@ class RedisShardDownIT {
                         "the message names the dead shard " + dead.uri() + ": " + error);
                 assertEquals(503, http.get("/health/ready").statusCode());
 
-                dead.restart();
-                RedisServer.await(Duration.ofSeconds(20), () -> RedisTier.status(http, "/health/ready") == 200);
+                dead.restart(); // no AOF, no RDB: it comes back empty, without its topology record
 
-                // Live shards kept everything.
+                // Its ids are never answered new while the loss is not accepted: 503, the shard named.
+                List<Item> deadCopies = withOwner(onDead, "o3");
+                RedisServer.await(
+                        Duration.ofSeconds(20),
+                        () -> RedisTier.postClaims(http, deadCopies.subList(0, 1))
+                                                .statusCode()
+                                        == 503
+                                && AgentHttp.text(RedisTier.postClaims(http, deadCopies.subList(0, 1)))
+                                        .contains("topology"));
+                HttpResponse<byte[]> lost = RedisTier.postClaims(http, deadCopies);
+                assertEquals(503, lost.statusCode(), AgentHttp.text(lost));
+                assertTrue(AgentHttp.text(lost).contains("no topology record"), AgentHttp.text(lost));
+                RedisServer.await(
+                        Duration.ofSeconds(10),
+                        () -> RedisTier.metric(http, "dedup_redis_shard_topology_ok", "shard=\"1\"") == 0);
+                HttpResponse<byte[]> ready = http.get("/health/ready");
+                assertEquals(503, ready.statusCode());
+                assertTrue(AgentHttp.text(ready).contains("127.0.0.1:" + dead.port()), AgentHttp.text(ready));
+                assertTrue(RedisTier.metric(http, "dedup_store_errors_total", "kind=\"topology\"") >= 1);
+                // Live shards kept everything and still answer.
                 assertEquals(Collections.nCopies(onLive.size(), "retry"), http.claim(RedisTier.NS, onLive));
-                // The restarted shard kept nothing (no AOF, no RDB): its ids are new again, to any owner. This
-                // is the documented loss of an unpersisted shard; what must never happen is a duplicate.
+            }
+
+            // An agent restarted now refuses to start: the loss must be accepted explicitly.
+            ConfigException refused = assertThrows(
+                    ConfigException.class,
+                    () -> RedisTier.agent(
+                            dir, shards, RedisTier.Layout.defaults(TIMEOUT), 0, new FakeClock(RedisTier.EPOCH)));
+            assertTrue(
+                    refused.getMessage().contains("127.0.0.1:" + dead.port())
+                            && refused.getMessage().contains("--redis-adopt-empty-shards"),
+                    refused.getMessage());
+
+            // The operator accepts it: one start with --redis-adopt-empty-shards stamps the shard.
+            try (Agent adopting = RedisTier.agentAt(
+                    dir,
+                    shards.stream().map(RedisServer::uri).toList(),
+                    RedisTier.Layout.defaults(TIMEOUT),
+                    0,
+                    new FakeClock(RedisTier.EPOCH),
+                    0,
+                    new dev.dedup.agent.config.WindowOptions(RedisTier.WINDOW, java.util.Map.of()),
+                    true)) {
+                AgentHttp http = new AgentHttp(adopting.port());
+                assertEquals(200, http.get("/health/ready").statusCode());
+                // The claims the shard held are gone, as accepted: new again, never a false duplicate.
                 List<Item> deadCopies = withOwner(onDead, "o3");
                 List<String> afterLoss = http.claim(RedisTier.NS, deadCopies);
                 RedisTier.assertNoFalseDuplicate(deadCopies, afterLoss);
-                assertEquals(
-                        Collections.nCopies(onDead.size(), "new"),
-                        afterLoss,
-                        "every claim of the unpersisted shard was lost");
-                // And they are claimed again from now on.
-                assertEquals(Collections.nCopies(onDead.size(), "duplicate"), http.claim(RedisTier.NS, onDead));
-
                 List<Item> fresh = items("sd-fresh", 0, 300, "o4");
                 List<String> freshVerdicts = http.claim(RedisTier.NS, fresh);
                 RedisTier.assertNoFalseDuplicate(fresh, freshVerdicts);

@@ -75,10 +75,24 @@ final class RedisTier {
             LongSupplier clock,
             int waitReplicas,
             WindowOptions windows) {
+        return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, windows, false);
+    }
+
+    /** The same, stamping shards without a topology record when {@code adoptEmptyShards}. */
+    static Agent agentAt(
+            Path dir,
+            List<String> uris,
+            Layout layout,
+            long nearCacheEntries,
+            LongSupplier clock,
+            int waitReplicas,
+            WindowOptions windows,
+            boolean adoptEmptyShards) {
         RedisOptions redis = new RedisOptions(
                         uris, layout.timeout(), layout.buckets(), layout.levelEntries(), layout.maxLevels(), "dd", 1024)
                 .withWaitReplicas(waitReplicas)
-                .withTimeBucketRecords(layout.levelEntries());
+                .withTimeBucketRecords(layout.levelEntries())
+                .withAdoptEmptyShards(adoptEmptyShards);
         return Agent.start(
                 new AgentOptions(
                         new HttpOptions(

@@ -8,7 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-/** A real Redis Sentinel on a free loopback port, watching one primary; stopped by its PID. */
+/**
+ * A real Sentinel ({@code redis-server --sentinel}, or {@code valkey-server --sentinel}) on a free loopback port,
+ * watching one primary; stopped by its PID.
+ */
 public final class RedisSentinel implements AutoCloseable {
 
     private final int port;
@@ -22,6 +25,13 @@ public final class RedisSentinel implements AutoCloseable {
     /** Watches {@code master} at {@code masterPort} with a quorum of 2, declaring it down after 1 s. */
     public static RedisSentinel start(Path dir, String master, int masterPort)
             throws IOException, InterruptedException {
+        return start(RedisServer.Binary.REDIS, dir, master, masterPort);
+    }
+
+    /** {@link #start(Path, String, int)} with the sentinel mode of {@code binary}. */
+    public static RedisSentinel start(RedisServer.Binary binary, Path dir, String master, int masterPort)
+            throws IOException, InterruptedException {
+        binary.require();
         Files.createDirectories(dir);
         int port = AgentProcess.freePort();
         Path conf = dir.resolve("sentinel-" + port + ".conf");
@@ -38,7 +48,7 @@ public final class RedisSentinel implements AutoCloseable {
                         "sentinel failover-timeout " + master + " 5000",
                         "sentinel parallel-syncs " + master + " 1",
                         ""));
-        Process p = new ProcessBuilder("redis-server", conf.toString(), "--sentinel")
+        Process p = new ProcessBuilder(binary.command(), conf.toString(), "--sentinel")
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("sentinel-" + port + ".out").toFile())
                 .start();
@@ -46,8 +56,8 @@ public final class RedisSentinel implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
-                throw new IllegalStateException(
-                        "redis sentinel exited: " + Files.readString(dir.resolve("sentinel-" + port + ".out")));
+                throw new IllegalStateException(binary.command() + " --sentinel exited: "
+                        + Files.readString(dir.resolve("sentinel-" + port + ".out")));
             }
             try {
                 if (s.command("PING").contains("PONG")) {

@@ -12,46 +12,96 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real {@code redis-server} on a free loopback port, started by a test with the configuration it needs
- * and stopped by its PID. Never the machine's shared 6379.
+ * A real {@code redis-server} (or another server of the same protocol, {@link Binary}) on a free loopback port,
+ * started by a test with the configuration it needs and stopped by its PID. Never the machine's shared 6379.
  */
 public final class RedisServer implements AutoCloseable {
 
+    /** The server programs the tests start: Redis, and Valkey (a fork of Redis 7.2 that speaks the same protocol). */
+    public enum Binary {
+        /** Debian's {@code redis-server} (Redis 7.0 on bookworm). */
+        REDIS("redis-server", "apt-get install redis-server"),
+        /** {@code valkey-server}: Valkey 8 from Debian's bookworm-backports. */
+        VALKEY("valkey-server", "apt-get install -t bookworm-backports valkey-server");
+
+        private final String command;
+        private final String install;
+
+        Binary(String command, String install) {
+            this.command = command;
+            this.install = install;
+        }
+
+        /** The program's name, found on the {@code PATH}. */
+        public String command() {
+            return command;
+        }
+
+        /**
+         * Fails, with the command that installs it, when the program is not on the {@code PATH}: a test that
+         * needs Valkey fails rather than skipping, so that a CI without it cannot pass unnoticed.
+         */
+        public String require() {
+            String path = System.getenv().getOrDefault("PATH", "");
+            for (String dir : path.split(java.io.File.pathSeparator)) {
+                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
+                    return command;
+                }
+            }
+            throw new IllegalStateException(
+                    command + " is not on the PATH: install it (" + install + "; .ci/run does it on Debian)");
+        }
+    }
+
+    private final Binary binary;
     private final Path dir;
     private final int port;
     private final List<String> extraArgs;
     private Process process;
 
-    private RedisServer(Path dir, int port, List<String> extraArgs) {
+    private RedisServer(Binary binary, Path dir, int port, List<String> extraArgs) {
+        this.binary = binary;
         this.dir = dir;
         this.port = port;
         this.extraArgs = extraArgs;
     }
 
-    /** Starts a server keeping nothing on disk. */
+    /** Starts a {@code redis-server} keeping nothing on disk. */
     public static RedisServer start(Path dir, String... args) throws IOException, InterruptedException {
+        return start(Binary.REDIS, dir, args);
+    }
+
+    /** Starts {@code binary} keeping nothing on disk. */
+    public static RedisServer start(Binary binary, Path dir, String... args) throws IOException, InterruptedException {
         List<String> all = new ArrayList<>(List.of("--save", "", "--appendonly", "no"));
         all.addAll(List.of(args));
-        return startWith(dir, all);
+        return startWith(binary, dir, all);
     }
 
     /** Starts a server with an append-only file fsynced on every write, kept in {@code dir}. */
     public static RedisServer startWithAof(Path dir, String... args) throws IOException, InterruptedException {
         List<String> all = new ArrayList<>(List.of("--save", "", "--appendonly", "yes", "--appendfsync", "always"));
         all.addAll(List.of(args));
-        return startWith(dir, all);
+        return startWith(Binary.REDIS, dir, all);
     }
 
-    private static RedisServer startWith(Path dir, List<String> args) throws IOException, InterruptedException {
+    private static RedisServer startWith(Binary binary, Path dir, List<String> args)
+            throws IOException, InterruptedException {
+        binary.require();
         Files.createDirectories(dir);
-        RedisServer server = new RedisServer(dir, AgentProcess.freePort(), args);
+        RedisServer server = new RedisServer(binary, dir, AgentProcess.freePort(), args);
         server.launch();
         return server;
     }
 
+    /** The program this server runs. */
+    public Binary binary() {
+        return binary;
+    }
+
     private void launch() throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(
-                "redis-server",
+                binary.command(),
                 "--port",
                 String.valueOf(port),
                 "--bind",
@@ -74,7 +124,8 @@ public final class RedisServer implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited with " + process.exitValue() + ": " + log());
+                throw new IllegalStateException(
+                        binary.command() + " exited with " + process.exitValue() + ": " + log());
             }
             try {
                 String pong = command("PING");
@@ -87,7 +138,7 @@ public final class RedisServer implements AutoCloseable {
             }
             Thread.sleep(20);
         }
-        throw new IllegalStateException("redis-server on " + port + " not ready: " + log());
+        throw new IllegalStateException(binary.command() + " on " + port + " not ready: " + log());
     }
 
     public String uri() {

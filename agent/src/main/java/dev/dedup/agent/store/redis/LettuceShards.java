@@ -159,7 +159,7 @@ final class LettuceShards implements RedisPort {
         CompletionStage<List<Object>> result;
         try {
             result = evalsha(shard.async(), script, keys, args);
-            if (options.waitReplicas() > 0) {
+            if (options.waitReplicas() > 0 && mode.waitsForReplicas()) {
                 result = result.thenCompose(reply -> replicated(shard, reply));
             }
         } catch (RuntimeException e) {

@@ -2,23 +2,35 @@ package dev.dedup.agent.store.redis;
 
 import java.nio.charset.StandardCharsets;
 
-/** What a script call does: its first argument to the claim scripts, and its tag on the call timers. */
+/**
+ * What a script call does: its first argument to the claim scripts, its tag on the call timers, and
+ * whether its writes are what a worker relies on (so that {@code --redis-wait-replicas} waits for them).
+ */
 enum Mode {
-    CLAIM("c", "claim"),
-    RELEASE("r", "release"),
+    CLAIM("c", "claim", true),
+    RELEASE("r", "release", true),
     /** Only {@code sweep.lua}, which takes no mode argument. */
-    SWEEP("s", "sweep"),
+    SWEEP("s", "sweep", false),
     /** {@code ranges.lua}: which parts of ranges are committed. */
-    RANGE_CHECK("k", "range_check"),
+    RANGE_CHECK("k", "range_check", false),
     /** {@code ranges.lua}: commit ranges. */
-    RANGE_COMMIT("m", "range_commit");
+    RANGE_COMMIT("m", "range_commit", true),
+    /** {@code topology.lua}: read or stamp a shard's topology record. */
+    TOPOLOGY("t", "topology", false);
 
     private final byte[] arg;
     private final String tag;
+    private final boolean answered;
 
-    Mode(String arg, String tag) {
+    Mode(String arg, String tag, boolean answered) {
         this.arg = arg.getBytes(StandardCharsets.US_ASCII);
         this.tag = tag;
+        this.answered = answered;
+    }
+
+    /** Whether a worker is answered on the strength of this call's writes: they are worth a {@code WAIT}. */
+    boolean waitsForReplicas() {
+        return answered;
     }
 
     /** The script's {@code ARGV[1]}. */

@@ -34,6 +34,7 @@ final class RedisFailures {
                 case "READONLY" -> "readonly";
                 case "LOADING" -> "loading";
                 case "BUSY" -> "busy";
+                case "DEDUPTOPOLOGY" -> "topology";
                 case "NOAUTH", "WRONGPASS", "NOPERM" -> "auth";
                 default -> "error";
             };

@@ -56,6 +56,11 @@ final class RedisKeys {
         return (prefix + ":released").getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** Each shard's record of the topology it belongs to ({@link Topology}). */
+    byte[] topology() {
+        return (prefix + ":topology").getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** The marker of sweep range {@code range}: which slot was last swept. One per shard. */
     byte[] sweepMarker(int range) {
         return (prefix + ":sweep:" + range).getBytes(StandardCharsets.US_ASCII);

@@ -9,18 +9,22 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * A Lua script beside this class, made of one or more resources concatenated (a part shared by two
- * scripts first), and its SHA-1, by which {@link RedisPort#eval} calls it.
+ * scripts first), and its SHA-1, by which {@link RedisPort#eval} calls it. A {@code guarded} script starts
+ * with {@code guard.lua}: its last key and last argument are the shard's topology record and its expected
+ * value, which {@link Topology#guarded} appends.
  */
-record RedisScript(String name, byte[] body, String sha) {
+record RedisScript(String name, byte[] body, String sha, boolean guarded) {
 
-    /** The fingerprint layout's claims and releases: {@code levels.lua} then {@code dedup.lua}. */
-    static final RedisScript DEDUP = of("levels.lua", "dedup.lua");
+    /** The fingerprint layout's claims and releases: {@code guard.lua}, {@code levels.lua}, {@code dedup.lua}. */
+    static final RedisScript DEDUP = of("guard.lua", "levels.lua", "dedup.lua");
     /** The fingerprint layout's hourly sweep: {@code levels.lua} then {@code sweep.lua}. */
     static final RedisScript SWEEP = of("levels.lua", "sweep.lua");
     /** The event-time layout's claims and releases. */
-    static final RedisScript TIMED = of("timed.lua");
+    static final RedisScript TIMED = of("guard.lua", "timed.lua");
     /** Committed ranges of ordered streams. */
-    static final RedisScript RANGES = of("ranges.lua");
+    static final RedisScript RANGES = of("guard.lua", "ranges.lua");
+    /** Reads or stamps a shard's topology record. */
+    static final RedisScript TOPOLOGY = of("topology.lua");
 
     static RedisScript of(String... resources) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -35,7 +39,8 @@ record RedisScript(String name, byte[] body, String sha) {
             }
         }
         byte[] bytes = body.toByteArray();
-        return new RedisScript(resources[resources.length - 1], bytes, sha1Hex(bytes));
+        return new RedisScript(
+                resources[resources.length - 1], bytes, sha1Hex(bytes), resources[0].equals("guard.lua"));
     }
 
     private static String sha1Hex(byte[] bytes) {

@@ -39,6 +39,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final WindowOptions windows;
     private final LongSupplier clockMillis;
     private final RedisPort port;
+    private final Topology topology;
     private final RedisKeys keys;
     private final FingerprintBuckets fingerprints;
     private final TimeBuckets times;
@@ -54,16 +55,28 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         this.windows = windows;
         this.clockMillis = clockMillis;
         this.keys = new RedisKeys(options.keyPrefix());
-        this.port = new LettuceShards(
+        LettuceShards shards = new LettuceShards(
                 options,
                 registry,
-                List.of(RedisScript.DEDUP, RedisScript.SWEEP, RedisScript.TIMED, RedisScript.RANGES));
+                List.of(
+                        RedisScript.DEDUP,
+                        RedisScript.SWEEP,
+                        RedisScript.TIMED,
+                        RedisScript.RANGES,
+                        RedisScript.TOPOLOGY));
+        Topology agreed = null;
         try {
+            agreed = Topology.agreeOrRefuse(shards, keys, options.adoptEmptyShards(), registry);
+            this.topology = agreed;
+            this.port = agreed.guarded();
             this.fingerprints = new FingerprintBuckets(port, options, keys, registry);
             this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
             this.ranges = new RedisRanges(port, keys);
         } catch (RuntimeException e) {
-            port.close();
+            if (agreed != null) {
+                agreed.close();
+            }
+            shards.close();
             throw e;
         }
         this.sweeper = new RedisSweeper(fingerprints, FingerprintBuckets.SWEEP_PERIOD_SECONDS, clockMillis).start();
@@ -138,9 +151,15 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         return f;
     }
 
+    /** Every shard answers and holds the topology record the agent expects. */
     @Override
     public CompletionStage<Void> ready() {
-        return port.ping();
+        return port.ping().thenRun(() -> {
+            String problem = topology.problem();
+            if (problem != null) {
+                throw new StoreUnavailableException("topology", problem, null);
+            }
+        });
     }
 
     @Override
@@ -148,7 +167,9 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         Map<String, Object> s = new LinkedHashMap<>();
         List<Map<String, Object>> shards = new ArrayList<>();
         for (int i = 0; i < port.shards(); i++) {
-            shards.add(port.stats(i));
+            Map<String, Object> shard = port.stats(i);
+            shard.put("topology", topology.stats(i));
+            shards.add(shard);
         }
         fingerprints.stats(s, shards);
         times.stats(shards);
@@ -169,6 +190,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public void close() {
         sweeper.close();
+        topology.close();
         port.close();
     }
 

@@ -1,5 +1,5 @@
 -- Claims or releases ids on one shard, in the fingerprint layout (FingerprintBuckets.java); sent after
--- levels.lua, as one script. While the first level of a bucket has room, one HSETNX decides a new id.
+-- guard.lua and levels.lua, as one script. While the first level of a bucket has room, one HSETNX decides a new id.
 --
 -- ARGV[1]    'c' claim, 'r' release
 -- ARGV[2]    the items, 15 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
@@ -9,6 +9,7 @@
 -- ARGV[5]    now, whole seconds (the agent's clock)
 -- ARGV[6]    TTL in milliseconds given to level keys when written (longest window + 2 sweeps)
 -- ARGV[7]    most levels per bucket
+-- KEYS[#KEYS], ARGV[9]: the topology record and its expected value, checked by guard.lua first
 -- ARGV[8]    '1' when the namespace's window slides: a live claim answered retry or duplicate gets the
 --            item's expiry (now + window) when that is later than its own; '0' for a fixed window
 --

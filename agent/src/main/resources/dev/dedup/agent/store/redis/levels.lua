@@ -1,5 +1,5 @@
 -- The levels of a fingerprint bucket: what dedup.lua (claims, releases) and sweep.lua (the hourly sweep)
--- share. The agent sends this part first and the script after it, as one script. Layout:
+-- share. The agent sends this part before the script (after guard.lua for dedup.lua), as one script. Layout:
 -- FingerprintBuckets.java.
 --
 -- A bucket is a chain of levels: the hash KEYS[k], then KEYS[k] .. '\1', '\2', ... A level holds at most

@@ -7,6 +7,7 @@
 -- ARGV[3]    commit: the end second of what this call commits (now + window)
 -- ARGV[4]    commit: most intervals the stream may hold
 -- ARGV[5..]  per range, in request order, four strings: from, to, from - 1 ('' when from is 0), to + 1
+-- KEYS[2], ARGV[#ARGV]: the topology record and its expected value, checked by guard.lua first
 --
 -- Sequence numbers are compared as decimal strings: the shorter is smaller, else the lexicographic order.
 -- Returns, for a check, one string per range: its committed parts, "<from> <to>\n" each, in order; for a
@@ -31,7 +32,7 @@ end
 
 if mode == 'k' then
   local out = {}
-  for at = 5, #ARGV, 4 do
+  for at = 5, #ARGV - 1, 4 do
     local f, t = ARGV[at], ARGV[at + 1]
     local parts = {}
     for _, iv in ipairs(intervals) do
@@ -47,7 +48,7 @@ end
 
 local ends = ARGV[3]
 local most = tonumber(ARGV[4])
-for at = 5, #ARGV, 4 do
+for at = 5, #ARGV - 1, 4 do
   local lo, hi, before, after = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   local kept = {}
   local placed = false

@@ -11,6 +11,7 @@
 -- ARGV[5]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the
 --            expiry of a new key (relative, so that the agent's clock decides, as everywhere else); 0 or
 --            less means the key's claims are over, whatever Redis still holds
+-- KEYS[#KEYS], ARGV[6]: the topology record and its expected value, checked by guard.lua first
 --
 -- Returns { answers, overfull }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate. Release: one byte
 -- per item, 1 released, 0 not held by that owner; the released fields are published, concatenated, on

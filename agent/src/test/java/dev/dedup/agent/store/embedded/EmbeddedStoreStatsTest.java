@@ -42,8 +42,12 @@ class EmbeddedStoreStatsTest {
                             "fill",
                             "retention_ids_90",
                             "new_claims_per_second",
-                            "estimated_retention_seconds"),
+                            "estimated_retention_seconds",
+                            "range_streams",
+                            "range_intervals"),
                     List.copyOf(stats.keySet()));
+            assertEquals(0, stats.get("range_streams"));
+            assertEquals(0L, stats.get("range_intervals"));
             assertEquals(dir.resolve("claims.slots").toString(), stats.get("file"));
             assertEquals(4096L, stats.get("slots"));
             assertEquals(8, stats.get("ways"));

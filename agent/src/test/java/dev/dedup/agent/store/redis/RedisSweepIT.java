@@ -39,6 +39,7 @@ class RedisSweepIT {
     private final FakeClock clock = new FakeClock(EPOCH);
     private RedisServer redis;
     private LettuceShards port;
+    private Topology topology;
     private FingerprintBuckets layout;
 
     @BeforeEach
@@ -47,11 +48,15 @@ class RedisSweepIT {
         RedisOptions options = new RedisOptions(List.of(redis.uri()), Duration.ofSeconds(5), BUCKETS, 64, 8, "dd", 64);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         port = new LettuceShards(options, registry, List.of(RedisScript.DEDUP, RedisScript.SWEEP));
-        layout = new FingerprintBuckets(port, options, new RedisKeys("dd"), registry);
+        topology = Topology.agreeOrRefuse(port, new RedisKeys("dd"), false, registry);
+        layout = new FingerprintBuckets(topology.guarded(), options, new RedisKeys("dd"), registry);
     }
 
     @AfterEach
     void stop() {
+        if (topology != null) {
+            topology.close();
+        }
         if (port != null) {
             port.close();
         }
@@ -149,10 +154,10 @@ class RedisSweepIT {
         return b.build("ns");
     }
 
-    /** The bucket levels: every key but the sweep markers. */
+    /** The bucket levels: every key but the sweep markers and the topology record. */
     private List<byte[]> bucketKeys() throws Exception {
         return redis.keys().stream()
-                .filter(k -> !new String(k, StandardCharsets.ISO_8859_1).startsWith("dd:sweep:"))
+                .filter(k -> new String(k, StandardCharsets.ISO_8859_1).startsWith("dd{"))
                 .toList();
     }
 

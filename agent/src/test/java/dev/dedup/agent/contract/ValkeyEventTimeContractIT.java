@@ -1,0 +1,20 @@
+package dev.dedup.agent.contract;
+
+import dev.dedup.agent.config.WindowOptions;
+
+/**
+ * The contract against one Valkey 8 shard with every namespace filed by event time: Tapjoy's layout
+ * ({@code timed.lua}) on Valkey, as {@link RedisEventTimeContractTest} runs it on Redis.
+ */
+class ValkeyEventTimeContractIT extends ValkeyContractIT {
+
+    @Override
+    protected boolean eventTimes() {
+        return true;
+    }
+
+    @Override
+    protected WindowOptions windows() {
+        return everyNamespaceByEventTime();
+    }
+}

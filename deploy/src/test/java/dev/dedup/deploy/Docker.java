@@ -1,0 +1,216 @@
+package dev.dedup.deploy;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The docker CLI against a running engine, for the image tests: builds the agent's image from a clean tree,
+ * and removes every container and volume it made when closed.
+ */
+final class Docker implements AutoCloseable {
+
+    /** The base image the tests build on: a Debian bookworm with openjdk-17-jre-headless. */
+    static final String BASE_IMAGE = System.getProperty("deploy.baseImage", "dedup-base:test");
+
+    /** Where the base image's tar is kept between runs (made by mmdebstrap, about 40 s, 400 MB). */
+    static final Path BASE_CACHE = Path.of(System.getProperty("deploy.baseCache", "/var/cache/dedup-deploy"))
+            .resolve("bookworm-openjdk-17-jre-headless.tar");
+
+    private final String prefix = "dedup-it-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<String> containers = new ArrayList<>();
+    private final List<String> volumes = new ArrayList<>();
+    private final List<String> networks = new ArrayList<>();
+
+    Docker() {
+        Tools.require("docker", "docker.io");
+        Tools.Result info = docker(Duration.ofSeconds(30), "info", "--format", "{{.ServerVersion}}");
+        if (info.exit() != 0) {
+            fail("no Docker engine answers (docker info: " + info.output().strip()
+                    + "): start dockerd (apt-get install -y docker.io; .ci/run starts it)");
+        }
+    }
+
+    static Tools.Result docker(Duration timeout, String... args) {
+        List<String> cmd = Tools.list("docker");
+        cmd.addAll(List.of(args));
+        return Tools.run(timeout, cmd);
+    }
+
+    static String ok(Duration timeout, String... args) {
+        return docker(timeout, args)
+                .ok("docker " + String.join(" ", args))
+                .output()
+                .strip();
+    }
+
+    /** A name unique to this run, remembered for removal. */
+    String container(String role) {
+        String name = prefix + "-" + role;
+        containers.add(name);
+        return name;
+    }
+
+    String volume(String role) {
+        String name = prefix + "-" + role;
+        volumes.add(name);
+        ok(Duration.ofSeconds(30), "volume", "create", name);
+        return name;
+    }
+
+    /** The name {@link #network} gave to {@code role}. */
+    String networkName(String role) {
+        return prefix + "-" + role;
+    }
+
+    String network(String role) {
+        String name = prefix + "-" + role;
+        networks.add(name);
+        ok(Duration.ofSeconds(30), "network", "create", name);
+        return name;
+    }
+
+    /** The base image, from the engine, else from the cached tar, else made by mmdebstrap (and cached). */
+    static synchronized String baseImage() {
+        if (!BASE_IMAGE.equals("dedup-base:test")
+                && docker(Duration.ofSeconds(30), "image", "inspect", BASE_IMAGE)
+                                .exit()
+                        != 0) {
+            fail("base image " + BASE_IMAGE + " is not in the engine: docker pull it first");
+        }
+        return debianImage(BASE_IMAGE, BASE_CACHE, "openjdk-17-jre-headless");
+    }
+
+    /** A Debian bookworm image with redis-server (and redis-cli), for a Redis container beside a pod. */
+    static synchronized String redisImage() {
+        return debianImage(
+                "dedup-redis-base:test", BASE_CACHE.resolveSibling("bookworm-redis-server.tar"), "redis-server");
+    }
+
+    /**
+     * {@code tag} from the engine, else imported from {@code cache}, else made by {@code mmdebstrap
+     * --variant=apt --include=<packages> bookworm} into {@code cache} first (Debian's mirrors are reachable
+     * where image registries are not).
+     */
+    private static String debianImage(String tag, Path cache, String packages) {
+        if (docker(Duration.ofSeconds(30), "image", "inspect", tag).exit() == 0) {
+            return tag;
+        }
+        try {
+            if (!Files.isRegularFile(cache)) {
+                Tools.require("mmdebstrap", "mmdebstrap");
+                Files.createDirectories(cache.getParent());
+                // mmdebstrap picks the output's format by its extension: keep .tar
+                Path tmp = cache.resolveSibling("partial-" + cache.getFileName());
+                Tools.run(
+                                Duration.ofMinutes(10),
+                                Tools.list(
+                                        "mmdebstrap",
+                                        "--quiet",
+                                        "--variant=apt",
+                                        "--include=" + packages,
+                                        "bookworm",
+                                        tmp.toString()))
+                        .ok("mmdebstrap");
+                Files.move(tmp, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ok(Duration.ofMinutes(5), "import", cache.toString(), tag);
+        return tag;
+    }
+
+    /**
+     * Builds deploy/Dockerfile as a user would from a clean clone: the context holds only the files git
+     * tracks or would track (the working tree's versions), plus the jar {@code mvn package} made.
+     */
+    static synchronized String buildImage(String tag) {
+        String base = baseImage();
+        Path context;
+        try {
+            context = Files.createTempDirectory("deploy-context-");
+            Tools.Result files = Tools.run(
+                    Duration.ofSeconds(60),
+                    Tools.list(
+                            "git",
+                            "-C",
+                            Tools.ROOT.toString(),
+                            "ls-files",
+                            "--cached",
+                            "--others",
+                            "--exclude-standard"));
+            files.ok("git ls-files (the image is built from the repository's files)");
+            for (String f : files.output().split("\n")) {
+                Path src = Tools.ROOT.resolve(f);
+                if (f.isBlank() || !Files.isRegularFile(src)) {
+                    continue; // deleted in the working tree
+                }
+                Path dst = context.resolve(f);
+                Files.createDirectories(dst.getParent());
+                Files.copy(src, dst);
+            }
+            Path jar = context.resolve("agent/target/dedup-agent.jar");
+            Files.createDirectories(jar.getParent());
+            Files.copy(Tools.agentJar(), jar);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Tools.Result before = docker(Duration.ofSeconds(30), "image", "inspect", "-f", "{{.Id}}", tag);
+        Tools.run(
+                        Duration.ofMinutes(5),
+                        Tools.list(
+                                "docker",
+                                "build",
+                                "--build-arg",
+                                "BASE_IMAGE=" + base,
+                                "-f",
+                                "deploy/Dockerfile",
+                                "-t",
+                                tag,
+                                "."),
+                        context,
+                        java.util.Map.of())
+                .ok("docker build");
+        Tools.run(Duration.ofSeconds(60), Tools.list("rm", "-rf", context.toString()));
+        // the image this tag named before, now untagged: removed, so that runs do not pile images up
+        if (before.exit() == 0 && !before.output().strip().equals(inspect(tag, "{{.Id}}"))) {
+            docker(Duration.ofSeconds(60), "rmi", before.output().strip());
+        }
+        return tag;
+    }
+
+    /** The container's IP address on the default bridge. */
+    static String ip(String container) {
+        return ok(Duration.ofSeconds(30), "inspect", "-f", "{{.NetworkSettings.IPAddress}}", container);
+    }
+
+    static String inspect(String container, String format) {
+        return ok(Duration.ofSeconds(30), "inspect", "-f", format, container);
+    }
+
+    static String logs(String container) {
+        return docker(Duration.ofSeconds(30), "logs", container).output();
+    }
+
+    @Override
+    public void close() {
+        for (String c : containers) {
+            docker(Duration.ofSeconds(60), "rm", "-f", "-v", c);
+        }
+        for (String v : volumes) {
+            docker(Duration.ofSeconds(60), "volume", "rm", "-f", v);
+        }
+        for (String n : networks) {
+            docker(Duration.ofSeconds(60), "network", "rm", n);
+        }
+    }
+}

@@ -1,0 +1,373 @@
+package dev.dedup.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.dedup.agent.testing.AgentProcess;
+import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.client.DedupClient;
+import dev.dedup.client.DedupException;
+import dev.dedup.wire.Item;
+import dev.dedup.wire.Verdict;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The manifests' command lines, run for real on this machine. First the first pod of the Redis StatefulSet:
+ * its redis and sentinel containers' commands (the start scripts of the ConfigMap, redis.conf, the ACL made
+ * from the Secret), with this machine's ports and directories in place of the pod's. Then every agent
+ * container (Spark executor sidecar, consumer sidecar, the embedded-store consumer, the node agent): the
+ * image's entrypoint with the built jar, the container's arguments and environment as the kubelet resolves
+ * them, the Redis URI of the Secret pointing at that Sentinel; its probes are asked as the kubelet asks
+ * them, a worker claims with the token, and SIGTERM ends it with exit code 0 within the pod's grace.
+ */
+class KubernetesCommandLinesIT {
+
+    static final String TOKEN = "k8s-it-" + UUID.randomUUID().toString().replace("-", "");
+    static final String PASSWORD = hex();
+    static final String REPLICATION_PASSWORD = hex();
+    static final String SENTINEL_PASSWORD = hex();
+
+    @TempDir
+    static Path dir;
+
+    static Proc redis;
+    static Proc sentinel;
+    static int redisPort;
+    static int sentinelPort;
+
+    static String hex() {
+        return UUID.randomUUID().toString().replace("-", "")
+                + UUID.randomUUID().toString().replace("-", "");
+    }
+
+    static Map<String, String> secrets(String redisUri) {
+        return Map.of(
+                "dedup-agent/token", TOKEN,
+                "dedup-redis/uri", redisUri,
+                "dedup-redis/password", PASSWORD,
+                "dedup-redis/replication-password", REPLICATION_PASSWORD,
+                "dedup-redis/sentinel-password", SENTINEL_PASSWORD);
+    }
+
+    /** The agents' Redis URI in the Secret: the in-cluster Sentinel names replaced by this machine's. */
+    static String sentinelUri() {
+        return "redis-sentinel://dedup:" + PASSWORD + "@127.0.0.1:" + sentinelPort + "#dedup";
+    }
+
+    @BeforeAll
+    static void startTheFirstRedisPod() throws Exception {
+        Tools.require("redis-server", "redis-server");
+        Tools.require("redis-cli", "redis-tools");
+        List<JsonNode> rendered = Manifests.render("redis");
+        StatefulSet set = rendered.stream()
+                .map(Manifests::strict)
+                .filter(StatefulSet.class::isInstance)
+                .map(StatefulSet.class::cast)
+                .findFirst()
+                .orElseThrow();
+        // the ConfigMap as the kubelet mounts it
+        Path conf = Files.createDirectories(dir.resolve("redis-0/etc"));
+        for (JsonNode doc : rendered) {
+            if (Manifests.strict(doc) instanceof ConfigMap cm
+                    && cm.getMetadata().getName().startsWith("dedup-redis")) {
+                for (var e : cm.getData().entrySet()) {
+                    Files.writeString(conf.resolve(e.getKey()), e.getValue());
+                }
+            }
+        }
+        redisPort = AgentProcess.freePort();
+        sentinelPort = AgentProcess.freePort();
+        Path data = Files.createDirectories(dir.resolve("redis-0/data"));
+        Path run = Files.createDirectories(dir.resolve("redis-0/run"));
+        Map<String, String> secrets = secrets("unused");
+        Map<String, String> pod = Map.of("metadata.name", "dedup-redis-0");
+        PodContainer redisContainer = local(container(set, "redis"), rendered, secrets, pod, conf, data)
+                .override("RUN_DIR", run.toString());
+        redis = Proc.start(
+                redisContainer.commandLine(List.of()), redisContainer.env(), dir.resolve("redis-0"), "redis");
+        Tools.await(
+                Duration.ofSeconds(30), "redis from start-redis.sh: " + redis.output(), () -> Resp.answers(redisPort));
+        PodContainer sentinelContainer = local(container(set, "sentinel"), rendered, secrets, pod, conf, data);
+        sentinel = Proc.start(
+                sentinelContainer.commandLine(List.of()), sentinelContainer.env(), dir.resolve("redis-0"), "sentinel");
+        Tools.await(
+                Duration.ofSeconds(30),
+                "sentinel from start-sentinel.sh: " + sentinel.output(),
+                () -> Resp.answers(sentinelPort));
+    }
+
+    /** The pod's names, ports and directories replaced by this machine's; loopback only. */
+    static PodContainer local(
+            Container c,
+            List<JsonNode> rendered,
+            Map<String, String> secrets,
+            Map<String, String> pod,
+            Path conf,
+            Path data) {
+        return new PodContainer(c, rendered, secrets, pod)
+                .replace("/etc/dedup-redis", conf.toString())
+                .override("ANNOUNCE_HOST", "127.0.0.1")
+                .override("BOOTSTRAP_PRIMARY", "127.0.0.1:" + redisPort)
+                .override("SENTINELS", "127.0.0.1:" + sentinelPort)
+                .override("REDIS_PORT", String.valueOf(redisPort))
+                .override("SENTINEL_PORT", String.valueOf(sentinelPort))
+                .override("CONF_DIR", conf.toString())
+                .override("DATA_DIR", data.toString())
+                .override("REDIS_BIND", "127.0.0.1")
+                .override("SENTINEL_BIND", "127.0.0.1");
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (sentinel != null) {
+            sentinel.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    static Container container(HasMetadata workload, String name) {
+        PodSpec spec = ManifestsIT.podSpec(workload);
+        List<Container> all = new ArrayList<>(spec.getInitContainers());
+        all.addAll(spec.getContainers());
+        return all.stream()
+                .filter(c -> c.getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no container " + name));
+    }
+
+    @Test
+    void redisPodStartsAsPrimary_withTheAclOfTheSecret_watchedByItsSentinel() throws Exception {
+        try (Resp anonymous = new Resp(redisPort)) {
+            assertTrue(anonymous.text("GET", "ddx").startsWith("-NOAUTH"), "the default user is off");
+        }
+        try (Resp r = new Resp(redisPort)) {
+            assertEquals("OK", r.text("AUTH", "dedup", PASSWORD));
+            assertEquals("[maxmemory-policy, noeviction]", r.text("CONFIG", "GET", "maxmemory-policy"));
+            assertEquals("[appendonly, yes]", r.text("CONFIG", "GET", "appendonly"));
+            assertEquals("[appendfsync, everysec]", r.text("CONFIG", "GET", "appendfsync"));
+            @SuppressWarnings("unchecked")
+            List<Object> entries = (List<Object>) r.call("CONFIG", "GET", "hash-max-listpack-entries");
+            assertTrue(Integer.parseInt((String) entries.get(1)) >= 386, "levels of 384 stay listpacks: " + entries);
+            // 70 % of the container's 8Gi limit
+            assertEquals("[maxmemory, " + (8L << 30) * 7 / 10 + "]", r.text("CONFIG", "GET", "maxmemory"));
+            // the agent's user: its keys and channel, nothing dangerous
+            assertEquals("OK", r.text("SET", "dd:probe", "1"));
+            assertTrue(r.text("SET", "other", "1").startsWith("-NOPERM"));
+            assertTrue(r.text("FLUSHALL").startsWith("-NOPERM"));
+            assertTrue(r.text("KEYS", "*").startsWith("-NOPERM"));
+            assertTrue(r.text("CONFIG", "SET", "appendonly", "no").startsWith("-NOPERM"));
+            assertTrue(r.text("PUBLISH", "other", "x").startsWith("-NOPERM"));
+            assertEquals("1", r.text("DEL", "dd:probe"));
+            assertTrue(r.text("ROLE").startsWith("-NOPERM"));
+        }
+        try (Resp r = new Resp(redisPort)) {
+            assertEquals("OK", r.text("AUTH", "sentinel", SENTINEL_PASSWORD));
+            assertTrue(r.text("ROLE").startsWith("[master"), "the sentinel's user sees a primary: " + r.text("ROLE"));
+            assertTrue(r.text("GET", "dd:x").startsWith("-NOPERM"), "and reads no claim");
+        }
+        assertTrue(Files.isDirectory(dir.resolve("redis-0/data/appendonlydir")), "AOF on the volume");
+        try (Resp s = new Resp(sentinelPort)) {
+            assertEquals("[127.0.0.1, " + redisPort + "]", s.text("SENTINEL", "get-master-addr-by-name", "dedup"));
+            // the sentinel logs in as its ACL user: the primary is seen, not down
+            Tools.await(Duration.ofSeconds(20), "sentinel sees the primary", () -> {
+                try {
+                    List<?> master = (List<?>) s.call("SENTINEL", "master", "dedup");
+                    // "master", not "master,disconnected" nor "master,s_down": its PINGs are answered
+                    // and INFO, which needs its login, was answered lately
+                    long infoRefresh = Long.parseLong((String) master.get(master.indexOf("info-refresh") + 1));
+                    return "master".equals(master.get(master.indexOf("flags") + 1)) && infoRefresh < 10_000;
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+        }
+        assertTrue(redis.output().contains("start-redis: primary"), redis.output());
+    }
+
+    /** The agent container of each workload, and the manifests that hold it. */
+    static Container agentContainer(String workload) {
+        if (workload.equals("spark")) {
+            return container(
+                    Manifests.strict(Manifests.file(Tools.KUBERNETES.resolve("spark/executor-pod-template.yaml"))
+                            .get(0)),
+                    "dedup-agent");
+        }
+        return Manifests.render(workload).stream()
+                .map(Manifests::strict)
+                .filter(o -> ManifestsIT.podSpec(o) != null)
+                .map(o -> container(o, "dedup-agent"))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    static long grace(String workload) {
+        if (workload.equals("spark")) {
+            return 30; // Kubernetes' default; Spark deletes executor pods with it
+        }
+        return Manifests.render(workload).stream()
+                .map(Manifests::strict)
+                .map(ManifestsIT::podSpec)
+                .filter(s -> s != null)
+                .findFirst()
+                .orElseThrow()
+                .getTerminationGracePeriodSeconds();
+    }
+
+    /** Starts the workload's agent container as the kubelet would, with {@code redisUri} in the Secret. */
+    static Proc startAgent(String workload, String redisUri, int port, Path work) {
+        Container c = agentContainer(workload);
+        Path data = work.resolve("var-lib-dedup");
+        PodContainer pc = new PodContainer(
+                        c, Manifests.render(workload), secrets(redisUri), Map.of("status.podIP", "127.0.0.1"))
+                .replace("/var/lib/dedup", data.toString())
+                .replace("/app/dedup-agent.jar", Tools.agentJar().toString());
+        List<String> cmd = pc.commandLine(Image.entrypoint());
+        cmd.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        int at = cmd.indexOf("--port");
+        assertTrue(at > 0, "the container names its port: " + cmd);
+        assertEquals(String.valueOf(c.getPorts().get(0).getContainerPort()), cmd.get(at + 1));
+        cmd.set(at + 1, String.valueOf(port));
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        Image.env().forEach((k, v) -> env.put(k, v.replace("/var/lib/dedup", data.toString())));
+        env.putAll(pc.env());
+        return Proc.start(cmd, env, work, "agent");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"spark", "consumer", "consumer-embedded", "daemonset"})
+    void agentContainerRunsAsWritten_answersItsProbesAndClaims_andStopsWithExitZero(String workload) throws Exception {
+        int port = AgentProcess.freePort();
+        Path work = Files.createDirectories(dir.resolve("agent-" + workload));
+        Container c = agentContainer(workload);
+        try (Proc agent = startAgent(workload, sentinelUri(), port, work)) {
+            // the kubelet: startup probe until it passes (within its budget), then readiness and liveness
+            Probe startup = c.getStartupProbe();
+            long budget = (long) startup.getPeriodSeconds() * startup.getFailureThreshold();
+            Tools.await(
+                    Duration.ofSeconds(budget),
+                    workload + " startup probe " + startup.getHttpGet().getPath() + ": " + agent.output(),
+                    () -> Proc.probe("127.0.0.1", port, startup.getHttpGet().getPath(), 1) == 200);
+            PodContainer pc = new PodContainer(c, List.of(), Map.of(), Map.of());
+            for (Probe p : pc.probes()) {
+                assertEquals(7070, pc.probePort(p));
+                int timeout = p.getTimeoutSeconds() == null ? 1 : p.getTimeoutSeconds(); // Kubernetes' default
+                int status = Proc.probe("127.0.0.1", port, p.getHttpGet().getPath(), timeout);
+                assertTrue(
+                        status >= 200 && status < 400,
+                        workload + " probe " + p.getHttpGet().getPath() + ": " + status);
+            }
+
+            String url = "http://127.0.0.1:" + port;
+            DedupClient worker =
+                    DedupClient.builder(URI.create(url)).bearerToken(TOKEN).build();
+            List<Item> items = new ArrayList<>();
+            List<Item> copies = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                items.add(new Item(workload + "-" + i, "0:" + i));
+                copies.add(new Item(workload + "-" + i, "1:" + i));
+            }
+            assertEquals(Collections.nCopies(300, Verdict.NEW), worker.claim(workload, items));
+            assertEquals(Collections.nCopies(300, Verdict.RETRY), worker.claim(workload, items));
+            assertEquals(Collections.nCopies(300, Verdict.DUPLICATE), worker.claim(workload, copies));
+            DedupException noToken = assertThrows(
+                    DedupException.class,
+                    () -> DedupClient.create(URI.create(url)).claim(workload, items));
+            assertEquals(401, noToken.status());
+            String stats = Proc.get(url + "/v1/stats", TOKEN).body();
+            if (workload.equals("consumer-embedded")) {
+                assertTrue(stats.contains("\"kind\" : \"embedded\""), stats);
+                assertTrue(Files.exists(work.resolve("var-lib-dedup/claims.slots")), "the store on its volume");
+            } else {
+                assertTrue(stats.contains("\"kind\" : \"redis\""), stats);
+                assertFalse(stats.contains(PASSWORD), "the password is never shown");
+                assertFalse(agent.output().contains(PASSWORD), "the password is never logged");
+            }
+            assertFalse(agent.output().contains(TOKEN), "the token is never logged");
+
+            assertEquals(0, agent.terminate(Duration.ofSeconds(grace(workload))), agent.output());
+            assertTrue(agent.output().contains("dedup-agent: stopped"), agent.output());
+        }
+    }
+
+    @Test
+    void readinessProbeFailsWhileRedisIsGone_tellingTheKubeletNoReason_andTheWorkerGets503() throws Exception {
+        try (RedisServer own = RedisServer.start(
+                dir.resolve("own-redis"),
+                "--user",
+                "dedup",
+                "on",
+                ">" + PASSWORD,
+                "~dd*",
+                "&dd:*",
+                "+@all",
+                "--user",
+                "default",
+                "off")) {
+            int port = AgentProcess.freePort();
+            String uri = "redis://dedup:" + PASSWORD + "@127.0.0.1:" + own.port();
+            try (Proc agent =
+                    startAgent("consumer", uri, port, Files.createDirectories(dir.resolve("agent-unready")))) {
+                Tools.await(
+                        Duration.ofSeconds(60),
+                        "ready: " + agent.output(),
+                        () -> Proc.probe("127.0.0.1", port, "/health/ready", 1) == 200);
+                DedupClient worker = DedupClient.builder(URI.create("http://127.0.0.1:" + port))
+                        .bearerToken(TOKEN)
+                        .build();
+                List<Item> items = List.of(new Item("unready-1", "0:1"), new Item("unready-2", "0:2"));
+                assertEquals(List.of(Verdict.NEW, Verdict.NEW), worker.claim("unready", items));
+
+                own.kill();
+                Tools.await(
+                        Duration.ofSeconds(30),
+                        "unready",
+                        () -> Proc.probe("127.0.0.1", port, "/health/ready", 3) == 503);
+                String probeBody = Proc.get("http://127.0.0.1:" + port + "/health/ready", null)
+                        .body();
+                assertTrue(probeBody.contains("store redis not ready"), probeBody);
+                assertFalse(
+                        probeBody.contains(String.valueOf(own.port())),
+                        "no shard for a caller without token: " + probeBody);
+                String withToken = Proc.get("http://127.0.0.1:" + port + "/health/ready", TOKEN)
+                        .body();
+                assertTrue(withToken.contains(String.valueOf(own.port())), "the reason, with the token: " + withToken);
+                assertEquals(200, Proc.probe("127.0.0.1", port, "/health/live", 2), "live all the same");
+                DedupException unavailable = assertThrows(DedupException.class, () -> worker.claim("unready", items));
+                assertEquals(503, unavailable.status());
+
+                own.restart();
+                Tools.await(
+                        Duration.ofSeconds(60),
+                        "ready again: " + agent.output(),
+                        () -> Proc.probe("127.0.0.1", port, "/health/ready", 3) == 200);
+                assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+            }
+        }
+    }
+}

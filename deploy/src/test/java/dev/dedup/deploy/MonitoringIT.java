@@ -1,0 +1,312 @@
+package dev.dedup.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dedup.agent.testing.AgentProcess;
+import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.client.DedupClient;
+import dev.dedup.client.DedupException;
+import dev.dedup.wire.Item;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
+import io.fabric8.openshift.api.model.monitoring.v1.Rule;
+import io.fabric8.openshift.api.model.monitoring.v1.RuleGroup;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The PrometheusRule passes {@code promtool check rules} and its alerts fire in {@code promtool test rules};
+ * every metric, label and label value that the rules and the Grafana dashboard name is one that real agents
+ * publish in /metrics (one on Redis driven through claims, rejections, Redis out of memory and Redis gone;
+ * one on the embedded store), but for the one kube-state-metrics series named below.
+ */
+class MonitoringIT {
+
+    /** Series not from the agent: kube-state-metrics' readiness of a container (DedupAgentNotReady). */
+    static final Set<String> EXTERNAL = Set.of("kube_pod_container_status_ready");
+    /** Labels Prometheus adds to every scraped series from the target (the PodMonitor's pod). */
+    static final Set<String> TARGET_LABELS = Set.of("namespace", "pod", "container", "job", "instance", "endpoint");
+
+    static final String TOKEN = "monitoring-it-token-012345";
+
+    @TempDir
+    static Path dir;
+
+    /** metric name to label to the values seen. */
+    static final Map<String, Map<String, Set<String>>> SEEN = new HashMap<>();
+
+    static PrometheusRule rule() {
+        return Manifests.render("monitoring").stream()
+                .map(Manifests::strict)
+                .filter(PrometheusRule.class::isInstance)
+                .map(PrometheusRule.class::cast)
+                .findFirst()
+                .orElseThrow();
+    }
+
+    static Path rulesFile() throws Exception {
+        Path f = dir.resolve("dedup-rules.yml");
+        JsonNode spec = Manifests.YAML.valueToTree(rule().getSpec());
+        Files.writeString(f, Manifests.YAML.writeValueAsString(spec));
+        return f;
+    }
+
+    @Test
+    void promtoolChecksTheRules() throws Exception {
+        Tools.require("promtool", "prometheus");
+        Tools.Result r = Tools.run(
+                Duration.ofMinutes(1),
+                Tools.list("promtool", "check", "rules", rulesFile().toString()));
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("SUCCESS: 14 rules found"), r.output());
+    }
+
+    @Test
+    void alertsFireOnTheSeriesTheyWatch() throws Exception {
+        Tools.require("promtool", "prometheus");
+        Path tests = dir.resolve("dedup-rules-test.yml");
+        Files.writeString(tests, """
+                rule_files: [%s]
+                evaluation_interval: 1m
+                tests:
+                  - interval: 1m
+                    input_series:
+                      - series: 'dedup_errors_total{namespace="spark",pod="exec-1",kind="unavailable"}'
+                        values: '0+10x20'
+                      - series: 'dedup_redis_evictions_total{namespace="spark",pod="exec-1",shard="0"}'
+                        values: '0 0 0 5 5 5 5 5 5 5'
+                      - series: 'dedup_claims_total{namespace="spark",pod="exec-1",verdict="new"}'
+                        values: '0+1000x30'
+                      - series: 'cache_gets_total{namespace="spark",pod="exec-1",cache="near_cache",result="hit"}'
+                        values: '0+0x30'
+                      - series: 'cache_gets_total{namespace="spark",pod="exec-1",cache="near_cache",result="miss"}'
+                        values: '0+0x30'
+                    alert_rule_test:
+                      - eval_time: 10m
+                        alertname: DedupAgentUnavailable
+                        exp_alerts:
+                          - exp_labels: {severity: critical, namespace: spark, pod: exec-1}
+                            exp_annotations:
+                              summary: "dedup agent spark/exec-1 answers 503"
+                              description: "The agent cannot decide (its store is down, slow, out of memory or read-only), so its workers retry and make no progress. See dedup_store_errors_total by kind and the agent's log."
+                      - eval_time: 5m
+                        alertname: DedupRedisForgettingClaims
+                        exp_alerts:
+                          - exp_labels: {severity: warning, namespace: spark, shard: "0"}
+                            exp_annotations:
+                              summary: "dedup: full Redis buckets forgot live claims on shard 0"
+                              description: "Every level of some fingerprint buckets was full of live claims, so the claims expiring soonest were dropped: their second copies will be answered new. Raise --redis-buckets (about ids per window / 200) or --redis-max-levels."
+                      - eval_time: 25m
+                        alertname: DedupNearCacheBypassed
+                        exp_alerts:
+                          - exp_labels: {severity: warning, namespace: spark, pod: exec-1}
+                            exp_annotations:
+                              summary: "dedup near-cache bypassed on spark/exec-1"
+                              description: "The agent lost its subscription to the release channel, so it cleared its near-cache and sends every id to Redis (correct, but slower and more load on Redis). See the agent's log and Redis."
+                """.formatted(rulesFile()));
+        Tools.Result r = Tools.run(Duration.ofMinutes(1), Tools.list("promtool", "test", "rules", tests.toString()));
+        assertEquals(0, r.exit(), r.output());
+    }
+
+    @BeforeAll
+    static void scrapeRealAgents() throws Exception {
+        Tools.require("redis-server", "redis-server");
+        // Redis: small enough to run out of memory under noeviction
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"), "--maxmemory", "4mb")) {
+            int port = AgentProcess.freePort();
+            try (Proc agent = agent(port, "--redis", redis.uri(), "--token", TOKEN, "--redis-timeout", "500ms")) {
+                String url = "http://127.0.0.1:" + port;
+                DedupClient worker =
+                        DedupClient.builder(URI.create(url)).bearerToken(TOKEN).build();
+                List<Item> items = batch("m", 0, 1000);
+                worker.claim("metrics", items); // new
+                worker.claim("metrics", items); // retry, from the near-cache
+                worker.claim("metrics", batch("m", 1, 1000)); // duplicate
+                worker.release("metrics", items.subList(0, 10));
+                post(url, "application/json", "{not json", TOKEN); // bad_request
+                post(url, "text/plain", "x", TOKEN); // unsupported_media_type
+                post(url, "application/json", "{}", null); // unauthorized
+                boolean oom = false;
+                for (int b = 0; b < 200 && !oom; b++) {
+                    try {
+                        worker.claim("metrics", batch("fill-" + b, 0, 5000));
+                    } catch (DedupException e) {
+                        oom = e.status() == 503;
+                    }
+                }
+                assertTrue(oom, "Redis never ran out of memory");
+                redis.kill(); // connection errors
+                for (int i = 0; i < 3; i++) {
+                    try {
+                        worker.claim("metrics", batch("gone-" + i, 0, 10));
+                    } catch (DedupException expected) {
+                        // 503
+                    }
+                }
+                read(get(url + "/metrics", TOKEN));
+                assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+            }
+        }
+        int port = AgentProcess.freePort();
+        try (Proc agent = agent(port, "--data-dir", dir.resolve("embedded").toString(), "--embedded-slots", "65536")) {
+            String url = "http://127.0.0.1:" + port;
+            DedupClient.create(URI.create(url)).claim("metrics", batch("e", 0, 100));
+            read(get(url + "/metrics", null));
+            assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+        }
+    }
+
+    static Proc agent(int port, String... args) {
+        List<String> cmd = Tools.list(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-jar",
+                Tools.agentJar().toString(),
+                "--port",
+                String.valueOf(port));
+        cmd.addAll(List.of(args));
+        Proc p = Proc.start(cmd, Map.of(), dir, "agent-" + port);
+        Tools.await(
+                Duration.ofSeconds(60),
+                "agent up: " + p.output(),
+                () -> Proc.probe("127.0.0.1", port, "/health/live", 1) == 200);
+        return p;
+    }
+
+    static List<Item> batch(String prefix, int owner, int n) {
+        List<Item> items = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            items.add(new Item(prefix + "-" + i, owner + ":" + i));
+        }
+        return items;
+    }
+
+    static String get(String url, String token) throws Exception {
+        return Proc.get(url, token).body();
+    }
+
+    static void post(String url, String type, String body, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + "/v1/claims"))
+                .header("Content-Type", type)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        int status = HttpClient.newHttpClient()
+                .send(b.build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+        assertTrue(status >= 400 && status < 500, "expected a rejection, got " + status);
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})? \\S+$");
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    static void read(String exposition) {
+        for (String line : exposition.split("\n")) {
+            Matcher m = SAMPLE.matcher(line);
+            if (line.startsWith("#") || !m.matches()) {
+                continue;
+            }
+            Map<String, Set<String>> labels = SEEN.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>());
+            if (m.group(2) != null) {
+                Matcher l = LABEL.matcher(m.group(2));
+                while (l.find()) {
+                    labels.computeIfAbsent(l.group(1), k -> new HashSet<>()).add(l.group(2));
+                }
+            }
+        }
+    }
+
+    /** Checks one expression's selectors against what the agents published; returns how many it named. */
+    static int check(String where, String expr) {
+        List<PromQl.Selector> selectors = PromQl.selectors(expr);
+        for (PromQl.Selector s : selectors) {
+            if (EXTERNAL.contains(s.metric())) {
+                continue;
+            }
+            Map<String, Set<String>> labels = SEEN.get(s.metric());
+            assertTrue(
+                    labels != null, where + ": no metric " + s.metric() + " in the agents' /metrics " + SEEN.keySet());
+            for (PromQl.Matcher m : s.matchers()) {
+                if (TARGET_LABELS.contains(m.label())) {
+                    continue;
+                }
+                assertTrue(labels.containsKey(m.label()), where + ": " + s.metric() + " has no label " + m.label());
+                if (m.op().equals("=") && !m.value().startsWith("$")) {
+                    assertTrue(
+                            labels.get(m.label()).contains(m.value()),
+                            where + ": " + s.metric() + "{" + m.label() + "} is never " + m.value() + ": "
+                                    + labels.get(m.label()));
+                }
+            }
+        }
+        return selectors.size();
+    }
+
+    @Test
+    void everyMetricTheRulesNameExists() {
+        int named = 0;
+        for (RuleGroup g : rule().getSpec().getGroups()) {
+            for (Rule r : g.getRules()) {
+                String name = r.getAlert() != null ? r.getAlert() : r.getRecord();
+                int n = check(name, r.getExpr().getStrVal());
+                assertTrue(n > 0, name + " names no metric");
+                named += n;
+            }
+        }
+        assertTrue(named >= 14);
+    }
+
+    @Test
+    void everyMetricTheDashboardNamesExists() throws Exception {
+        JsonNode dash = new ObjectMapper().readTree(Tools.read(Tools.KUBERNETES.resolve("monitoring/dashboard.json")));
+        int panels = 0;
+        for (JsonNode panel : dash.get("panels")) {
+            for (JsonNode target : panel.get("targets")) {
+                assertTrue(check(panel.get("title").asText(), target.get("expr").asText()) > 0);
+            }
+            panels++;
+        }
+        assertTrue(panels >= 8);
+        for (JsonNode variable : dash.path("templating").path("list")) {
+            Matcher lv = Pattern.compile("label_values\\((\\w+), *(\\w+)\\)")
+                    .matcher(variable.path("query").asText());
+            if (lv.matches()) {
+                assertTrue(SEEN.containsKey(lv.group(1)), lv.group(1));
+                assertTrue(TARGET_LABELS.contains(lv.group(2))
+                        || SEEN.get(lv.group(1)).containsKey(lv.group(2)));
+            }
+        }
+        // the dashboard is shipped as the ConfigMap Grafana's sidecar loads
+        String shipped = Manifests.render("monitoring").stream()
+                .filter(d -> d.path("kind").asText().equals("ConfigMap"))
+                .findFirst()
+                .orElseThrow()
+                .path("data")
+                .path("dedup-agent.json")
+                .asText();
+        assertEquals(dash, new ObjectMapper().readTree(shipped));
+        assertFalse(SEEN.containsKey("dedup_store_errors_total")
+                && SEEN.get("dedup_store_errors_total").isEmpty());
+    }
+}

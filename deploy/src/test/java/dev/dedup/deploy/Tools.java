@@ -1,0 +1,120 @@
+package dev.dedup.deploy;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Paths of the repository and the agent's jar, and external commands run to completion. A missing tool
+ * fails the test with what to install: these tests never skip.
+ */
+final class Tools {
+
+    /** The repository root (the tests run in deploy/). */
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    static final Path DEPLOY = ROOT.resolve("deploy");
+    static final Path KUBERNETES = DEPLOY.resolve("kubernetes");
+    static final Path AGENT_JAR = ROOT.resolve("agent/target/dedup-agent.jar");
+
+    private Tools() {}
+
+    /** Fails unless {@code command} is on the PATH, naming the Debian package that brings it (or how to get it). */
+    static void require(String command, String debianPackage) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
+                return;
+            }
+        }
+        String how =
+                debianPackage.contains(" ") ? debianPackage : "apt-get install -y " + debianPackage + "; .ci/run does";
+        fail(command + " is not on the PATH: install it (" + how + ") — these tests do not skip");
+    }
+
+    static Path agentJar() {
+        if (!Files.isRegularFile(AGENT_JAR)) {
+            fail(AGENT_JAR + " is missing: build it first (mvn -B -DskipTests package, or mvn -B verify)");
+        }
+        return AGENT_JAR;
+    }
+
+    /** The result of a command run to its end. */
+    record Result(int exit, String output) {
+        Result ok(String what) {
+            if (exit != 0) {
+                fail(what + " exited " + exit + ":\n" + output);
+            }
+            return this;
+        }
+    }
+
+    static Result run(Duration timeout, List<String> command) {
+        return run(timeout, command, null, Map.of());
+    }
+
+    /** Runs {@code command} in {@code dir} with extra environment, stdout and stderr together. */
+    static Result run(Duration timeout, List<String> command, Path dir, Map<String, String> env) {
+        try {
+            Path out = Files.createTempFile("deploy-cmd-", ".log");
+            try {
+                ProcessBuilder pb =
+                        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
+                if (dir != null) {
+                    pb.directory(dir.toFile());
+                }
+                pb.environment().putAll(env);
+                Process p = pb.start();
+                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    fail(String.join(" ", command) + " did not end within " + timeout + ":\n"
+                            + Files.readString(out, StandardCharsets.UTF_8));
+                }
+                return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+            } finally {
+                Files.deleteIfExists(out);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<String> list(String... words) {
+        return new ArrayList<>(List.of(words));
+    }
+
+    static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Waits for a condition that a process reaches by itself. */
+    static void await(Duration timeout, String what, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("not reached within " + timeout + ": " + what);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+"""A Kafka consumer loop that skips duplicate messages: claim, process, commit; release on failure.
+
+Written against Debian's ``python3-kafka`` (kafka-python 2.0): a ``KafkaConsumer`` with
+``enable_auto_commit=False``. For each partition's records of a poll::
+
+    claim the batch  ->  process what is not a duplicate  ->  commit the offsets
+          |                         |
+          | DedupError              | process() raised at record k
+          v                         v
+    seek back to the batch:   release the claims of records k.. (so that another copy is not
+    nothing processed,        skipped on the strength of a claim whose processing failed),
+    wait Retry-After          seek back to record k, wait, read it again
+
+Copies of a message written twice by a producer sit at two offsets, so they have two owners: the first
+claimed is ``new`` and processed, the other ``duplicate`` and skipped. A record read again after a
+crash, a rebalance or a seek has the same owner (``partition:offset``): ``retry``, processed again, as
+at-least-once delivery requires. A record is never skipped without a ``duplicate`` verdict.
+
+Tested how: ``tests/test_examples.py`` runs :func:`consume` against the real agent with a small
+in-test stand-in for the ``KafkaConsumer`` object alone (``poll``, ``seek``, ``commit``, with
+kafka-python's signatures, which that test checks when kafka-python is installed): duplicates, a failed
+``process``, an agent that cannot be reached. Running it against a real Kafka broker is left to the
+project's Kafka broker harness, built separately; it is not done by these tests. :func:`run` shows how
+to build the real consumer and is not run by them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from dedup_client import DedupClient, DedupError, Item, Verdict
+
+log = logging.getLogger(__name__)
+
+
+def record_key_as_id(record: Any) -> str:
+    """The default message id: the record's key, as UTF-8 text (the producer's transaction id)."""
+    key = record.key
+    return key.decode("utf-8") if isinstance(key, (bytes, bytearray)) else str(key)
+
+
+def partition_offset_owner(record: Any) -> str:
+    """The default owner: ``partition:offset``, where this copy sits (prefix the topic when one namespace
+    takes several topics)."""
+    return f"{record.partition}:{record.offset}"
+
+
+def consume(
+    consumer: Any,
+    dedup: DedupClient,
+    ns: str,
+    process: Callable[[Any], None],
+    *,
+    id_of: Callable[[Any], str] = record_key_as_id,
+    owner_of: Callable[[Any], str] = partition_offset_owner,
+    event_time: bool = False,
+    max_records: int = 500,
+    poll_timeout_ms: int = 1000,
+    failure_backoff: float = 1.0,
+    should_stop: Callable[[], bool] = lambda: False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Polls ``consumer`` until ``should_stop()``: claims each partition's records, processes those that are
+    not duplicates, then commits.
+
+    Args:
+        consumer: A ``kafka.KafkaConsumer`` subscribed or assigned, with ``enable_auto_commit=False``.
+        dedup: The client of the agent beside this consumer.
+        ns: The namespace the messages are claimed in.
+        process: Does the work for one record; raising means it failed and the record is read again.
+        id_of: A record's message id.
+        owner_of: A record's owner: the same for every read of this copy, different between copies.
+        event_time: Send the record's timestamp (milliseconds) as its event second, for a namespace the
+            agent files by event time.
+        max_records: Records per poll.
+        poll_timeout_ms: How long a poll waits for records.
+        failure_backoff: Seconds to wait after a failed ``process``, or a failed claim without
+            ``Retry-After``.
+        should_stop: Checked before each poll.
+        sleep: How to wait (tests pass a recorder).
+
+    Commits go through ``consumer.commit()``: the positions of every assigned partition, a partition
+    whose batch failed being sought back first. A commit that fails (a rebalance) raises out of the loop;
+    whoever reads those records next gets ``retry`` for them and processes them again.
+    """
+    while not should_stop():
+        polled: Dict[Any, Sequence[Any]] = consumer.poll(timeout_ms=poll_timeout_ms, max_records=max_records)
+        waits: List[float] = []
+        for tp, records in polled.items():
+            if records:
+                wait = _handle(consumer, dedup, ns, process, tp, records, id_of, owner_of, event_time, failure_backoff)
+                if wait is not None:
+                    waits.append(wait)
+        if polled:
+            consumer.commit()
+        if waits:
+            sleep(max(waits))
+
+
+def _handle(
+    consumer: Any,
+    dedup: DedupClient,
+    ns: str,
+    process: Callable[[Any], None],
+    tp: Any,
+    records: Sequence[Any],
+    id_of: Callable[[Any], str],
+    owner_of: Callable[[Any], str],
+    event_time: bool,
+    failure_backoff: float,
+) -> Optional[float]:
+    """One partition's records of a poll; the seconds to wait before reading again, or ``None`` when all went well."""
+    items = [Item(id_of(r), owner_of(r), r.timestamp // 1000 if event_time else None) for r in records]
+    try:
+        verdicts = dedup.claim(ns, items)
+    except DedupError as e:
+        # No verdicts, so nothing may be skipped, nor processed twice by accident: read the batch again.
+        log.warning("claim of %s records of %s failed, reading them again: %s", len(records), tp, e)
+        consumer.seek(tp, records[0].offset)
+        return e.retry_after if e.retry_after is not None else failure_backoff
+    for k, (record, verdict) in enumerate(zip(records, verdicts)):
+        if verdict == Verdict.DUPLICATE:
+            continue
+        try:
+            process(record)
+        except Exception:  # noqa: BLE001 - any failure of the worker's own code
+            log.warning("processing %s offset %s failed; releasing and reading it again", tp, record.offset, exc_info=True)
+            held = [item for item, v in zip(items[k:], verdicts[k:]) if v != Verdict.DUPLICATE]
+            try:
+                dedup.release(ns, held)
+            except DedupError as e:
+                # Still claimed by these owners: reading them again answers retry, so nothing is lost.
+                log.warning("release failed: %s", e)
+            consumer.seek(tp, record.offset)
+            return failure_backoff
+    return None
+
+
+def run(
+    bootstrap_servers: str,
+    topic: str,
+    group_id: str,
+    process: Callable[[Any], None],
+    *,
+    url: str = DedupClient.DEFAULT_URL,
+    ns: str = "default",
+    token: Optional[str] = None,
+) -> None:
+    """Builds a real ``KafkaConsumer`` (kafka-python) for ``topic`` and runs :func:`consume` until interrupted."""
+    from kafka import KafkaConsumer  # Debian's python3-kafka; imported here so the loop itself needs none
+
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap_servers,
+        group_id=group_id,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+    )
+    try:
+        with DedupClient(url, token=token) as dedup:
+            consume(consumer, dedup, ns, process)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        consumer.close(autocommit=False)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 5:
+        sys.exit("usage: kafka_consumer.py BOOTSTRAP TOPIC GROUP NAMESPACE")
+    logging.basicConfig(level=logging.INFO)
+    run(sys.argv[1], sys.argv[2], sys.argv[3], lambda r: print(r.partition, r.offset, r.key), ns=sys.argv[4])

@@ -1,0 +1,20 @@
+"""A client of the dedup agent for Python workers: standard library only.
+
+Claims and releases batches of ``(message id, owner)`` at the agent beside the worker, which answers
+``new``, ``retry`` or ``duplicate`` for each (the contract: ``docs/api.md`` of the project)::
+
+    from dedup_client import DedupClient, Item, Verdict
+
+    dedup = DedupClient("http://127.0.0.1:7070")
+    verdicts = dedup.claim("clicks", [Item("ce059644", "3:81418110694"), ("ce059644", "5:12345")])
+    assert verdicts == [Verdict.NEW, Verdict.DUPLICATE]
+
+Every failed call raises :class:`DedupError`, and then nothing the worker may rely on was decided.
+"""
+
+from ._client import DedupClient
+from ._errors import DedupError
+from ._types import Item, Verdict
+
+__all__ = ["DedupClient", "DedupError", "Item", "Verdict"]
+__version__ = "0.1.0"

@@ -1,0 +1,248 @@
+"""The client: :class:`DedupClient`."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import threading
+import time
+import urllib.parse
+import weakref
+from typing import Callable, Iterable, List, Optional, Tuple
+
+from . import _wire
+from ._errors import DedupError
+from ._types import Verdict
+from ._wire import ItemLike
+
+# A kept-alive connection the agent (or a proxy) closed while it sat idle fails like this on its next
+# request, before any answer; such a request is sent once more on a new connection.
+_STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
+
+
+class DedupClient:
+    """Claims and releases batches of messages at a dedup agent, over the contract's binary format.
+
+    Example::
+
+        dedup = DedupClient("http://127.0.0.1:7070")
+        batch = [Item(r.key.decode(), f"{r.partition}:{r.offset}") for r in records]
+        verdicts = dedup.claim("clicks", batch)  # raises DedupError: then process nothing, retry
+        for record, verdict in zip(records, verdicts):
+            if verdict != Verdict.DUPLICATE:
+                process(record)  # NEW, or RETRY: this copy was claimed by us before
+
+    Answers come in item order, one per item; the same id twice in a batch is ``new`` then ``retry`` or
+    ``duplicate``. **A call that fails (it raises** :class:`DedupError` **) decided nothing the worker
+    may rely on**: a message without a verdict must not be skipped. A 503 may leave part of the batch
+    claimed; sending the same batch with the same owners again answers ``retry`` for those.
+
+    One client may be shared by every thread of a process: each thread keeps its own kept-alive HTTP
+    connection to the agent (and so does each process forked after the client was made, as PySpark's
+    workers are). :meth:`close` closes them all.
+
+    The ordered-stream calls of the contract (``/v1/ranges/check`` and ``/v1/ranges/commit``) come next,
+    once the agent serves them.
+    """
+
+    #: The agent's default address.
+    DEFAULT_URL = "http://127.0.0.1:7070"
+    #: Seconds a socket operation (connecting, sending, each read of the answer) may take, unless set.
+    DEFAULT_TIMEOUT = 5.0
+    #: The longest wait between two sends of a batch answered 503, whatever its ``Retry-After`` says.
+    DEFAULT_MAX_RETRY_WAIT = 30.0
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        token: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        *,
+        retries: int = 0,
+        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
+    ) -> None:
+        """Makes a client of the agent at ``url``; nothing is connected until the first call.
+
+        Args:
+            url: The agent's base URL, ``http://host:port`` (``https://`` through a TLS proxy); a path is
+                kept as a prefix of the agent's paths.
+            token: The agent's ``--token``: sent as ``Authorization: Bearer <token>`` with every call.
+            timeout: Seconds each socket operation may take (connecting, sending, each read of the
+                answer) before the call fails with :data:`DedupError.TIMEOUT`.
+            retries: How many times a batch answered ``503 unavailable`` is sent again, each after
+                waiting the answer's ``Retry-After`` (1 s when absent), at most ``max_retry_wait``. The
+                default 0 leaves every retry to the worker. Nothing else is retried: a 4xx would get
+                the same answer, and a batch that got no answer at all is the worker's to send again.
+            max_retry_wait: The longest wait before sending a 503'd batch again, in seconds.
+
+        Raises:
+            ValueError: When a setting is out of range: the message names the setting and the value.
+        """
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+            raise ValueError(
+                f"url: {url!r} is not an http(s) URL with a host and no query, e.g. {self.DEFAULT_URL}"
+            )
+        try:
+            port = parts.port
+        except ValueError as e:
+            raise ValueError(f"url: {url!r}: {e}") from None
+        if token is not None and (
+            not isinstance(token, str) or not token or any(not 0x21 <= ord(c) <= 0x7E for c in token)
+        ):
+            raise ValueError("token: must be non-empty printable ASCII without spaces")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValueError(f"timeout: must be positive seconds, got {timeout!r}")
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"retries: must be a whole number >= 0, got {retries!r}")
+        if isinstance(max_retry_wait, bool) or not isinstance(max_retry_wait, (int, float)) or max_retry_wait < 0:
+            raise ValueError(f"max_retry_wait: must be seconds >= 0, got {max_retry_wait!r}")
+
+        self._url = url
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = port or (443 if self._https else 80)
+        prefix = parts.path.rstrip("/")
+        self._claims = prefix + "/v1/claims"
+        self._releases = prefix + "/v1/releases"
+        self._timeout = float(timeout)
+        self._retries = retries
+        self._max_retry_wait = float(max_retry_wait)
+        self._headers = {"Content-Type": _wire.BATCH, "Accept": _wire.VERDICTS}
+        if token is not None:
+            self._headers["Authorization"] = "Bearer " + token
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: "weakref.WeakSet[http.client.HTTPConnection]" = weakref.WeakSet()
+        # How the client waits before re-sending a 503'd batch; tests replace it.
+        self._sleep: Callable[[float], None] = time.sleep
+
+    @property
+    def url(self) -> str:
+        """The agent's base URL, as given."""
+        return self._url
+
+    def claim(self, ns: Optional[str], items: Iterable[ItemLike]) -> List[Verdict]:
+        """Claims ``items`` in namespace ``ns``.
+
+        Args:
+            ns: The namespace (``[A-Za-z0-9._-]{1,64}``); ``None`` or ``""`` for ``default``.
+            items: :class:`Item` or ``(id, owner)`` / ``(id, owner, ts)`` tuples, at most the agent's
+                ``max-batch`` (10,000 by default).
+
+        Returns:
+            One :class:`Verdict` per item, in order.
+
+        Raises:
+            DedupError: When the call got no verdicts: the agent rejected the batch (4xx, ``.rejected``;
+                nothing was claimed), could not decide (503, ``.retry_after``; part of the batch may be
+                claimed), answered nonsense, or could not be reached in time. Nothing may be skipped.
+            TypeError, ValueError: When an item cannot be written in the binary format (see
+                :class:`Item`); nothing was sent.
+        """
+        body, n = _wire.encode_batch(ns, items)
+        return _wire.decode_verdicts(self._post(self._claims, body), n)
+
+    def release(self, ns: Optional[str], items: Iterable[ItemLike]) -> List[bool]:
+        """Gives back the claims of ``items``, e.g. when processing failed and the messages will be redelivered.
+
+        A claim is released only where the item's owner holds it; afterwards the next claim of that id is
+        ``new``. In a namespace filed by event time, the items carry ``ts`` here too.
+
+        Args:
+            ns: The namespace; ``None`` or ``""`` for ``default``.
+            items: As for :meth:`claim`.
+
+        Returns:
+            Per item, in order: ``True`` if released, ``False`` if that owner did not hold the claim. A
+            release sent again after a 503 (``retries``) answers ``False`` for what the failed attempt had
+            already released.
+
+        Raises:
+            DedupError: As for :meth:`claim`; then what was released is unknown.
+            TypeError, ValueError: As for :meth:`claim`.
+        """
+        body, n = _wire.encode_batch(ns, items)
+        return _wire.decode_released(self._post(self._releases, body), n)
+
+    def close(self) -> None:
+        """Closes every connection of every thread; a later call opens a new one."""
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            conn.close()
+
+    def __enter__(self) -> DedupClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"DedupClient({self._url!r}, timeout={self._timeout}, retries={self._retries})"
+
+    def _post(self, path: str, body: bytes) -> bytes:
+        """Sends ``body``; the answer's body when it is a 200, else :class:`DedupError` (after retries of 503s)."""
+        attempt = 0
+        while True:
+            status, data, retry_after = self._exchange(path, body)
+            if status == 200:
+                return data
+            error = _wire.error_of(status, data, retry_after)
+            if status != 503 or attempt >= self._retries:
+                raise error
+            attempt += 1
+            wait = 1.0 if error.retry_after is None else error.retry_after
+            self._sleep(min(wait, self._max_retry_wait))
+
+    def _exchange(self, path: str, body: bytes) -> Tuple[int, bytes, Optional[str]]:
+        """One request and its answer: status, body, ``Retry-After``; a stale kept-alive connection is retried once."""
+        for fresh in (False, True):
+            conn = self._connection(fresh)
+            reused = conn.sock is not None
+            try:
+                conn.request("POST", path, body=body, headers=self._headers)
+                response = conn.getresponse()
+                data = response.read()
+                return response.status, data, response.getheader("Retry-After")
+            except socket.timeout as e:
+                conn.close()
+                raise DedupError(
+                    None, DedupError.TIMEOUT, f"no answer from {self._url} within {self._timeout:g}s"
+                ) from e
+            except _STALE as e:
+                conn.close()
+                if reused:
+                    continue
+                raise DedupError(None, DedupError.UNREACHABLE, f"{self._url}: {_describe(e)}") from e
+            except (OSError, http.client.HTTPException) as e:
+                conn.close()
+                raise DedupError(None, DedupError.UNREACHABLE, f"{self._url}: {_describe(e)}") from e
+        raise AssertionError("unreachable")  # pragma: no cover: the second pass returns or raises
+
+    def _connection(self, fresh: bool) -> http.client.HTTPConnection:
+        """This thread's connection (a new one in a process forked since it was made, or when ``fresh``)."""
+        pid = os.getpid()
+        held = getattr(self._local, "held", None)
+        if held is not None and held[0] == pid and not fresh:
+            return held[1]
+        if held is not None and held[0] == pid:
+            held[1].close()
+        # A connection inherited through fork() shares its socket with the parent: never use it, never close it.
+        if self._https:
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                self._host, self._port, timeout=self._timeout
+            )
+        else:
+            conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+        self._local.held = (pid, conn)
+        with self._lock:
+            self._connections.add(conn)
+        return conn
+
+
+def _describe(e: BaseException) -> str:
+    name = type(e).__name__
+    text = str(e)
+    return f"{name}: {text}" if text else name

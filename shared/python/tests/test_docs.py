@@ -1,0 +1,37 @@
+"""The Python snippets of the README and docs/python.md run as written, against the real agent."""
+
+from __future__ import annotations
+
+import re
+from collections import namedtuple
+from pathlib import Path
+from typing import List
+
+from processes import REPO, fresh
+
+Record = namedtuple("Record", "key partition offset")
+
+
+def python_blocks(path: Path) -> List[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+
+
+def run(source: str, agent_url: str, **names: object) -> dict:
+    scope = dict(names)
+    exec(compile(source.replace("http://127.0.0.1:7070", agent_url), "<doc>", "exec"), scope)
+    return scope
+
+
+def test_theReadmesSnippet_keepsWhatIsNotADuplicate(agent) -> None:
+    (block,) = [b for b in python_blocks(REPO / "README.md") if "dedup_client" in b]
+    key = fresh().encode()
+    records = [Record(key, 3, 81418110694), Record(key, 5, 12345), Record(fresh().encode(), 3, 81418110695)]
+    scope = run(block, agent.url, records=records)
+    assert scope["verdicts"] == ["new", "duplicate", "new"]
+    assert scope["todo"] == [records[0], records[2]]
+
+
+def test_theClientSectionsSnippet_runs(agent) -> None:
+    block = python_blocks(REPO / "docs" / "python.md")[0]
+    assert "dedup.claim" in block and "dedup.release" in block
+    run(block, agent.url)  # its own asserts check the verdicts and the release
