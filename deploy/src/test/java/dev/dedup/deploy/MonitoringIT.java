@@ -78,7 +78,7 @@ class MonitoringIT {
                 Duration.ofMinutes(1),
                 Tools.list("promtool", "check", "rules", rulesFile().toString()));
         assertEquals(0, r.exit(), r.output());
-        assertTrue(r.output().contains("SUCCESS: 14 rules found"), r.output());
+        assertTrue(r.output().contains("SUCCESS: 15 rules found"), r.output());
     }
 
     @Test
@@ -101,6 +101,8 @@ class MonitoringIT {
                         values: '0+0x30'
                       - series: 'cache_gets_total{namespace="spark",pod="exec-1",cache="near_cache",result="miss"}'
                         values: '0+0x30'
+                      - series: 'dedup_redis_shard_topology_ok{namespace="spark",pod="exec-1",shard="1"}'
+                        values: '1 1 0 0 0 0 0 0'
                     alert_rule_test:
                       - eval_time: 10m
                         alertname: DedupAgentUnavailable
@@ -116,6 +118,13 @@ class MonitoringIT {
                             exp_annotations:
                               summary: "dedup: full Redis buckets forgot live claims on shard 0"
                               description: "Every level of some fingerprint buckets was full of live claims, so the claims expiring soonest were dropped: their second copies will be answered new. Raise --redis-buckets (about ids per window / 200) or --redis-max-levels."
+                      - eval_time: 5m
+                        alertname: DedupRedisShardLostItsData
+                        exp_alerts:
+                          - exp_labels: {severity: critical, namespace: spark, pod: exec-1, shard: "1"}
+                            exp_annotations:
+                              summary: "dedup: Redis shard 1 lost its data (spark/exec-1)"
+                              description: "The shard holds no topology record (restarted without persistence, flushed or replaced), so the agents answer 503 for its ids rather than forget them. Restore it (AOF, RDB, a replica), or accept the loss with one agent start with --redis-adopt-empty-shards (docs/redis.md)."
                       - eval_time: 25m
                         alertname: DedupNearCacheBypassed
                         exp_alerts:
