@@ -107,6 +107,14 @@ public final class ConfigLoader {
                 "Redis shards, comma-separated redis://[user:password@]host:port or rediss:// (TLS);"
                         + " none: the embedded store");
         s.put(
+                "redis-previous",
+                "during a change of the shard list: the shards before it, in their order, as --redis listed them"
+                        + " (with redis-cutover; docs/redis.md#changing-the-shard-list)");
+        s.put(
+                "redis-cutover",
+                "when the shard list in --redis takes over from redis-previous: an epoch second or an ISO-8601"
+                        + " instant");
+        s.put(
                 "redis-timeout",
                 "how long a shard may take to answer before the batch is answered 503 (default "
                         + Durations.format(RedisOptions.DEFAULT_TIMEOUT) + ")");
@@ -330,10 +338,26 @@ public final class ConfigLoader {
                 get("redis-max-in-flight", v -> integer("redis-max-in-flight", v), RedisOptions.DEFAULT_MAX_IN_FLIGHT),
                 get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null),
                 get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), RedisOptions.DEFAULT_WAIT_REPLICAS),
-                get("redis-adopt-empty-shards", v -> bool("redis-adopt-empty-shards", v), false));
+                get("redis-adopt-empty-shards", v -> bool("redis-adopt-empty-shards", v), false),
+                transition());
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);
+    }
+
+    /** {@code redis-previous} and {@code redis-cutover}, both or neither. */
+    private ShardTransition transition() {
+        List<String> previous = shardUris(get("redis-previous", Function.identity(), ""));
+        String cutover = get("redis-cutover", Function.identity(), "");
+        if (previous.isEmpty() && cutover.isEmpty()) {
+            return null;
+        }
+        if (previous.isEmpty() || cutover.isEmpty()) {
+            throw new ConfigException((previous.isEmpty() ? origin("redis-cutover") : origin("redis-previous"))
+                    + " needs " + (previous.isEmpty() ? "redis-previous" : "redis-cutover")
+                    + ": a change of the shard list names the shards before it and when the new list takes over");
+        }
+        return new ShardTransition(previous, ShardTransition.parseCutover(origin("redis-cutover"), cutover));
     }
 
     /**

@@ -32,6 +32,7 @@ import java.util.List;
  * @param adoptEmptyShards stamp shards that hold no topology record among shards that do (they lost their
  *                    data, or were added undeclared) instead of refusing to start: accepts that their claims
  *                    are gone; meant for one start after such a loss
+ * @param transition  a declared change from a previous shard list to {@code uris}, or null (docs/redis.md)
  */
 public record RedisOptions(
         List<String> uris,
@@ -44,7 +45,8 @@ public record RedisOptions(
         int maxInFlight,
         Path caFile,
         int waitReplicas,
-        boolean adoptEmptyShards) {
+        boolean adoptEmptyShards,
+        ShardTransition transition) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -107,6 +109,20 @@ public record RedisOptions(
                 "redis-wait-replicas",
                 waitReplicas,
                 "use 0 (do not wait) to 16");
+        ConfigException.require(
+                transition == null || !uris.isEmpty(),
+                "redis-previous",
+                transition == null ? null : transition.previous(),
+                "needs the current shard list in redis");
+        ConfigException.require(
+                transition == null || !transition.previous().equals(uris),
+                "redis-previous",
+                transition == null
+                        ? null
+                        : transition.previous().stream()
+                                .map(RedisOptions::redact)
+                                .toList(),
+                "is the same list as redis: nothing changes, so drop redis-previous and redis-cutover");
     }
 
     /**
@@ -132,7 +148,8 @@ public record RedisOptions(
                 maxInFlight,
                 null,
                 DEFAULT_WAIT_REPLICAS,
-                false);
+                false,
+                null);
     }
 
     public static RedisOptions none() {
@@ -158,7 +175,8 @@ public record RedisOptions(
                 maxInFlight,
                 caFile,
                 replicas,
-                adoptEmptyShards);
+                adoptEmptyShards,
+                transition);
     }
 
     public RedisOptions withTimeBucketRecords(int records) {
@@ -173,7 +191,8 @@ public record RedisOptions(
                 maxInFlight,
                 caFile,
                 waitReplicas,
-                adoptEmptyShards);
+                adoptEmptyShards,
+                transition);
     }
 
     public RedisOptions withAdoptEmptyShards(boolean adopt) {
@@ -188,7 +207,37 @@ public record RedisOptions(
                 maxInFlight,
                 caFile,
                 waitReplicas,
-                adopt);
+                adopt,
+                transition);
+    }
+
+    public RedisOptions withTransition(ShardTransition t) {
+        return new RedisOptions(
+                uris,
+                timeout,
+                buckets,
+                levelEntries,
+                maxLevels,
+                timeBucketRecords,
+                keyPrefix,
+                maxInFlight,
+                caFile,
+                waitReplicas,
+                adoptEmptyShards,
+                t);
+    }
+
+    /**
+     * Every server the agent connects to: the current shards in their order, then those of the previous list
+     * that are not among them.
+     */
+    public List<String> servers() {
+        if (transition == null) {
+            return uris;
+        }
+        List<String> all = new java.util.ArrayList<>(uris);
+        transition.previous().stream().filter(u -> !uris.contains(u)).forEach(all::add);
+        return List.copyOf(all);
     }
 
     public boolean enabled() {

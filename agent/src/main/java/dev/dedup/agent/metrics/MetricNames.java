@@ -29,6 +29,9 @@ public final class MetricNames {
      * elsewhere, tag {@code shard}.
      */
     public static final String REDIS_SHARD_TOPOLOGY_OK = "dedup.redis.shard.topology.ok";
+
+    public static final String REDIS_MOVED = "dedup.redis.moved";
+    public static final String REDIS_MOVED_ENTRIES = "dedup.redis.moved.entries";
     /** Ranges of ordered streams checked, tag {@code done=none|partial|all}: how much was committed already. */
     public static final String RANGES_CHECKED = "dedup.ranges.checked";
     /** Ranges of ordered streams committed. */

@@ -61,6 +61,66 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aChangeOfTheShardListNamesThePreviousListAndTheCutover_inEitherForm() {
+        AgentOptions o = load(
+                List.of("--redis", "redis://a:1,redis://b:1,redis://c:1", "--redis-cutover", "2026-12-01T00:00:00Z"),
+                Map.of("DEDUP_REDIS_PREVIOUS", "redis://a:1,redis://b:1"));
+        assertEquals(
+                List.of("redis://a:1", "redis://b:1"), o.redis().transition().previous());
+        assertEquals(
+                java.time.Instant.parse("2026-12-01T00:00:00Z"),
+                o.redis().transition().cutover());
+        assertEquals(
+                List.of("redis://a:1", "redis://b:1", "redis://c:1"), o.redis().servers());
+        AgentOptions removing = load(
+                List.of(
+                        "--redis",
+                        "redis://a:1",
+                        "--redis-previous",
+                        "redis://a:1,redis://b:1",
+                        "--redis-cutover",
+                        "1796083200"),
+                Map.of());
+        assertEquals(1_796_083_200L, removing.redis().transition().cutoverSecond());
+        assertEquals(List.of("redis://a:1", "redis://b:1"), removing.redis().servers());
+        assertEquals(
+                null, load(List.of("--redis", "redis://a:1"), Map.of()).redis().transition());
+    }
+
+    @Test
+    void aChangeOfTheShardListIsRefused_whenHalfDeclared_malformed_orNoChange() {
+        assertRefused(
+                List.of("--redis", "redis://a:1,redis://b:1", "--redis-previous", "redis://a:1"),
+                "needs redis-cutover");
+        assertRefused(
+                List.of("--redis", "redis://a:1,redis://b:1", "--redis-cutover", "1796083200"), "needs redis-previous");
+        assertRefused(
+                List.of(
+                        "--redis",
+                        "redis://a:1,redis://b:1",
+                        "--redis-previous",
+                        "redis://a:1",
+                        "--redis-cutover",
+                        "next tuesday"),
+                "is not an instant");
+        assertRefused(
+                List.of("--redis", "redis://a:1", "--redis-previous", "redis://a:1", "--redis-cutover", "1796083200"),
+                "nothing changes");
+        assertRefused(
+                List.of("--redis", "redis://a:1", "--redis-previous", "http://a:1", "--redis-cutover", "1796083200"),
+                "each shard is redis://");
+        assertRefused(
+                List.of("--redis-previous", "redis://a:1", "--redis-cutover", "1796083200"),
+                "needs the current shard list");
+    }
+
+    private static void assertRefused(List<String> args, String because) {
+        ConfigException e =
+                org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class, () -> load(args, Map.of()));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(because), e.getMessage());
+    }
+
+    @Test
     void flagsTakeEqualsForm() {
         assertEquals(7005, load(List.of("--port=7005"), Map.of()).http().port());
     }

@@ -8,6 +8,7 @@ import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.ShardTransition;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.RedisServer;
@@ -88,11 +89,26 @@ final class RedisTier {
             int waitReplicas,
             WindowOptions windows,
             boolean adoptEmptyShards) {
+        return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, windows, adoptEmptyShards, null);
+    }
+
+    /** The same, declaring a change from a previous shard list when {@code transition} is not null. */
+    static Agent agentAt(
+            Path dir,
+            List<String> uris,
+            Layout layout,
+            long nearCacheEntries,
+            LongSupplier clock,
+            int waitReplicas,
+            WindowOptions windows,
+            boolean adoptEmptyShards,
+            ShardTransition transition) {
         RedisOptions redis = new RedisOptions(
                         uris, layout.timeout(), layout.buckets(), layout.levelEntries(), layout.maxLevels(), "dd", 1024)
                 .withWaitReplicas(waitReplicas)
                 .withTimeBucketRecords(layout.levelEntries())
-                .withAdoptEmptyShards(adoptEmptyShards);
+                .withAdoptEmptyShards(adoptEmptyShards)
+                .withTransition(transition);
         return Agent.start(
                 new AgentOptions(
                         new HttpOptions(

@@ -58,6 +58,8 @@ final class FingerprintBuckets {
     private static final byte[] ZERO = {'0'};
 
     private final RedisPort port;
+    private final Routing routing;
+    private final Moves moves;
     private final RedisKeys keys;
     private final int buckets;
     private final int levelEntries;
@@ -72,8 +74,16 @@ final class FingerprintBuckets {
      * Reads each shard's {@code hash-max-listpack-entries} and keeps levels below it, so that every level
      * stays a listpack.
      */
-    FingerprintBuckets(RedisPort port, RedisOptions options, RedisKeys keys, MeterRegistry registry) {
+    FingerprintBuckets(
+            RedisPort port,
+            Routing routing,
+            Moves moves,
+            RedisOptions options,
+            RedisKeys keys,
+            MeterRegistry registry) {
         this.port = port;
+        this.routing = routing;
+        this.moves = moves;
         this.keys = keys;
         this.buckets = options.buckets();
         this.maxLevels = options.maxLevels();
@@ -111,9 +121,21 @@ final class FingerprintBuckets {
     }
 
     private CompletionStage<byte[]> run(Batch batch, Mode mode, int expiry, boolean sliding, long nowMillis) {
+        if (!routing.inTransition() || !routing.cutOver()) {
+            return runRouted(batch, mode, expiry, sliding, nowMillis);
+        }
+        long[] touched = new long[batch.size()];
+        for (int i = 0; i < touched.length; i++) {
+            touched[i] = bucket(batch.route(i), buckets);
+        }
+        return moves.buckets(touched, touched.length)
+                .thenCompose(arrived -> runRouted(batch, mode, expiry, sliding, nowMillis));
+    }
+
+    private CompletionStage<byte[]> runRouted(Batch batch, Mode mode, int expiry, boolean sliding, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(),
-                packing(batch, expiry, buckets, port.shards(), keys),
+                packing(batch, expiry, buckets, routing, keys),
                 port.shards(),
                 ShardCalls.MAX_ITEMS_PER_CALL);
         byte[] now = RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L));
@@ -144,7 +166,7 @@ final class FingerprintBuckets {
             keysByShard.add(shardKeys);
         }
         for (int bucket = from; bucket < to; bucket++) {
-            keysByShard.get(shard(bucket, port.shards())).add(bucketKey(keys, bucket));
+            keysByShard.get(routing.shard(bucket)).add(bucketKey(keys, bucket));
         }
         byte[][] args = {
             RedisKeys.ascii(slot), RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)), keyTtlArg, capArg, levelsArg
@@ -188,9 +210,9 @@ final class FingerprintBuckets {
 
     /**
      * The batch's items in this layout, each with the claim's {@code expiry}, for {@link ShardCalls}: the
-     * id's route half picks one of {@code buckets}, jump hash the bucket's shard.
+     * id's route half picks one of {@code buckets}, {@code routing} (jump hash) the bucket's shard.
      */
-    static ShardCalls.Packing packing(Batch batch, int expiry, int buckets, int shards, RedisKeys keys) {
+    static ShardCalls.Packing packing(Batch batch, int expiry, int buckets, Routing routing, RedisKeys keys) {
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int i) {
@@ -199,7 +221,7 @@ final class FingerprintBuckets {
 
             @Override
             public int shard(long bucket) {
-                return FingerprintBuckets.shard((int) bucket, shards);
+                return routing.shard(bucket);
             }
 
             @Override

@@ -73,7 +73,7 @@ final class LettuceShards implements RedisPort {
         this.resources = DefaultClientResources.create();
         List<Shard> connected = new ArrayList<>();
         try {
-            for (String uri : options.uris()) {
+            for (String uri : options.servers()) {
                 Shard shard = connect(uri);
                 connected.add(shard);
                 for (RedisScript script : scripts) {

@@ -16,7 +16,11 @@ enum Mode {
     /** {@code ranges.lua}: commit ranges. */
     RANGE_COMMIT("m", "range_commit", true),
     /** {@code topology.lua}: read or stamp a shard's topology record. */
-    TOPOLOGY("t", "topology", false);
+    TOPOLOGY("t", "topology", false),
+    /** {@code move.lua}, reading: whether a moved unit has arrived, its contents, a scan step, its deletion. */
+    MOVE("o", "move", false),
+    /** {@code move.lua}, writing a moved unit on its new shard: claims are answered from it afterwards. */
+    MOVE_IN("i", "move_in", true);
 
     private final byte[] arg;
     private final String tag;

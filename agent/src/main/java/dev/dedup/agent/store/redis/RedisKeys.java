@@ -51,6 +51,60 @@ final class RedisKeys {
         return key;
     }
 
+    /**
+     * The marker set on a unit's new shard when a change of the shard list moved it there ({@link Moves}): the
+     * unit's key up to the end of its hash tag ({@code tagEnd} bytes, or {@link #RANGE_TAG_BYTES} for a range
+     * key), {@code :moved:}, then the rest of the key. In the unit's hash slot; no key of a layout has a
+     * {@code :} after its tag (namespaces have none).
+     */
+    byte[] movedMarker(byte[] key, int tagEnd) {
+        int end = tagEnd == RANGE_TAG_BYTES ? prefixBytes.length + 11 : tagEnd;
+        byte[] moved = ":moved:".getBytes(StandardCharsets.US_ASCII);
+        byte[] marker = new byte[key.length + moved.length];
+        System.arraycopy(key, 0, marker, 0, end);
+        System.arraycopy(moved, 0, marker, end, moved.length);
+        System.arraycopy(key, end, marker, end + moved.length, key.length - end);
+        return marker;
+    }
+
+    /** Marks {@link #movedMarker}'s {@code tagEnd} as a range key's. */
+    static final int RANGE_TAG_BYTES = -1;
+
+    /** Whether a key SCAN found is a stream's ranges ({@link #rangeKey}), not a bucket or a marker. */
+    boolean isRangeKey(byte[] key) {
+        int p = prefixBytes.length;
+        if (key.length <= p + 11 || key[p] != '{' || key[p + 1] != 'r' || key[p + 10] != '}' || key[p + 11] == ':') {
+            return false;
+        }
+        for (int i = 0; i < p; i++) {
+            if (key[i] != prefixBytes[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The stream hash in a range key's tag. */
+    long rangeHashOf(byte[] key) {
+        long h = 0;
+        for (int i = 0; i < 8; i++) {
+            h = (h << 8) | (key[prefixBytes.length + 2 + i] & 0xff);
+        }
+        return h;
+    }
+
+    /** A SCAN pattern that matches every range key (and, by the tag's first byte, some others to filter). */
+    byte[] rangeKeyPattern() {
+        StringBuilder p = new StringBuilder();
+        for (char c : prefix.toCharArray()) {
+            if ("*?[]\\".indexOf(c) >= 0) {
+                p.append('\\');
+            }
+            p.append(c);
+        }
+        return p.append("{r*").toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** The channel on which every layout publishes released fields (7 bytes each, concatenated). */
     byte[] releaseChannel() {
         return (prefix + ":released").getBytes(StandardCharsets.US_ASCII);

@@ -4,7 +4,6 @@ import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
-import dev.dedup.routing.JumpHash;
 import dev.dedup.wire.SequenceRange;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -27,11 +26,15 @@ final class RedisRanges {
     private static final byte[] NONE = new byte[0];
 
     private final RedisPort port;
+    private final Routing routing;
+    private final Moves moves;
     private final RedisKeys keys;
     private final byte[] most = RedisKeys.ascii(MAX_INTERVALS_PER_STREAM);
 
-    RedisRanges(RedisPort port, RedisKeys keys) {
+    RedisRanges(RedisPort port, Routing routing, Moves moves, RedisKeys keys) {
         this.port = port;
+        this.routing = routing;
+        this.moves = moves;
         this.keys = keys;
     }
 
@@ -74,7 +77,8 @@ final class RedisRanges {
             args[at + 3] = ascii(r.to().add(BigInteger.ONE));
         }
         byte[][] key = {keys.rangeKey(request.namespace(), request.stream(), hash)};
-        return port.eval(JumpHash.shard(hash, port.shards()), RedisScript.RANGES, mode, key, args);
+        return moves.ranges(hash, key[0])
+                .thenCompose(arrived -> port.eval(routing.shard(hash), RedisScript.RANGES, mode, key, args));
     }
 
     /** A stream's 64-bit hash (FNV-1a of the namespace, a zero byte and the stream). */

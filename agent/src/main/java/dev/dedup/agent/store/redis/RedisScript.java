@@ -23,6 +23,8 @@ record RedisScript(String name, byte[] body, String sha, boolean guarded) {
     static final RedisScript TIMED = of("guard.lua", "timed.lua");
     /** Committed ranges of ordered streams. */
     static final RedisScript RANGES = of("guard.lua", "ranges.lua");
+    /** Moves a bucket or a stream's ranges to its shard in a changed shard list. */
+    static final RedisScript MOVE = of("guard.lua", "move.lua");
     /** Reads or stamps a shard's topology record. */
     static final RedisScript TOPOLOGY = of("topology.lua");
 

@@ -45,6 +45,8 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final TimeBuckets times;
     private final RedisRanges ranges;
     private final RedisSweeper sweeper;
+    private final Routing routing;
+    private final Moves moves;
 
     /**
      * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts.
@@ -63,15 +65,27 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                         RedisScript.SWEEP,
                         RedisScript.TIMED,
                         RedisScript.RANGES,
-                        RedisScript.TOPOLOGY));
+                        RedisScript.TOPOLOGY,
+                        RedisScript.MOVE));
+        this.routing = Routing.of(options);
         Topology agreed = null;
         try {
-            agreed = Topology.agreeOrRefuse(shards, keys, options.adoptEmptyShards(), registry);
+            agreed = Topology.agreeOrRefuse(shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintBuckets(port, options, keys, registry);
-            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
-            this.ranges = new RedisRanges(port, keys);
+            this.moves = new Moves(
+                    port,
+                    routing,
+                    keys,
+                    options.buckets(),
+                    options.maxLevels(),
+                    clockMillis,
+                    previousNeededUntil(options, windows),
+                    registry);
+            this.fingerprints = new FingerprintBuckets(port, routing, moves, options, keys, registry);
+            this.times = new TimeBuckets(port, routing, options.timeBucketRecords(), keys, registry);
+            this.ranges = new RedisRanges(port, routing, moves, keys);
+            agreed.onCutOver(moves::walk);
         } catch (RuntimeException e) {
             if (agreed != null) {
                 agreed.close();
@@ -90,23 +104,51 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return policy.byEventTime() ? times.claim(batch, policy, now) : fingerprints.claim(batch, policy, now);
+        return routed(
+                now,
+                () -> policy.byEventTime() ? times.claim(batch, policy, now) : fingerprints.claim(batch, policy, now));
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return policy.byEventTime() ? times.release(batch, policy, now) : fingerprints.release(batch, now);
+        return routed(
+                now, () -> policy.byEventTime() ? times.release(batch, policy, now) : fingerprints.release(batch, now));
     }
 
     @Override
     public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, ClaimPolicy policy) {
-        return ranges.check(request, clockMillis.getAsLong());
+        long now = clockMillis.getAsLong();
+        return routed(now, () -> ranges.check(request, now));
     }
 
     @Override
     public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy) {
-        return ranges.commit(request, policy, clockMillis.getAsLong());
+        long now = clockMillis.getAsLong();
+        return routed(now, () -> ranges.commit(request, policy, now));
+    }
+
+    /** {@code call}, after the cut-over when one is due (during a declared change of the shard list). */
+    private <T> CompletionStage<T> routed(long nowMillis, java.util.function.Supplier<CompletionStage<T>> call) {
+        if (!routing.inTransition() || routing.cutOver()) {
+            return call.get();
+        }
+        return topology.routable(nowMillis).thenCompose(ready -> call.get());
+    }
+
+    /**
+     * Until when the previous list holds claims the agent may be asked about: event-time claims of seconds
+     * before the cut-over live there to the end of their window; other claims only until they are moved.
+     */
+    private static long previousNeededUntil(RedisOptions options, WindowOptions windows) {
+        if (options.transition() == null) {
+            return Long.MIN_VALUE;
+        }
+        long longest = 0;
+        for (String ns : windows.eventRates().keySet()) {
+            longest = Math.max(longest, windows.windowMillis(ns));
+        }
+        return options.transition().cutover().toEpochMilli() + longest;
     }
 
     /**
@@ -178,6 +220,19 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 .forEach((ns, rate) ->
                         timed.put(ns, Map.of("event_rate", rate, "buckets_per_second", TimeBuckets.slices(rate))));
         s.put("event_time_namespaces", timed);
+        if (routing.inTransition()) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put(
+                    "previous",
+                    options.transition().previous().stream()
+                            .map(RedisOptions::redact)
+                            .toList());
+            t.put("cutover", options.transition().cutover().toString());
+            t.put("cut_over", routing.cutOver());
+            t.putAll(moves.stats());
+            t.put("previous_droppable", moves.previousDroppable());
+            s.put("transition", t);
+        }
         s.put("timeout_ms", options.timeout().toMillis());
         s.put("shards", shards);
         return s;
@@ -189,6 +244,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
 
     @Override
     public void close() {
+        moves.close();
         sweeper.close();
         topology.close();
         port.close();
@@ -197,7 +253,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public String toString() {
         List<String> names = new ArrayList<>();
-        for (int i = 0; i < port.shards(); i++) {
+        for (int i : routing.current()) {
             names.add(port.name(i));
         }
         return "redis " + names;

@@ -32,6 +32,8 @@ import java.util.concurrent.CompletionStage;
  */
 final class TimeBuckets {
 
+    private final Routing routing;
+
     /** Claims per bucket at the expected rate: Tapjoy's figure (buckets of 100 to 1,000 ids). */
     static final int TARGET_FILL = 100;
     /** u16 key index, 7-byte field, 4-byte owner tag. */
@@ -46,7 +48,8 @@ final class TimeBuckets {
     private final Counter[] overfull;
 
     /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
-    TimeBuckets(RedisPort port, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
+    TimeBuckets(RedisPort port, Routing routing, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
+        this.routing = routing;
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
@@ -132,8 +135,13 @@ final class TimeBuckets {
     }
 
     static int shard(long bucket, int shards) {
+        return JumpHash.shard(placement(bucket), shards);
+    }
+
+    /** What places a bucket among shards: its bits mixed, so neighbouring seconds and slices spread. */
+    static long placement(long bucket) {
         long h = bucket * 0x9E3779B97F4A7C15L;
-        return JumpHash.shard(h ^ (h >>> 29), shards);
+        return h ^ (h >>> 29);
     }
 
     /** {@code <prefix>{t<the bucket's 8 bytes>}}: a bucket's key. */
@@ -163,7 +171,6 @@ final class TimeBuckets {
     /** The batch's items filed by event time: buckets of {@code slices} per second. */
     ShardCalls.Packing packing(Batch batch, int slices) {
         int tag = namespaceTag(batch.namespace());
-        int shards = port.shards();
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int i) {
@@ -172,7 +179,7 @@ final class TimeBuckets {
 
             @Override
             public int shard(long bucket) {
-                return TimeBuckets.shard(bucket, shards);
+                return routing.timeShard(placement(bucket), second(bucket));
             }
 
             @Override

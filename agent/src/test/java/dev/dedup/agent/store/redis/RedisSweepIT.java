@@ -48,8 +48,11 @@ class RedisSweepIT {
         RedisOptions options = new RedisOptions(List.of(redis.uri()), Duration.ofSeconds(5), BUCKETS, 64, 8, "dd", 64);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         port = new LettuceShards(options, registry, List.of(RedisScript.DEDUP, RedisScript.SWEEP));
-        topology = Topology.agreeOrRefuse(port, new RedisKeys("dd"), false, registry);
-        layout = new FingerprintBuckets(topology.guarded(), options, new RedisKeys("dd"), registry);
+        Routing routing = Routing.of(options);
+        topology = Topology.agreeOrRefuse(port, new RedisKeys("dd"), routing, false, clock, registry);
+        Moves moves = new Moves(
+                topology.guarded(), routing, new RedisKeys("dd"), BUCKETS, 8, clock, Long.MIN_VALUE, registry);
+        layout = new FingerprintBuckets(topology.guarded(), routing, moves, options, new RedisKeys("dd"), registry);
     }
 
     @AfterEach

@@ -29,7 +29,8 @@ class ShardCallsTest {
     void everyItemGoesToItsBucketsShard_once_inBatchOrder_withItsCallsDistinctKeys() {
         RedisKeys names = new RedisKeys("dd");
         Batch batch = batch(5000);
-        ShardCalls calls = ShardCalls.plan(batch.size(), FingerprintBuckets.packing(batch, 123, 64, 3, names), 3, 700);
+        ShardCalls calls = ShardCalls.plan(
+                batch.size(), FingerprintBuckets.packing(batch, 123, 64, Routing.single(3), names), 3, 700);
         int[] seen = new int[batch.size()];
         for (ShardCalls.Call call : calls.calls()) {
             assertTrue(call.indexes().length <= 700, "at most maxItems a call");
