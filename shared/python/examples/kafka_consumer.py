@@ -16,12 +16,21 @@ claimed is ``new`` and processed, the other ``duplicate`` and skipped. A record 
 crash, a rebalance or a seek has the same owner (``partition:offset``): ``retry``, processed again, as
 at-least-once delivery requires. A record is never skipped without a ``duplicate`` verdict.
 
-Tested how: ``tests/test_examples.py`` runs :func:`consume` against the real agent with a small
-in-test stand-in for the ``KafkaConsumer`` object alone (``poll``, ``seek``, ``commit``, with
-kafka-python's signatures, which that test checks when kafka-python is installed): duplicates, a failed
-``process``, an agent that cannot be reached. Running it against a real Kafka broker is left to the
-project's Kafka broker harness, built separately; it is not done by these tests. :func:`run` shows how
-to build the real consumer and is not run by them.
+Kafka 4.x: kafka-python 2.0.2 works when it detects the broker's version itself (the default) or is
+given ``api_version=(0, 11)`` or later; it then uses Fetch v4, ListOffsets v1, OffsetCommit v2 and
+OffsetFetch v1, the oldest versions Kafka 4.2 still serves (KIP-896 removed the older ones in 4.0), and
+the classic group protocol. With ``api_version`` below ``(0, 11)`` it sends Fetch v3 (and Produce v2),
+which Kafka 4 no longer serves: the broker closes the connection and ``poll`` returns nothing, forever,
+with errors only in the log.
+
+Tested how: ``PythonConsumerPipelineIT`` (shared/examples) runs :func:`consume` with kafka-python's real
+``KafkaConsumer`` (Debian's python3-kafka 2.0.2) against a Kafka 4.2.2 KRaft broker and the agent jar,
+writing to a SQLite sink that keeps each partition's next offset in its transaction: a consumer killed
+(``kill -9``) between its output and its offset commit, then restarted; processing failures in a group
+of two; the sink compared with the ground truth (docs/pipelines.md). ``tests/test_examples.py`` runs it
+against the real agent with a small in-test stand-in for the ``KafkaConsumer`` object alone: duplicates,
+a failed ``process``, an agent that cannot be reached. :func:`run` (a command-line consumer that prints)
+is not run by either.
 """
 
 from __future__ import annotations

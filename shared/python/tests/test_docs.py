@@ -7,6 +7,7 @@ from collections import namedtuple
 from pathlib import Path
 from typing import List
 
+from dedup_client import SequenceRange
 from processes import REPO, fresh
 
 Record = namedtuple("Record", "key partition offset")
@@ -35,3 +36,15 @@ def test_theClientSectionsSnippet_runs(agent) -> None:
     block = python_blocks(REPO / "docs" / "python.md")[0]
     assert "dedup.claim" in block and "dedup.release" in block
     run(block, agent.url)  # its own asserts check the verdicts and the release
+
+
+def test_theRangesSectionsSnippet_processesWhatIsNotDone(client) -> None:
+    (block,) = [b for b in python_blocks(REPO / "docs" / "python.md") if "check_ranges" in b]
+    Offset = namedtuple("Offset", "offset")
+    records = [Offset(n) for n in range(100, 110)]
+    stream = "orders-3"
+    client.commit_ranges("orders", stream, [(100, 104)])  # done before a restart
+    processed: List[Offset] = []
+    scope = run(block, client.url, records=records, process=processed.extend)
+    assert scope["todo"] == processed == records[5:]
+    assert client.check_ranges("orders", stream, [(100, 110)]) == [[SequenceRange(100, 109)]]

@@ -3,8 +3,9 @@
 - ``spark_dedup.dedup_partition`` over plain iterators, as ``RDD.mapPartitions`` calls it: PySpark cannot
   be installed here (no Python package index; Debian does not package it).
 - ``kafka_consumer.consume`` with a small stand-in for the ``KafkaConsumer`` object alone (poll, seek,
-  commit over in-memory partitions); the agent, the client and the loop are the real ones. Against a real
-  Kafka broker it is run by the project's broker harness, not here.
+  commit over in-memory partitions); the agent, the client and the loop are the real ones. With
+  kafka-python's real ``KafkaConsumer`` against a real Kafka broker it is run by
+  ``PythonConsumerPipelineIT`` in shared/examples.
 """
 
 from __future__ import annotations

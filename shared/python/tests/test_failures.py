@@ -4,6 +4,7 @@ missing token, no answer in time, an answer that is not the agent's. Each starts
 from __future__ import annotations
 
 import http.server
+import json
 import socket
 import threading
 import time
@@ -11,7 +12,7 @@ from typing import Iterator, List, Tuple
 
 import pytest
 
-from dedup_client import DedupClient, DedupError, Item
+from dedup_client import DedupClient, DedupError, Item, SequenceRange
 from processes import TOKEN, AgentProcess, RedisProcess, free_port, fresh
 
 NS = "py-failures"
@@ -26,6 +27,10 @@ def test_noAgentListening_isUnreachable() -> None:
     assert "ConnectionRefusedError" in e.detail
     assert isinstance(e.__cause__, ConnectionRefusedError)
     assert not e.rejected
+    for call in (client.check_ranges, client.commit_ranges):
+        with pytest.raises(DedupError) as caught:
+            call(NS, "s", [SequenceRange(0, 9)])
+        assert (caught.value.status, caught.value.error) == (None, DedupError.UNREACHABLE)
 
 
 def test_agentStoppedBetweenCalls_isUnreachable_andAgainOnceItIsBack(tmp_path, processes) -> None:
@@ -62,6 +67,11 @@ def test_redisDown_is503_withRetryAfter_andRetriesHonourIt(tmp_path, processes) 
     e = caught.value
     assert (e.status, e.error, e.retry_after) == (503, "unavailable", 1.0)
     assert e.unavailable and not e.rejected
+    # The ranges calls too: nothing may be taken as done, the commit is not known to be made.
+    for call in (client.check_ranges, client.commit_ranges):
+        with pytest.raises(DedupError) as caught:
+            call(NS, fresh("stream"), [SequenceRange(0, 9)])
+        assert (caught.value.status, caught.value.error, caught.value.retry_after) == (503, "unavailable", 1.0)
 
     # A bounded retry waits each Retry-After, then gives up with the last 503.
     waits: List[float] = []
@@ -104,10 +114,19 @@ def test_token_isSentAsBearer_andItsAbsenceIsA401(tmp_path, processes) -> None:
     with pytest.raises(DedupError) as caught:
         DedupClient(agent.url, token="not-the-right-token-at-all").claim(NS, [(fresh(), "o")])
     assert caught.value.status == 401
+    stream = fresh("stream")
+    no_token, wrong_token = DedupClient(agent.url), DedupClient(agent.url, token="not-the-right-token")
+    for call in (no_token.check_ranges, wrong_token.commit_ranges):
+        with pytest.raises(DedupError) as caught:
+            call(NS, stream, [SequenceRange(0, 9)])
+        assert (caught.value.status, caught.value.error) == (401, "unauthorized")
     with DedupClient(agent.url, token=TOKEN) as client:
         id_ = fresh()
         assert client.claim(NS, [(id_, "o")]) == ["new"]
         assert client.release(NS, [(id_, "o")]) == [True]
+        assert client.check_ranges(NS, stream, [SequenceRange(0, 9)]) == [[]]  # the 401 committed nothing
+        client.commit_ranges(NS, stream, [SequenceRange(0, 9)])
+        assert client.check_ranges(NS, stream, [SequenceRange(5, 20)]) == [[SequenceRange(5, 9)]]
 
 
 @pytest.mark.parametrize(
@@ -166,16 +185,26 @@ def test_noAnswerInTime_isATimeout(silent_server: int) -> None:
     assert 0.3 <= time.monotonic() - started < 5
 
 
+class _Answers(List[Tuple[int, bytes, dict]]):
+    """What the impostor answers next (popped in order), and ``requests``: what it was sent (path, headers, body)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: List[Tuple[str, dict, bytes]] = []
+
+
 @pytest.fixture
 def impostor() -> Iterator[Tuple[str, List[Tuple[int, bytes, dict]]]]:
     """An HTTP server that answers what the test queues, standing in for a broken agent or a proxy."""
-    answers: List[Tuple[int, bytes, dict]] = []
+    answers = _Answers()
+    requests = answers.requests
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-            self.rfile.read(int(self.headers["Content-Length"]))
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            requests.append((self.path, dict(self.headers), body))
             status, body, headers = answers.pop(0)
             self.send_response(status)
             for k, v in headers.items():
@@ -210,6 +239,59 @@ def test_answersThatAreNotVerdicts_areInvalidResponses(impostor) -> None:
     answers.append((200, b"\x02", {}))
     with pytest.raises(DedupError, match="byte 0 is 2, not 0 or 1"):
         client.release(NS, [("a", "o")])
+
+
+@pytest.mark.parametrize(
+    "answer, detail",
+    [
+        (b'{"done": []}', '"done" is not a list of 2 lists'),
+        (b'{"done": [[], {}]}', "done[1] is not a list"),
+        (b'{"done": [[], [{"from": "5", "to": "30"}]]}', "not a part of [0, 20]"),
+        (b'{"done": [[{"from": "0", "to": "10"}], []]}', "not a part of [0, 9]"),
+        (b'{"done": [[], [{"from": "09", "to": "10"}]]}', "not a part of"),
+        (b'{"done": [[], [{"from": 1, "to": 2}]]}', "not a part of"),
+        (b'{"done": [[], [{"from": "4", "to": "3"}]]}', "not a part of"),
+        (b'{"done": [[], [{"from": "1", "to": "5"}, {"from": "5", "to": "6"}]]}', "[5, 6] is not after [1, 5]"),
+        (b'{"verdicts": []}', 'no "done" in the answer'),
+        (b"<html>OK</html>", "not JSON"),
+    ],
+)
+def test_aCheckAnswerThatIsNotOneListOfPartsPerRange_isAnInvalidResponse(
+    impostor, answer: bytes, detail: str
+) -> None:
+    url, answers = impostor
+    answers.append((200, answer, {}))
+    with pytest.raises(DedupError) as caught:
+        DedupClient(url).check_ranges(NS, "s", [SequenceRange(0, 9), SequenceRange(0, 20)])
+    assert (caught.value.status, caught.value.error) == (200, DedupError.INVALID_RESPONSE)
+    assert detail in caught.value.detail, caught.value.detail
+
+
+@pytest.mark.parametrize(
+    "answer", [b'{"committed": [true]}', b'{"committed": [true, false]}', b'{"committed": [true, 1]}', b"{}"]
+)
+def test_aCommitAnswerThatIsNotOneTruePerRange_isAnInvalidResponse(impostor, answer: bytes) -> None:
+    url, answers = impostor
+    answers.append((200, answer, {}))
+    with pytest.raises(DedupError) as caught:
+        DedupClient(url).commit_ranges(NS, "s", [SequenceRange(0, 9), SequenceRange(20, 29)])
+    assert caught.value.error == DedupError.INVALID_RESPONSE
+
+
+def test_theRangesCalls_sendJson_withTheToken(impostor) -> None:
+    url, answers = impostor
+    answers.append((200, b'{"committed": [true]}', {}))
+    answers.append((200, b'{"done": [[{"from": "3", "to": "4"}]]}', {}))
+    client = DedupClient(url + "/prefix", token=TOKEN)
+    client.commit_ranges(None, "shard-1", [(3, 4)])
+    assert client.check_ranges("orders", "shard-1", [SequenceRange.of("0", "9")]) == [[SequenceRange(3, 4)]]
+    (commit, check) = answers.requests
+    assert commit[0] == "/prefix/v1/ranges/commit" and check[0] == "/prefix/v1/ranges/check"
+    for _, headers, _ in (commit, check):
+        assert headers["Content-Type"] == "application/json"
+        assert headers["Authorization"] == "Bearer " + TOKEN
+    assert json.loads(commit[2]) == {"stream": "shard-1", "ranges": [{"from": "3", "to": "4"}]}
+    assert json.loads(check[2]) == {"ns": "orders", "stream": "shard-1", "ranges": [{"from": "0", "to": "9"}]}
 
 
 def test_aProxysPage_keepsItsStartAsTheDetail_andAnHttpDateRetryAfter(impostor) -> None:

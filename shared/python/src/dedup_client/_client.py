@@ -9,12 +9,12 @@ import threading
 import time
 import urllib.parse
 import weakref
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from . import _wire
 from ._errors import DedupError
-from ._types import Verdict
-from ._wire import ItemLike
+from ._types import SequenceRange, Verdict
+from ._wire import ItemLike, RangeLike
 
 # A kept-alive connection the agent (or a proxy) closed while it sat idle fails like this on its next
 # request, before any answer; such a request is sent once more on a new connection.
@@ -22,7 +22,8 @@ _STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError,
 
 
 class DedupClient:
-    """Claims and releases batches of messages at a dedup agent, over the contract's binary format.
+    """Claims and releases batches of messages at a dedup agent, over the contract's binary format; checks
+    and commits ranges of ordered streams.
 
     Example::
 
@@ -38,12 +39,19 @@ class DedupClient:
     may rely on**: a message without a verdict must not be skipped. A 503 may leave part of the batch
     claimed; sending the same batch with the same owners again answers ``retry`` for those.
 
+    A worker that reads an ordered stream (a Kafka partition, a Kinesis shard) in batches may instead
+    commit each batch's range of sequence numbers once its output is written
+    (:meth:`commit_ranges`), and after a restart or a rebalance ask which parts of a batch are done
+    (:meth:`check_ranges`)::
+
+        batch = SequenceRange.after(previous_last, records[0].seq, records[-1].seq)
+        (done,) = dedup.check_ranges("orders", shard_id, [batch])  # raises DedupError: nothing is done
+        process([r for r in records if not any(d.contains(r.seq) for d in done)])  # write durably
+        dedup.commit_ranges("orders", shard_id, [batch])
+
     One client may be shared by every thread of a process: each thread keeps its own kept-alive HTTP
     connection to the agent (and so does each process forked after the client was made, as PySpark's
     workers are). :meth:`close` closes them all.
-
-    The ordered-stream calls of the contract (``/v1/ranges/check`` and ``/v1/ranges/commit``) come next,
-    once the agent serves them.
     """
 
     #: The agent's default address.
@@ -106,12 +114,16 @@ class DedupClient:
         prefix = parts.path.rstrip("/")
         self._claims = prefix + "/v1/claims"
         self._releases = prefix + "/v1/releases"
+        self._ranges_check = prefix + "/v1/ranges/check"
+        self._ranges_commit = prefix + "/v1/ranges/commit"
         self._timeout = float(timeout)
         self._retries = retries
         self._max_retry_wait = float(max_retry_wait)
         self._headers = {"Content-Type": _wire.BATCH, "Accept": _wire.VERDICTS}
+        self._json_headers = {"Content-Type": _wire.JSON, "Accept": _wire.JSON}
         if token is not None:
             self._headers["Authorization"] = "Bearer " + token
+            self._json_headers["Authorization"] = "Bearer " + token
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: "weakref.WeakSet[http.client.HTTPConnection]" = weakref.WeakSet()
@@ -142,7 +154,7 @@ class DedupClient:
                 :class:`Item`); nothing was sent.
         """
         body, n = _wire.encode_batch(ns, items)
-        return _wire.decode_verdicts(self._post(self._claims, body), n)
+        return _wire.decode_verdicts(self._post(self._claims, body, self._headers), n)
 
     def release(self, ns: Optional[str], items: Iterable[ItemLike]) -> List[bool]:
         """Gives back the claims of ``items``, e.g. when processing failed and the messages will be redelivered.
@@ -164,7 +176,54 @@ class DedupClient:
             TypeError, ValueError: As for :meth:`claim`.
         """
         body, n = _wire.encode_batch(ns, items)
-        return _wire.decode_released(self._post(self._releases, body), n)
+        return _wire.decode_released(self._post(self._releases, body, self._headers), n)
+
+    def check_ranges(
+        self, ns: Optional[str], stream: str, ranges: Iterable[RangeLike]
+    ) -> List[List[SequenceRange]]:
+        """Which parts of ``ranges`` of an ordered stream were committed already, within the namespace's window.
+
+        Before processing a batch after a restart or a rebalance, drop the records inside them.
+
+        Args:
+            ns: The namespace; ``None`` or ``""`` for ``default``.
+            stream: The stream, 1 to 256 UTF-8 bytes: a Kinesis shard id, ``topic-partition`` for Kafka.
+            ranges: :class:`SequenceRange` or ``(first, last)`` pairs, at most the agent's ``max-batch``.
+
+        Returns:
+            Per range, in order: its maximal committed sub-ranges, in order (an empty list when none is).
+
+        Raises:
+            DedupError: When the call got no answer it can rely on: then **nothing may be taken as done**.
+                A 4xx (``.rejected``: a bad stream or namespace, a number over 129 digits, too many
+                ranges); a 503 (``.retry_after``); an answer that is not one list per range; no answer.
+            TypeError, ValueError: When a range is not one (see :class:`SequenceRange`); nothing was sent.
+        """
+        body, asked = _wire.encode_ranges(ns, stream, ranges)
+        return _wire.decode_done(self._post(self._ranges_check, body, self._json_headers), asked)
+
+    def commit_ranges(self, ns: Optional[str], stream: str, ranges: Iterable[RangeLike]) -> None:
+        """Records that ``ranges`` of a stream are done, once their output is durably written.
+
+        Commits are idempotent, and overlapping or adjacent ranges merge: commit each batch
+        :meth:`SequenceRange.after` the previous one so that a stream read in order is one stored range. A
+        committed range is remembered for the namespace's window after its last commit. A crash between
+        writing the output and this commit makes the batch be processed again: the output's own
+        transaction (or an idempotent write) keeps that exact.
+
+        Args:
+            ns: The namespace; ``None`` or ``""`` for ``default``.
+            stream: As for :meth:`check_ranges`.
+            ranges: As for :meth:`check_ranges`.
+
+        Raises:
+            DedupError: When the commit is not known to be made: a 4xx committed nothing; after a 503 or
+                no answer it may or may not have been made. Commit again (``retries`` does so for 503s);
+                until a commit succeeds, the batch is not done.
+            TypeError, ValueError: As for :meth:`check_ranges`.
+        """
+        body, asked = _wire.encode_ranges(ns, stream, ranges)
+        _wire.decode_committed(self._post(self._ranges_commit, body, self._json_headers), len(asked))
 
     def close(self) -> None:
         """Closes every connection of every thread; a later call opens a new one."""
@@ -182,11 +241,11 @@ class DedupClient:
     def __repr__(self) -> str:
         return f"DedupClient({self._url!r}, timeout={self._timeout}, retries={self._retries})"
 
-    def _post(self, path: str, body: bytes) -> bytes:
+    def _post(self, path: str, body: bytes, headers: Dict[str, str]) -> bytes:
         """Sends ``body``; the answer's body when it is a 200, else :class:`DedupError` (after retries of 503s)."""
         attempt = 0
         while True:
-            status, data, retry_after = self._exchange(path, body)
+            status, data, retry_after = self._exchange(path, body, headers)
             if status == 200:
                 return data
             error = _wire.error_of(status, data, retry_after)
@@ -196,13 +255,13 @@ class DedupClient:
             wait = 1.0 if error.retry_after is None else error.retry_after
             self._sleep(min(wait, self._max_retry_wait))
 
-    def _exchange(self, path: str, body: bytes) -> Tuple[int, bytes, Optional[str]]:
+    def _exchange(self, path: str, body: bytes, headers: Dict[str, str]) -> Tuple[int, bytes, Optional[str]]:
         """One request and its answer: status, body, ``Retry-After``; a stale kept-alive connection is retried once."""
         for fresh in (False, True):
             conn = self._connection(fresh)
             reused = conn.sock is not None
             try:
-                conn.request("POST", path, body=body, headers=self._headers)
+                conn.request("POST", path, body=body, headers=headers)
                 response = conn.getresponse()
                 data = response.read()
                 return response.status, data, response.getheader("Retry-After")

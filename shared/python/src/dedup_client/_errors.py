@@ -6,12 +6,12 @@ from typing import Optional
 
 
 class DedupError(Exception):
-    """A call that did not get verdicts: the agent answered an error, answered nonsense, or did not answer.
+    """A call that did not get its answer: the agent answered an error, answered nonsense, or did not answer.
 
     Whatever the cause, **the call decided nothing the worker may rely on**: the messages of the batch
-    have no verdict and none of them may be skipped. Send the same batch with the same owners again (a
-    503 may have left part of it claimed; those then answer ``retry``), or fail the task so that it is
-    retried.
+    have no verdict and none of them may be skipped; no range may be taken as done, and a commit is not
+    known to be made. Send the same batch with the same owners again (a 503 may have left part of it
+    claimed; those then answer ``retry``), or fail the task so that it is retried; commit again.
 
     Attributes:
         status: The HTTP status of the answer (400, 401, 413, 415, 503...; 200 for
@@ -26,7 +26,8 @@ class DedupError(Exception):
             503 carries one), or ``None``.
     """
 
-    #: A 200 answer that cannot be read as one verdict per item sent.
+    #: A 200 answer that cannot be read as the call's: one verdict (or release) per item, one list of
+    #: committed parts per range checked, one ``true`` per range committed.
     INVALID_RESPONSE = "invalid_response"
     #: No answer: the agent could not be connected to, or the connection broke.
     UNREACHABLE = "unreachable"

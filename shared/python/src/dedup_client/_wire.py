@@ -1,8 +1,10 @@
-"""The contract's formats: binary batches out, verdict and release bytes in, JSON error bodies in.
+"""The contract's formats: binary batches out, verdict and release bytes in, the ranges' JSON both ways,
+JSON error bodies in.
 
 Only what the binary format itself cannot hold is refused here (a field over 65,535 bytes, an event
-time outside a ``u32``); everything else the contract limits (empty ids, ids over 512 bytes, a bad
-namespace) is left to the agent, whose 400 names the item.
+time outside a ``u32``), and for ranges what is not a range (see :class:`SequenceRange`); everything else
+the contract limits (empty ids, ids over 512 bytes, a bad namespace, an empty stream, a sequence number
+over 129 digits) is left to the agent, whose 400 names the place.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import datetime
 import email.utils
 import json
+import re
 import struct
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._errors import DedupError
-from ._types import Item, Text, Verdict
+from ._types import Item, SequenceRange, Text, Verdict
 
 _BY_CODE = tuple(Verdict.of_code(c) for c in range(3))
 
@@ -30,12 +33,19 @@ EVENT_TIMES = 0x80
 #: Largest event second a ``u32`` holds.
 MAX_EVENT_SECOND = 0xFFFFFFFF
 
+#: The longest sequence number the contract allows, in decimal digits.
+MAX_SEQUENCE_DIGITS = 129
+# A sequence number as the agent writes it: decimal digits without leading zeros.
+_CANONICAL = re.compile(r"0|[1-9][0-9]*")
+
 _MAX_FIELD = 0xFFFF
 _MAX_NAMESPACE = 0x7F
 _MAX_DETAIL = 1000
 
 #: What :meth:`DedupClient.claim` accepts as one item.
 ItemLike = Union[Item, Tuple[Text, Text], Tuple[Text, Text, Optional[int]], Sequence[Any]]
+#: What :meth:`DedupClient.check_ranges` accepts as one range: a :class:`SequenceRange` or a ``(first, last)`` pair.
+RangeLike = Union[SequenceRange, Tuple[Union[int, str], Union[int, str]], Sequence[Any]]
 
 
 def encode_batch(ns: Optional[str], items: Iterable[ItemLike]) -> Tuple[bytes, int]:
@@ -138,6 +148,101 @@ def decode_released(body: bytes, items: int) -> List[bool]:
 def _check_length(body: bytes, items: int) -> None:
     if len(body) != items:
         raise DedupError(200, DedupError.INVALID_RESPONSE, f"{len(body)} bytes for {items} items")
+
+
+def encode_ranges(ns: Optional[str], stream: str, ranges: Iterable[RangeLike]) -> Tuple[bytes, List[SequenceRange]]:
+    """Writes ``{"ns": ..., "stream": ..., "ranges": [{"from": "...", "to": "..."}, ...]}``.
+
+    Args:
+        ns: The namespace; ``None`` or ``""`` leaves it out, which the agent takes as ``default``.
+        stream: The stream's name (a Kinesis shard id, ``topic-partition``).
+        ranges: :class:`SequenceRange` or ``(first, last)`` pairs.
+
+    Returns:
+        The body and the ranges it holds, as :class:`SequenceRange`.
+
+    Raises:
+        TypeError: When ``ns`` or ``stream`` is not a ``str``, or a range is not a SequenceRange or a pair.
+        ValueError: When a pair is not a range (see :class:`SequenceRange`); the message names it.
+    """
+    if ns is not None and not isinstance(ns, str):
+        raise TypeError(f"ns: expected str or None, got {type(ns).__name__}")
+    if not isinstance(stream, str):
+        raise TypeError(f"stream: expected str, got {type(stream).__name__}")
+    checked: List[SequenceRange] = []
+    for k, r in enumerate(ranges):
+        if isinstance(r, SequenceRange):
+            checked.append(r)
+            continue
+        if not isinstance(r, (tuple, list)) or len(r) != 2:
+            raise TypeError(f"ranges[{k}]: expected SequenceRange(first, last) or a (first, last) pair, got {r!r}")
+        try:
+            checked.append(SequenceRange.of(r[0], r[1]))
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"ranges[{k}]: {e}") from None
+    body: dict = {} if not ns else {"ns": ns}
+    body["stream"] = stream
+    body["ranges"] = [{"from": str(r.first), "to": str(r.last)} for r in checked]
+    return json.dumps(body, separators=(",", ":")).encode("utf-8"), checked
+
+
+def decode_done(body: bytes, asked: List[SequenceRange]) -> List[List[SequenceRange]]:
+    """Reads ``{"done": [[{"from": "...", "to": "..."}, ...], ...]}``: per asked range, its committed parts.
+
+    Raises:
+        DedupError: :data:`DedupError.INVALID_RESPONSE` unless there is one list per asked range, each of
+            ranges inside the asked one, in order and apart.
+    """
+    done = _json_field(body, "done")
+    if not isinstance(done, list) or len(done) != len(asked):
+        raise DedupError(200, DedupError.INVALID_RESPONSE, f'"done" is not a list of {len(asked)} lists')
+    out: List[List[SequenceRange]] = []
+    for k, (parts, whole) in enumerate(zip(done, asked)):
+        if not isinstance(parts, list):
+            raise DedupError(200, DedupError.INVALID_RESPONSE, f"done[{k}] is not a list")
+        read: List[SequenceRange] = []
+        for part in parts:
+            r = _range_of(part)
+            if r is None or not whole.first <= r.first <= r.last <= whole.last:
+                raise DedupError(200, DedupError.INVALID_RESPONSE, f"done[{k}] holds {part!r}, not a part of {whole}")
+            if read and r.first <= read[-1].last:
+                raise DedupError(200, DedupError.INVALID_RESPONSE, f"done[{k}]: {r} is not after {read[-1]}")
+            read.append(r)
+        out.append(read)
+    return out
+
+
+def decode_committed(body: bytes, ranges: int) -> None:
+    """Reads ``{"committed": [true, ...]}``, one ``true`` per range.
+
+    Raises:
+        DedupError: :data:`DedupError.INVALID_RESPONSE` otherwise.
+    """
+    committed = _json_field(body, "committed")
+    if not isinstance(committed, list) or len(committed) != ranges or any(c is not True for c in committed):
+        raise DedupError(200, DedupError.INVALID_RESPONSE, f'"committed" is not a list of {ranges} true')
+
+
+def _json_field(body: bytes, name: str) -> Any:
+    try:
+        fields = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        shown = body[:100].decode("utf-8", "replace")
+        raise DedupError(200, DedupError.INVALID_RESPONSE, f"not JSON: {shown!r}") from None
+    if not isinstance(fields, dict) or name not in fields:
+        raise DedupError(200, DedupError.INVALID_RESPONSE, f'no "{name}" in the answer')
+    return fields[name]
+
+
+def _range_of(part: Any) -> Optional[SequenceRange]:
+    """A ``{"from": "...", "to": "..."}`` of the agent's (digits without leading zeros), or ``None``."""
+    if not isinstance(part, dict):
+        return None
+    ends = part.get("from"), part.get("to")
+    if not all(isinstance(e, str) and len(e) <= MAX_SEQUENCE_DIGITS and _CANONICAL.fullmatch(e) for e in ends):
+        return None
+    first, last = int(ends[0]), int(ends[1])
+    return SequenceRange(first, last) if first <= last else None
 
 
 def error_of(status: int, body: bytes, retry_after: Optional[str]) -> DedupError:

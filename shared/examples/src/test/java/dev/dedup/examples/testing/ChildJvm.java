@@ -59,12 +59,18 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Runs any command as a child, output to {@code log}. */
     public static ChildJvm exec(String name, Path log, List<String> cmd) throws IOException {
+        return exec(name, log, cmd, java.util.Map.of());
+    }
+
+    /** Runs any command as a child with {@code env} added to this process's environment, output to {@code log}. */
+    public static ChildJvm exec(String name, Path log, List<String> cmd, java.util.Map<String, String> env)
+            throws IOException {
         Files.createDirectories(log.getParent());
-        Process p = new ProcessBuilder(cmd)
+        ProcessBuilder b = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        return new ChildJvm(name, p, log);
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        b.environment().putAll(env);
+        return new ChildJvm(name, b.start(), log);
     }
 
     public long pid() {

@@ -1,0 +1,224 @@
+package dev.dedup.examples.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.examples.testing.ChildJvm;
+import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.Members;
+import dev.dedup.examples.testing.PythonMember;
+import dev.dedup.examples.testing.PythonSink;
+import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Sink;
+import dev.dedup.examples.testing.Stack;
+import dev.dedup.examples.testing.Stack.Store;
+import dev.dedup.examples.testing.Traffic;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Python client's consumer loop ({@code shared/python/examples/kafka_consumer.py}, {@code consume}) with
+ * kafka-python's real {@code KafkaConsumer} (Debian's python3-kafka 2.0.2) against a real Kafka 4.2.2 KRaft broker
+ * and the agent jar (embedded store), writing to a SQLite sink that keeps each partition's next offset in the
+ * transaction of its output. Members run as {@code /usr/bin/python3} processes ({@link PythonMember}), so a test
+ * can {@code kill -9} one. Each test ends with the sink compared to the ground truth: 0 lost, 0 counted twice,
+ * aggregates exact.
+ */
+class PythonConsumerPipelineIT {
+
+    private static final int UNIQUE = 2_500;
+    private static final int PARTITIONS = 4;
+    private static final Duration PRODUCE_OVER = Duration.ofSeconds(8);
+
+    @TempDir
+    static Path dir;
+
+    static KafkaBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = KafkaBroker.start(dir.resolve("kafka"));
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /**
+     * {@code kill -9} between the sink's transaction and the offset commit, then a restart: the member reads the
+     * uncommitted records again, their claims answer retry (same owners), and the sink leaves alone those below its
+     * stored offset.
+     */
+    @Test
+    void consumerKilledBetweenProcessingAndOffsetCommitRestarts() throws Exception {
+        try (Run run = new Run("kill9")) {
+            ChildJvm a = run.start("pauseBeforeCommit=3");
+            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(90));
+            run.kill9(a);
+            run.start();
+            run.awaitCommitted();
+            Members.Counts counts = run.finish();
+            assertTrue(counts.retried() > 0, "the re-read records answered retry: " + counts);
+            assertTrue(run.lines("SKIPPED") > 0, "the sink had applied some of the re-read records already");
+        }
+    }
+
+    /**
+     * Two members; processing fails once for every id whose CRC-32 is a multiple of 20, after the sink's writes
+     * (rolled back): the loop releases the claims of the record and the rest of its batch and reads them again, and
+     * the redelivery of a failed record is claimed {@code new}.
+     */
+    @Test
+    void processingFailureReleasesClaimsAndTheRedeliveryIsNew() throws Exception {
+        try (Run run = new Run("failures")) {
+            run.start("fail=20");
+            run.start("fail=20");
+            run.awaitCommitted();
+            Members.Counts counts = run.finish();
+            long failed = run.lines("FAILED ");
+            long redelivered = run.lines("REDELIVERED ");
+            long redeliveredNew = run.lines(l -> l.startsWith("REDELIVERED ") && l.endsWith(" new"));
+            assertTrue(failed > 0 && counts.released() > 0, "failures released claims: " + counts);
+            assertTrue(redelivered > 0, "failed records were processed again");
+            assertEquals(redelivered, redeliveredNew, "every redelivery processed after a failure was new");
+        }
+    }
+
+    /** One test's pipeline: a topic, a sink, an agent, the members; all stopped at the end. */
+    private static final class Run implements AutoCloseable {
+        final String name;
+        final Stack stack;
+        final Traffic traffic;
+        final String topic;
+        final String group;
+        final Path db;
+        final List<ChildJvm> members = new ArrayList<>();
+        final List<ChildJvm> killed = new ArrayList<>();
+        final CompletableFuture<Integer> producing;
+        final long started = System.nanoTime();
+        int records;
+
+        Run(String name) throws Exception {
+            this.name = name;
+            this.stack = Stack.start(Store.EMBEDDED, dir.resolve(name));
+            this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 31L + 7);
+            this.topic = "python-" + name;
+            this.group = "group-" + topic;
+            this.db = dir.resolve(name).resolve("sink.db");
+            broker.createTopic(topic, PARTITIONS);
+            this.producing =
+                    CompletableFuture.supplyAsync(() -> traffic.produce(broker.bootstrap(), topic, PRODUCE_OVER));
+        }
+
+        ChildJvm start(String... faults) throws Exception {
+            List<String> args = new ArrayList<>(List.of(
+                    broker.bootstrap(), topic, group, stack.agentFor(0).uri().toString(), db.toString(), "clicks"));
+            args.addAll(List.of(faults));
+            ChildJvm m = PythonMember.start(
+                    "python-member-" + members.size(),
+                    dir.resolve(name).resolve("python-member-" + members.size() + ".log"),
+                    args);
+            members.add(m);
+            return m;
+        }
+
+        void kill9(ChildJvm member) throws InterruptedException {
+            killed.add(member);
+            member.kill9();
+        }
+
+        /** Until the group's committed offsets reach the end of every partition (the sink wrote before each commit). */
+        void awaitCommitted() throws Exception {
+            records = producing.get();
+            Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+            long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+            Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
+            while (System.nanoTime() < deadline) {
+                committed = broker.admin()
+                        .listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS);
+                Map<TopicPartition, OffsetAndMetadata> seen = committed;
+                if (end.entrySet().stream()
+                        .allMatch(e -> seen.get(e.getKey()) != null
+                                && seen.get(e.getKey()).offset() >= e.getValue())) {
+                    return;
+                }
+                for (ChildJvm m : members) {
+                    if (!m.isAlive() && !killed.contains(m)) {
+                        throw new AssertionError(name + ": a member exited:\n" + m.tail());
+                    }
+                }
+                Thread.sleep(200);
+            }
+            StringBuilder logs = new StringBuilder();
+            members.forEach(m -> logs.append(m.tail()));
+            throw new AssertionError(name + ": committed " + committed + ", topic ends at " + end + "\n" + logs);
+        }
+
+        long lines(String prefix) {
+            return PythonMember.lines(members, prefix);
+        }
+
+        long lines(java.util.function.Predicate<String> line) {
+            return members.stream()
+                    .flatMap(m -> m.output().lines())
+                    .filter(line)
+                    .count();
+        }
+
+        /** Stops the members (SIGTERM: they leave the group), compares the sink with the ground truth, reports. */
+        Members.Counts finish() throws Exception {
+            for (ChildJvm m : members) {
+                if (m.isAlive()) {
+                    assertEquals(0, m.terminate(Duration.ofSeconds(20)), name + ": member exit:\n" + m.tail());
+                }
+            }
+            Sink.Check check =
+                    PythonSink.check(PythonMember.dump(db, dir.resolve(name).resolve("dump.txt")), traffic);
+            Members.Counts counts = Members.counts(members);
+            Report.line(String.format(
+                    "python consumer %-17s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s;"
+                            + " skipped by the sink %d, failed %d, processed again after a failure %d (new %d); %.1f s",
+                    name,
+                    records,
+                    traffic.messages().size(),
+                    traffic.count(Traffic.Kind.RETRY_COPY),
+                    traffic.count(Traffic.Kind.LATE_COPY),
+                    check,
+                    counts,
+                    lines("SKIPPED "),
+                    lines("FAILED "),
+                    lines("REDELIVERED "),
+                    lines(l -> l.startsWith("REDELIVERED ") && l.endsWith(" new")),
+                    (System.nanoTime() - started) / 1e9));
+            assertEquals(0, check.lost(), name + ": " + check);
+            assertEquals(0, check.countedTwice(), name + ": " + check);
+            assertTrue(check.exact(), name + ": " + check);
+            return counts;
+        }
+
+        @Override
+        public void close() throws Exception {
+            producing.cancel(true);
+            for (ChildJvm m : members) {
+                m.close();
+            }
+            stack.close();
+        }
+    }
+}

@@ -1,0 +1,220 @@
+"""One member of a consumer group for PythonConsumerPipelineIT: the Python example's loop
+(``kafka_consumer.consume``, shared/python/examples) with kafka-python's real ``KafkaConsumer``, writing to a
+transactional SQLite sink, plus the faults the test asks for. Run by the test with Debian's /usr/bin/python3
+(python3-kafka), ``shared/python/src`` and ``shared/python/examples`` on ``PYTHONPATH``.
+
+    kafka_consumer_member.py run BOOTSTRAP TOPIC GROUP AGENT_URL DB NAMESPACE [fail=N] [pauseBeforeCommit=K]
+    kafka_consumer_member.py dump DB
+
+The sink applies each record in one SQLite transaction: the per-minute counts and sums per app
+(``event_counts``), the number of times each id was applied (``audit``, the test's ground truth check) and
+the partition's next offset (``sink_offsets``). A record below the stored next offset was applied before:
+it is read again after a crash between the sink's transaction and the offset commit (its claim answers
+``retry``), and left alone.
+
+Faults: ``fail=N`` makes processing fail once, after the sink's writes and before its commit (rolled
+back), for each id whose CRC-32 is a multiple of N. ``pauseBeforeCommit=K`` prints ``PAUSED`` before the
+K-th offset commit and waits to be killed (``kill -9``).
+
+Printed, one line each, for the test to count: ``VERDICTS new=.. retry=.. duplicate=..`` per claim,
+``RELEASED n`` per release, ``FAILED id`` per injected failure, ``REDELIVERED id verdict`` when an id whose
+processing failed is processed again (with the verdict its claim got then), ``SKIPPED partition:offset`` for a
+record the sink had applied already. ``dump`` prints the sink: ``AUDIT id times``, ``COUNT app minute events amount``,
+``OFFSET partition next``.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import sys
+import time
+import zlib
+from typing import Any, Dict, Iterable, List, Optional
+
+from kafka import KafkaConsumer
+
+import kafka_consumer
+from dedup_client import DedupClient, Verdict
+from dedup_client._wire import ItemLike
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS event_counts (
+    app TEXT NOT NULL, minute INTEGER NOT NULL, events INTEGER NOT NULL, amount INTEGER NOT NULL,
+    PRIMARY KEY (app, minute));
+CREATE TABLE IF NOT EXISTS audit (id TEXT PRIMARY KEY, times INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sink_offsets (
+    topic TEXT NOT NULL, kafka_partition INTEGER NOT NULL, next_offset INTEGER NOT NULL,
+    PRIMARY KEY (topic, kafka_partition));
+"""
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+class Sink:
+    """The output and the next offset per partition, in one SQLite transaction per record."""
+
+    def __init__(self, path: str) -> None:
+        # isolation_level=None: the transactions are the explicit BEGIN IMMEDIATE / COMMIT below.
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=30)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    def apply(self, record: Any, fail: bool) -> bool:
+        """Applies ``record`` unless its offset is below the partition's stored next offset; ``fail``
+        raises after the writes, before the commit. True when applied."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute(
+                "SELECT next_offset FROM sink_offsets WHERE topic = ? AND kafka_partition = ?",
+                (record.topic, record.partition),
+            ).fetchone()
+            if row is not None and record.offset < row[0]:
+                db.execute("ROLLBACK")
+                return False
+            app, event_millis, amount = record.value.decode("utf-8").split(",", 2)
+            minute = int(event_millis) - int(event_millis) % 60_000
+            db.execute(
+                "INSERT INTO event_counts (app, minute, events, amount) VALUES (?, ?, 1, ?)"
+                " ON CONFLICT (app, minute) DO UPDATE SET events = events + 1, amount = amount + excluded.amount",
+                (app, minute, int(amount)),
+            )
+            db.execute(
+                "INSERT INTO audit (id, times) VALUES (?, 1) ON CONFLICT (id) DO UPDATE SET times = times + 1",
+                (record.key.decode("utf-8"),),
+            )
+            db.execute(
+                "INSERT INTO sink_offsets (topic, kafka_partition, next_offset) VALUES (?, ?, ?)"
+                " ON CONFLICT (topic, kafka_partition) DO UPDATE SET next_offset = excluded.next_offset",
+                (record.topic, record.partition, record.offset + 1),
+            )
+            if fail:
+                raise RuntimeError("processing failed (injected)")
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def dump(self) -> None:
+        for id_, times in self.db.execute("SELECT id, times FROM audit ORDER BY id"):
+            say(f"AUDIT {id_} {times}")
+        for app, minute, events, amount in self.db.execute("SELECT app, minute, events, amount FROM event_counts"):
+            say(f"COUNT {app} {minute} {events} {amount}")
+        for partition, next_offset in self.db.execute("SELECT kafka_partition, next_offset FROM sink_offsets"):
+            say(f"OFFSET {partition} {next_offset}")
+
+
+class CountingClient(DedupClient):
+    """The real client; prints each claim's verdict counts and each release's count, and keeps the last
+    verdict per owner (for ``REDELIVERED``)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.verdict_of: Dict[str, Verdict] = {}
+
+    def claim(self, ns: Optional[str], items: Iterable[ItemLike]) -> List[Verdict]:
+        items = list(items)
+        verdicts = super().claim(ns, items)
+        for item, verdict in zip(items, verdicts):
+            self.verdict_of[item[1]] = verdict
+        say(
+            f"VERDICTS new={verdicts.count(Verdict.NEW)} retry={verdicts.count(Verdict.RETRY)}"
+            f" duplicate={verdicts.count(Verdict.DUPLICATE)}"
+        )
+        return verdicts
+
+    def release(self, ns: Optional[str], items: Iterable[ItemLike]) -> List[bool]:
+        released = super().release(ns, list(items))
+        say(f"RELEASED {sum(released)}")
+        return released
+
+
+class PausingConsumer(KafkaConsumer):
+    """kafka-python's KafkaConsumer; the ``pause_at``-th commit waits to be killed instead."""
+
+    def __init__(self, *topics: str, pause_at: int, **configs: Any) -> None:
+        super().__init__(*topics, **configs)
+        self.pause_at = pause_at
+        self.commits = 0
+
+    def commit(self, offsets: Any = None) -> None:
+        self.commits += 1
+        if self.commits == self.pause_at:
+            say(f"PAUSED before commit {self.commits}")
+            while True:
+                time.sleep(3600)  # until kill -9
+        super().commit(offsets)
+
+
+def run(args: List[str]) -> None:
+    bootstrap, topic, group, agent_url, db_path, ns = args[:6]
+    options = dict(a.split("=", 1) for a in args[6:])
+    fail_every = int(options.get("fail", 0))
+    pause_at = int(options.get("pauseBeforeCommit", -1))
+
+    sink = Sink(db_path)
+    dedup = CountingClient(agent_url)
+    failed: set = set()
+
+    def process(record: Any) -> None:
+        id_ = record.key.decode("utf-8")
+        fail = fail_every > 0 and zlib.crc32(record.key) % fail_every == 0 and id_ not in failed
+        if fail:
+            failed.add(id_)
+            say(f"FAILED {id_}")
+        elif id_ in failed:
+            say(f"REDELIVERED {id_} {dedup.verdict_of[kafka_consumer.partition_offset_owner(record)]}")
+        if not sink.apply(record, fail):
+            say(f"SKIPPED {kafka_consumer.partition_offset_owner(record)}")
+
+    stopping = False
+
+    def stop(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    consumer = PausingConsumer(
+        topic,
+        pause_at=pause_at,
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=6_000,
+        heartbeat_interval_ms=1_000,
+    )
+    say("STARTED")
+    try:
+        kafka_consumer.consume(
+            consumer,
+            dedup,
+            ns,
+            process,
+            max_records=200,
+            poll_timeout_ms=200,
+            failure_backoff=0.2,
+            should_stop=lambda: stopping,
+        )
+    finally:
+        consumer.close(autocommit=False)
+        dedup.close()
+    say("STOPPED")
+
+
+def main() -> None:
+    if len(sys.argv) >= 8 and sys.argv[1] == "run":
+        run(sys.argv[2:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "dump":
+        Sink(sys.argv[2]).dump()
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
