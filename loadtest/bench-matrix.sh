@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The benchmark users will run: the agent with its DEFAULT settings against Tapjoy's design on the same three
+# local Redis shards, at the batch sizes consumers poll with and several concurrent workers, reporting
+# throughput, latency, and what each id costs: the shards' CPU (what a user pays for when adding shards) and
+# the agent's own CPU (what it takes from the executor beside it), both from /proc.
+#
+# Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
+# persisted, noeviction) and agent/target/dedup-agent.jar --redis on them (plus AGENT_ARGS, printed with
+# every row: empty means the defaults). Per round, batch size and worker count, for each side (agent, then
+# direct: Tapjoy's Lua sent straight to the shards), on shards flushed of everything but their topology
+# records:
+#   1. a warm-up run of WARMUP fresh ids (not measured: JIT, connections, Redis's allocator);
+#   2. cold: IDS fresh ids; then retry: the same ids and owners again (measured separately);
+# and the shards' and the agent's CPU seconds (utime+stime) over each measured run, per million ids.
+# Then, per side, the latency at a fixed offered load of half the cold maximum measured at RATE_BATCH ids a
+# batch and RATE_WORKERS workers (`--rate`). Prints a Markdown table of medians over ROUNDS, then every
+# JSON line. Every process is stopped by its PID however the script ends. Exit status: the load
+# generator's worst (3 when any verdict was wrong).
+#
+# Environment: IDS (1000000), WARMUP (200000), BATCHES ("500 1000 10000"), WORKER_COUNTS ("1 4 16"),
+# ROUNDS (3), EVENT_TIME (0: the agent's default fingerprint layout and no event times; 1: the namespace
+# filed by event time, --namespace-event-rate loadtest=33334, and the generator sends event times; Tapjoy's
+# side always files by event time), RATE_BATCH (1000), RATE_WORKERS (4), AGENT_ARGS (more agent flags:
+# every one is a non-default setting and is printed), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS, REDIS_SERVER.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+name=bench-matrix
+work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
+# shellcheck source=bench-lib.sh
+. "$root/loadtest/bench-lib.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ids="${IDS:-1000000}"
+warmup="${WARMUP:-200000}"
+batches="${BATCHES:-500 1000 10000}"
+worker_counts="${WORKER_COUNTS:-1 4 16}"
+rounds="${ROUNDS:-3}"
+event_time="${EVENT_TIME:-0}"
+rate_batch="${RATE_BATCH:-1000}"
+rate_workers="${RATE_WORKERS:-4}"
+layout_args=()
+event_args=()
+if [ "$event_time" = 1 ]; then
+  layout_args=(--namespace-event-rate loadtest=33334)
+  event_args=(--event-time)
+fi
+settings="defaults"
+[ "$event_time" = 1 ] && settings="--namespace-event-rate loadtest=33334"
+[ -n "${AGENT_ARGS:-}" ] && settings="$settings ${AGENT_ARGS}"
+
+require_jars
+start_shards 3
+shard_pids=("${pids[@]}")
+port="$(free_port)"
+# shellcheck disable=SC2086
+start_agent "$port" --redis "$shards" "${layout_args[@]}" ${AGENT_ARGS:-}
+agent_pid="${pids[-1]}"
+cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "$name: agent on port $port ($settings), shards $shards, $(nproc) cores ($cpu_model), $ids ids," \
+  "batches $batches, workers $worker_counts, $rounds rounds" >&2
+
+ticks="$(getconf CLK_TCK)"
+# cpu PID...: CPU seconds (user + system) the processes have used so far.
+cpu() {
+  local total=0 pid f
+  for pid in "$@"; do
+    # Fields 14 and 15 of /proc/PID/stat, counted after the command name's closing parenthesis.
+    f="$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}')"
+    total=$(( total + f ))
+  done
+  awk -v t="$total" -v hz="$ticks" 'BEGIN {printf "%.3f", t / hz}'
+}
+
+flush() {
+  # Everything but the shard's topology record, which the running agent checks on every call.
+  local p t
+  for p in "${ports[@]}"; do
+    t="$(redis-cli -p "$p" get dd:topology)"
+    redis-cli -p "$p" flushall >/dev/null
+    [ -z "$t" ] || redis-cli -p "$p" set dd:topology "$t" >/dev/null
+  done
+}
+
+# measure SIDE BATCH WORKERS ROUND SCENARIO ARGS...: one measured run; appends its JSON line with the CPU
+# figures (microseconds per id) to $work/rows.jsonl.
+measure() {
+  local side=$1 batch=$2 workers=$3 round=$4 scenario=$5
+  shift 5
+  local r0 r1 a0 a1 line
+  r0="$(cpu "${shard_pids[@]}")"
+  a0="$(cpu "$agent_pid")"
+  lines=()
+  run_load --scenario "$scenario" --ids "$ids" --batch "$batch" --workers "$workers" "$@"
+  r1="$(cpu "${shard_pids[@]}")"
+  a1="$(cpu "$agent_pid")"
+  for line in "${lines[@]}"; do
+    [[ "$line" == *"\"scenario\":\"$scenario\""* ]] || continue
+    local redis_us agent_us
+    redis_us="$(awk -v a="$r0" -v b="$r1" -v n="$ids" 'BEGIN {printf "%.2f", (b - a) * 1e6 / n}')"
+    agent_us="$(awk -v a="$a0" -v b="$a1" -v n="$ids" 'BEGIN {printf "%.2f", (b - a) * 1e6 / n}')"
+    [ "$side" = direct ] && agent_us=0
+    echo "{\"side\":\"$side\",\"batch\":$batch,\"workers\":$workers,\"round\":$round,\"redis_cpu_us_per_id\":$redis_us,\"agent_cpu_us_per_id\":$agent_us,\"run\":$line}" \
+      >>"$work/rows.jsonl"
+  done
+}
+
+# run_side SIDE BATCH WORKERS ROUND: warm-up, cold, retry on flushed shards.
+run_side() {
+  local side=$1 batch=$2 workers=$3 round=$4 target run
+  if [ "$side" = agent ]; then
+    target=(--target "http://127.0.0.1:$port" "${event_args[@]}")
+  else
+    target=(--direct "$shards")
+  fi
+  flush
+  lines=()
+  run_load --scenario cold --ids "$warmup" --batch "$batch" --workers "$workers" "${target[@]}" \
+    --run-id "warm-$side-$batch-$workers-$round"
+  run="m-$side-$batch-$workers-$round"
+  measure "$side" "$batch" "$workers" "$round" cold "${target[@]}" --run-id "$run"
+  measure "$side" "$batch" "$workers" "$round" retry "${target[@]}" --run-id "$run"
+}
+
+for round in $(seq 1 "$rounds"); do
+  for batch in $batches; do
+    for workers in $worker_counts; do
+      for side in agent direct; do
+        echo "$name: round $round, batch $batch, $workers workers: $side" >&2
+        run_side "$side" "$batch" "$workers" "$round"
+      done
+    done
+  done
+done
+
+# field LINE NAME: a number of a JSON line (the first one of that name).
+field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
+# median of numbers on stdin
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+# med SIDE BATCH WORKERS SCENARIO FIELD: the median of FIELD over the rounds.
+med() {
+  grep -h "\"side\":\"$1\",\"batch\":$2,\"workers\":$3," "$work/rows.jsonl" | grep "\"scenario\":\"$4\"" |
+    while read -r l; do field "$l" "$5"; done | median
+}
+
+# Latency at half the cold maximum, per side, at RATE_BATCH and RATE_WORKERS (JVMs warm by now).
+for side in agent direct; do
+  max="$(med "$side" "$rate_batch" "$rate_workers" cold ids_per_s)"
+  if [ -z "$max" ] || [ "$max" = 0 ]; then
+    continue
+  fi
+  rate="$(awk -v m="$max" 'BEGIN {printf "%d", m / 2}')"
+  if [ "$side" = agent ]; then
+    target=(--target "http://127.0.0.1:$port" "${event_args[@]}")
+  else
+    target=(--direct "$shards")
+  fi
+  flush
+  echo "$name: $side at $rate ids/s (half its maximum)" >&2
+  lines=()
+  run_load --scenario cold --ids "$ids" --batch "$rate_batch" --workers "$rate_workers" --rate "$rate" \
+    "${target[@]}" --run-id "rate-$side"
+  for line in "${lines[@]}"; do
+    echo "{\"side\":\"$side\",\"rate\":$rate,\"run\":$line}" >>"$work/rate.jsonl"
+  done
+done
+
+errors=0
+while read -r l; do
+  errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
+done <"$work/rows.jsonl"
+
+echo
+echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: $settings · $ids ids a run after a warm-up run of $warmup," \
+  "medians of $rounds · ledger errors: $errors"
+echo
+echo "| batch | workers | scenario | agent ids/s | Tapjoy ids/s | agent/Tapjoy | agent p50 / p99 ms | Tapjoy p50 / p99 ms | Redis CPU µs/id agent | Redis CPU µs/id Tapjoy | agent CPU µs/id |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for batch in $batches; do
+  for workers in $worker_counts; do
+    for scenario in cold retry; do
+      a="$(med agent "$batch" "$workers" "$scenario" ids_per_s)"
+      d="$(med direct "$batch" "$workers" "$scenario" ids_per_s)"
+      printf '| %s | %s | %s | %.0f | %.0f | %sx | %s / %s | %s / %s | %s | %s | %s |\n' \
+        "$batch" "$workers" "$scenario" "$a" "$d" \
+        "$(awk -v a="$a" -v d="$d" 'BEGIN {printf "%.2f", (d > 0 ? a / d : 0)}')" \
+        "$(med agent "$batch" "$workers" "$scenario" p50_ms)" "$(med agent "$batch" "$workers" "$scenario" p99_ms)" \
+        "$(med direct "$batch" "$workers" "$scenario" p50_ms)" "$(med direct "$batch" "$workers" "$scenario" p99_ms)" \
+        "$(med agent "$batch" "$workers" "$scenario" redis_cpu_us_per_id)" \
+        "$(med direct "$batch" "$workers" "$scenario" redis_cpu_us_per_id)" \
+        "$(med agent "$batch" "$workers" "$scenario" agent_cpu_us_per_id)"
+    done
+  done
+done
+if [ -f "$work/rate.jsonl" ]; then
+  echo
+  echo "Latency of $rate_batch-id batches at half the cold maximum ($rate_workers workers, warm JVMs):"
+  echo
+  echo "| side | offered ids/s | p50 ms | p99 ms |"
+  echo "|---|---|---|---|"
+  while read -r l; do
+    printf '| %s | %s | %s | %s |\n' "$(grep -o '"side":"[a-z]*"' <<<"$l" | cut -d'"' -f4)" "$(field "$l" rate)" \
+      "$(field "$l" p50_ms)" "$(field "$l" p99_ms)"
+  done <"$work/rate.jsonl"
+fi
+echo
+cat "$work/rows.jsonl" "$work/rate.jsonl" 2>/dev/null || true
+exit "$status"
