@@ -9,9 +9,10 @@
 # every row: empty means the defaults). Per round, batch size and worker count, for each side (agent, then
 # direct: Tapjoy's Lua sent straight to the shards), on shards flushed of everything but their topology
 # records:
-#   1. a warm-up run of WARMUP fresh ids (not measured: JIT, connections, Redis's allocator);
-#   2. cold: IDS fresh ids; then retry: the same ids and owners again (measured separately);
-# and the shards' and the agent's CPU seconds (utime+stime) over each measured run, per million ids.
+#   1. a warm-up of WARMUP fresh ids, cold then retry (not measured: both JVMs' JIT, connections, Redis's
+#      allocator), in the same load generator run as
+#   2. cold: IDS fresh ids; then retry: the same ids and owners again, each measured apart, with the shards'
+#      and the agent's CPU time (utime+stime from /proc, measured by the load generator) per id.
 # Then, per side, the latency at a fixed offered load of half the cold maximum measured at RATE_BATCH ids a
 # batch and RATE_WORKERS workers (`--rate`). Prints a Markdown table of medians over ROUNDS, then every
 # JSON line. Every process is stopped by its PID however the script ends. Exit status: the load
@@ -61,18 +62,6 @@ cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "$name: agent on port $port ($settings), shards $shards, $(nproc) cores ($cpu_model), $ids ids," \
   "batches $batches, workers $worker_counts, $rounds rounds" >&2
 
-ticks="$(getconf CLK_TCK)"
-# cpu PID...: CPU seconds (user + system) the processes have used so far.
-cpu() {
-  local total=0 pid f
-  for pid in "$@"; do
-    # Fields 14 and 15 of /proc/PID/stat, counted after the command name's closing parenthesis.
-    f="$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}')"
-    total=$(( total + f ))
-  done
-  awk -v t="$total" -v hz="$ticks" 'BEGIN {printf "%.3f", t / hz}'
-}
-
 flush() {
   # Everything but the shard's topology record, which the running agent checks on every call.
   local p t
@@ -83,44 +72,24 @@ flush() {
   done
 }
 
-# measure SIDE BATCH WORKERS ROUND SCENARIO ARGS...: one measured run; appends its JSON line with the CPU
-# figures (microseconds per id) to $work/rows.jsonl.
-measure() {
-  local side=$1 batch=$2 workers=$3 round=$4 scenario=$5
-  shift 5
-  local r0 r1 a0 a1 line
-  r0="$(cpu "${shard_pids[@]}")"
-  a0="$(cpu "$agent_pid")"
-  lines=()
-  run_load --scenario "$scenario" --ids "$ids" --batch "$batch" --workers "$workers" "$@"
-  r1="$(cpu "${shard_pids[@]}")"
-  a1="$(cpu "$agent_pid")"
-  for line in "${lines[@]}"; do
-    [[ "$line" == *"\"scenario\":\"$scenario\""* ]] || continue
-    local redis_us agent_us
-    redis_us="$(awk -v a="$r0" -v b="$r1" -v n="$ids" 'BEGIN {printf "%.2f", (b - a) * 1e6 / n}')"
-    agent_us="$(awk -v a="$a0" -v b="$a1" -v n="$ids" 'BEGIN {printf "%.2f", (b - a) * 1e6 / n}')"
-    [ "$side" = direct ] && agent_us=0
-    echo "{\"side\":\"$side\",\"batch\":$batch,\"workers\":$workers,\"round\":$round,\"redis_cpu_us_per_id\":$redis_us,\"agent_cpu_us_per_id\":$agent_us,\"run\":$line}" \
-      >>"$work/rows.jsonl"
-  done
-}
-
-# run_side SIDE BATCH WORKERS ROUND: warm-up, cold, retry on flushed shards.
+# run_side SIDE BATCH WORKERS ROUND: on flushed shards, one load generator run: a warm-up of WARMUP fresh ids
+# (cold and retry, in the same JVM, not measured), then cold and retry over IDS fresh ids, each with the
+# shards' and the agent's CPU time per id (--cpu-redis, --cpu-agent); its JSON lines go to rows.jsonl.
 run_side() {
-  local side=$1 batch=$2 workers=$3 round=$4 target run
+  local side=$1 batch=$2 workers=$3 round=$4 target line
   if [ "$side" = agent ]; then
-    target=(--target "http://127.0.0.1:$port" "${event_args[@]}")
+    target=(--target "http://127.0.0.1:$port" "${event_args[@]}" --cpu-agent "$agent_pid")
   else
     target=(--direct "$shards")
   fi
   flush
   lines=()
-  run_load --scenario cold --ids "$warmup" --batch "$batch" --workers "$workers" "${target[@]}" \
-    --run-id "warm-$side-$batch-$workers-$round"
-  run="m-$side-$batch-$workers-$round"
-  measure "$side" "$batch" "$workers" "$round" cold "${target[@]}" --run-id "$run"
-  measure "$side" "$batch" "$workers" "$round" retry "${target[@]}" --run-id "$run"
+  run_load --scenario cold,retry --ids "$ids" --warmup "$warmup" --batch "$batch" --workers "$workers" \
+    --cpu-redis "$(IFS=,; echo "${shard_pids[*]}")" "${target[@]}"
+  for line in "${lines[@]}"; do
+    echo "{\"side\":\"$side\",\"batch\":$batch,\"workers\":$workers,\"round\":$round,\"run\":$line}" \
+      >>"$work/rows.jsonl"
+  done
 }
 
 for round in $(seq 1 "$rounds"); do
@@ -159,7 +128,7 @@ for side in agent direct; do
   flush
   echo "$name: $side at $rate ids/s (half its maximum)" >&2
   lines=()
-  run_load --scenario cold --ids "$ids" --batch "$rate_batch" --workers "$rate_workers" --rate "$rate" \
+  run_load --scenario cold --ids "$ids" --warmup "$warmup" --batch "$rate_batch" --workers "$rate_workers" --rate "$rate" \
     "${target[@]}" --run-id "rate-$side"
   for line in "${lines[@]}"; do
     echo "{\"side\":\"$side\",\"rate\":$rate,\"run\":$line}" >>"$work/rate.jsonl"

@@ -60,6 +60,9 @@ public final class CommandLine {
               --timeout-ms MS        per request (default %d)
               --output table|json    json: also print one JSON line per scenario after the table
               --report FILE.html     also write an HTML report: latency distribution and throughput over time
+              --cpu-redis PID[,PID]  processes of this machine (the Redis shards) whose CPU time per id each
+                                     scenario reports (redis_cpu_us_per_id in the JSON line, from /proc)
+              --cpu-agent PID[,PID]  the same for the agents (agent_cpu_us_per_id)
               --quiet                no progress line on stderr
               --help                 this text
 
@@ -119,6 +122,8 @@ public final class CommandLine {
         double retryRate = LoadOptions.Mix.DEFAULT.retryRate();
         int spread = LoadOptions.Mix.DEFAULT.spread();
         double rate = 0;
+        List<Long> redisPids = List.of();
+        List<Long> agentPids = List.of();
         Path report = null;
         boolean eventTime = false;
         long eventEpoch = 0;
@@ -169,6 +174,8 @@ public final class CommandLine {
                 case "--retry-rate" -> retryRate = share(name, value);
                 case "--dup-spread" -> spread = (int) count(name, value, 0, LoadOptions.MAX_IDS);
                 case "--rate" -> rate = count(name, value, 1, 1_000_000_000L);
+                case "--cpu-redis" -> redisPids = pids(name, value);
+                case "--cpu-agent" -> agentPids = pids(name, value);
                 case "--report" -> report = Path.of(value);
                 case "--event-epoch" ->
                     eventEpoch = count(name, value, 1, 0xffff_ffffL - EventTimeEncoding.RUN_SPAN_SECONDS);
@@ -263,7 +270,22 @@ public final class CommandLine {
                 new LoadOptions.Mix(dupRate, retryRate, spread),
                 rate,
                 report,
-                eventEpoch);
+                eventEpoch,
+                redisPids,
+                agentPids);
+    }
+
+    /** Process ids, comma-separated, each of a running process of this machine. */
+    static List<Long> pids(String name, String value) {
+        List<Long> out = new java.util.ArrayList<>();
+        for (String p : value.split(",")) {
+            long pid = count(name, p.trim(), 1, Integer.MAX_VALUE);
+            if (!java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"))) {
+                throw new UsageException(name + ": no process " + pid + " on this machine (/proc/" + pid + "/stat)");
+            }
+            out.add(pid);
+        }
+        return out;
     }
 
     /** A whole number in {@code [min, max]}; {@code _} separators and a {@code k}, {@code M} or {@code G} suffix. */

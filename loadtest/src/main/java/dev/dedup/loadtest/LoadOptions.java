@@ -30,6 +30,8 @@ import java.util.List;
  * @param rate      ids per second offered, or 0 for as fast as answers come back
  * @param report    where to write the HTML report, or null
  * @param eventEpoch epoch second of event second 0, sent as each item's {@code "ts"}; 0: no event times
+ * @param redisPids processes whose CPU time per id each scenario reports as the shards' (empty: none)
+ * @param agentPids processes whose CPU time per id each scenario reports as the agents' (empty: none)
  */
 public record LoadOptions(
         List<Target> targets,
@@ -51,7 +53,9 @@ public record LoadOptions(
         Mix mix,
         double rate,
         Path report,
-        long eventEpoch) {
+        long eventEpoch,
+        List<Long> redisPids,
+        List<Long> agentPids) {
 
     /**
      * The mixed pass: a share {@code dupRate} of messages written twice by the producer, a share
@@ -77,6 +81,8 @@ public record LoadOptions(
         targets = List.copyOf(targets);
         scenarios = List.copyOf(scenarios);
         direct = List.copyOf(direct);
+        redisPids = List.copyOf(redisPids);
+        agentPids = List.copyOf(agentPids);
     }
 
     public boolean isDirect() {

@@ -4,6 +4,7 @@ import dev.dedup.loadtest.direct.TapjoyEncoding;
 import dev.dedup.loadtest.direct.TapjoyTransport;
 import dev.dedup.loadtest.driver.ErrorBudget;
 import dev.dedup.loadtest.driver.HttpTransport;
+import dev.dedup.loadtest.driver.ProcessCpu;
 import dev.dedup.loadtest.driver.Progress;
 import dev.dedup.loadtest.driver.ProgressPrinter;
 import dev.dedup.loadtest.driver.ScenarioRunner;
@@ -246,6 +247,17 @@ public final class LoadRun {
                 name, plan, pass.ids(), pass.ledger(), options.namespace(), encoding(), options.batch());
         // Collect the previous scenario's bodies now rather than in the middle of this one's timed part.
         System.gc();
-        return runner.run(workload, transport, options.batch(), rate);
+        ProcessCpu redis = new ProcessCpu(options.redisPids());
+        ProcessCpu agents = new ProcessCpu(options.agentPids());
+        double redisBefore = redis.isEmpty() ? 0 : redis.seconds();
+        double agentsBefore = agents.isEmpty() ? 0 : agents.seconds();
+        ScenarioResult result = runner.run(workload, transport, options.batch(), rate);
+        if (redis.isEmpty() && agents.isEmpty()) {
+            return result;
+        }
+        double perId = 1e6 / Math.max(1, result.ids());
+        return result.withCpu(
+                redis.isEmpty() ? -1 : (redis.seconds() - redisBefore) * perId,
+                agents.isEmpty() ? -1 : (agents.seconds() - agentsBefore) * perId);
     }
 }

@@ -108,7 +108,9 @@ public final class ScenarioRunner {
                 workload.encoding(),
                 aborted,
                 timeline.idsPerTick(),
-                idsPerSecond);
+                idsPerSecond,
+                -1,
+                -1);
     }
 
     /** When each batch is due, in nanoseconds from the start, for a steady {@code idsPerSecond}. */

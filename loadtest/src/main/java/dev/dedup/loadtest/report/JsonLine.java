@@ -9,7 +9,8 @@ import java.util.Map;
  * One JSON object on one line per scenario ({@code --output json}), for scripts that collect runs. Fields:
  * {@code scenario, ids, seconds, ids_per_s, requests_per_s, p50_ms, p90_ms, p99_ms, p999_ms, max_ms, new,
  * retry, duplicate, false_drops, missed_duplicates, unexpected, errors, error_statuses, aborted, batch,
- * workers, format, target, run_id}.
+ * workers, format, offered_ids_per_s, [redis_cpu_us_per_id, agent_cpu_us_per_id,] target, run_id} (the CPU
+ * fields with {@code --cpu-redis} and {@code --cpu-agent}).
  */
 public final class JsonLine {
 
@@ -50,6 +51,12 @@ public final class JsonLine {
         number(sb, "workers", r.workers());
         string(sb, "format", r.encoding());
         decimal(sb, "offered_ids_per_s", r.offeredRate());
+        if (r.redisCpuMicrosPerId() >= 0) {
+            decimal(sb, "redis_cpu_us_per_id", r.redisCpuMicrosPerId());
+        }
+        if (r.agentCpuMicrosPerId() >= 0) {
+            decimal(sb, "agent_cpu_us_per_id", r.agentCpuMicrosPerId());
+        }
         string(sb, "target", target);
         BatchEncoder.quote(sb, "run_id");
         sb.append(':');

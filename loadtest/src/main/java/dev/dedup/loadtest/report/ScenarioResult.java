@@ -21,6 +21,9 @@ import org.HdrHistogram.Histogram;
  * @param idsPerTick     ids answered in each {@link dev.dedup.loadtest.driver.Timeline#TICK_MILLIS} since the
  *                       start
  * @param offeredRate    the fixed load offered in ids per second, or 0 for as fast as possible
+ * @param redisCpuMicrosPerId CPU the given Redis processes spent per id during the scenario, or -1 when not
+ *                       measured ({@code --cpu-redis})
+ * @param agentCpuMicrosPerId the same for the given agents ({@code --cpu-agent}), or -1
  */
 public record ScenarioResult(
         String scenario,
@@ -35,10 +38,32 @@ public record ScenarioResult(
         String encoding,
         boolean aborted,
         long[] idsPerTick,
-        double offeredRate) {
+        double offeredRate,
+        double redisCpuMicrosPerId,
+        double agentCpuMicrosPerId) {
 
     public ScenarioResult {
         errors = Map.copyOf(errors);
+    }
+
+    /** This result with the CPU per id of the measured processes. */
+    public ScenarioResult withCpu(double redisMicrosPerId, double agentMicrosPerId) {
+        return new ScenarioResult(
+                scenario,
+                ids,
+                requests,
+                seconds,
+                latencyMicros,
+                tally,
+                errors,
+                batch,
+                workers,
+                encoding,
+                aborted,
+                idsPerTick,
+                offeredRate,
+                redisMicrosPerId,
+                agentMicrosPerId);
     }
 
     public double idsPerSecond() {
