@@ -1,9 +1,11 @@
 package dev.dedup.agent.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
@@ -218,6 +220,62 @@ class RedisEventTimeIT {
                     () -> httpB.claim(RedisTier.NS, copies.subList(0, 1)).equals(List.of("new")));
             assertEquals(Collections.nCopies(199, "new"), httpB.claim(RedisTier.NS, copies.subList(1, 200)));
             assertEquals(Collections.nCopies(200, "duplicate"), httpA.claim(RedisTier.NS, items));
+        }
+    }
+
+    /**
+     * The event rate decides an id's bucket within its second: an agent started with a rate that splits seconds
+     * differently would answer copies of every id already claimed {@code new}. It is refused instead (named in
+     * its configuration: at start; met through {@code *}: 503 for that namespace), and a rate that splits the
+     * same way is accepted.
+     */
+    @Test
+    void aChangedEventRate_isRefused_insteadOfForgetting() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
+            List<Item> claimed = stamped("r", 0, 500, "o1", NOW - 10);
+            try (Agent first = agent(redis, 64, 8, 0)) {
+                assertEquals(
+                        500,
+                        new AgentHttp(first.port()).claim(RedisTier.NS, claimed).size());
+            }
+            RedisTier.Layout layout = new RedisTier.Layout(TIMEOUT, 64, 64, 8);
+            ConfigException e = assertThrows(
+                    ConfigException.class,
+                    () -> RedisTier.agentAt(
+                            dir,
+                            List.of(redis.uri()),
+                            layout,
+                            0,
+                            new FakeClock(RedisTier.EPOCH),
+                            0,
+                            new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1_000))));
+            assertTrue(
+                    e.getMessage().contains("namespace " + RedisTier.NS + " is filed by event time in 1 buckets")
+                            && e.getMessage().contains("makes 10"),
+                    e.getMessage());
+            try (Agent wildcard = RedisTier.agentAt(
+                    dir,
+                    List.of(redis.uri()),
+                    layout,
+                    0,
+                    new FakeClock(RedisTier.EPOCH),
+                    0,
+                    new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of("*", 1_000)))) {
+                var refused = RedisTier.postClaims(new AgentHttp(wildcard.port()), withOwner(claimed, "o2"));
+                assertEquals(503, refused.statusCode(), AgentHttp.text(refused));
+                assertTrue(AgentHttp.text(refused).contains("event rate"), AgentHttp.text(refused));
+            }
+            try (Agent same = RedisTier.agentAt(
+                    dir,
+                    List.of(redis.uri()),
+                    layout,
+                    0,
+                    new FakeClock(RedisTier.EPOCH),
+                    0,
+                    new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 60)))) {
+                List<String> verdicts = new AgentHttp(same.port()).claim(RedisTier.NS, withOwner(claimed, "o2"));
+                assertEquals(java.util.Collections.nCopies(500, "duplicate"), verdicts, "1 bucket a second either way");
+            }
         }
     }
 }

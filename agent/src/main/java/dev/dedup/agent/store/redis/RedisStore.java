@@ -83,7 +83,11 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                     previousNeededUntil(options, windows),
                     registry);
             this.fingerprints = new FingerprintBuckets(port, routing, moves, options, keys, registry);
-            this.times = new TimeBuckets(port, routing, options.timeBucketRecords(), keys, registry);
+            TimeSlicing slicing = new TimeSlicing(port, options.keyPrefix());
+            Map<String, Integer> named = new LinkedHashMap<>(windows.eventRates());
+            named.remove(WindowOptions.EVERY_NAMESPACE);
+            slicing.agreeOrRefuse(named);
+            this.times = new TimeBuckets(port, routing, slicing, options.timeBucketRecords(), keys, registry);
             this.ranges = new RedisRanges(port, routing, moves, keys);
             agreed.onCutOver(moves::walk);
         } catch (RuntimeException e) {

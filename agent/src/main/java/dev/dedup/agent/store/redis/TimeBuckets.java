@@ -32,8 +32,6 @@ import java.util.concurrent.CompletionStage;
  */
 final class TimeBuckets {
 
-    private final Routing routing;
-
     /** Claims per bucket at the expected rate: Tapjoy's figure (buckets of 100 to 1,000 ids). */
     static final int TARGET_FILL = 100;
     /** u16 key index, 7-byte field, 4-byte owner tag. */
@@ -42,14 +40,23 @@ final class TimeBuckets {
     static final int MAX_SLICES = 1 << 16;
 
     private final RedisPort port;
+    private final Routing routing;
+    private final TimeSlicing slicing;
     private final RedisKeys keys;
     private final byte[] channel;
     private final byte[] capArg;
     private final Counter[] overfull;
 
     /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
-    TimeBuckets(RedisPort port, Routing routing, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
+    TimeBuckets(
+            RedisPort port,
+            Routing routing,
+            TimeSlicing slicing,
+            int bucketRecords,
+            RedisKeys keys,
+            MeterRegistry registry) {
         this.routing = routing;
+        this.slicing = slicing;
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
@@ -78,6 +85,11 @@ final class TimeBuckets {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
                     + " with a fixed window: " + policy);
         }
+        return slicing.agree(batch.namespace(), policy.eventRate())
+                .thenCompose(agreed -> runAgreed(batch, mode, policy, nowMillis));
+    }
+
+    private CompletionStage<byte[]> runAgreed(Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
