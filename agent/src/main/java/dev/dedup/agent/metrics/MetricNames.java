@@ -30,7 +30,11 @@ public final class MetricNames {
      */
     public static final String REDIS_SHARD_TOPOLOGY_OK = "dedup.redis.shard.topology.ok";
 
+    /** Script calls of concurrent batches sent merged with others, tags {@code shard}, {@code script}. */
+    public static final String REDIS_GATHERED = "dedup.redis.calls.gathered";
+    /** Buckets and streams moved by a change of the shard list, tag {@code unit}. */
     public static final String REDIS_MOVED = "dedup.redis.moved";
+    /** Claims and range keys moved by a change of the shard list. */
     public static final String REDIS_MOVED_ENTRIES = "dedup.redis.moved.entries";
     /** Ranges of ordered streams checked, tag {@code done=none|partial|all}: how much was committed already. */
     public static final String RANGES_CHECKED = "dedup.ranges.checked";

@@ -69,6 +69,7 @@ final class FingerprintBuckets {
     private final byte[] keyTtlArg = RedisKeys.ascii(KEY_TTL_MILLIS);
     private final byte[] levelsArg;
     private final Counter[] evictions;
+    private final CallGathering gathering;
 
     /**
      * Reads each shard's {@code hash-max-listpack-entries} and keeps levels below it, so that every level
@@ -102,6 +103,7 @@ final class FingerprintBuckets {
         this.levelEntries = Math.max(1, entries);
         this.capArg = RedisKeys.ascii(levelEntries);
         this.levelsArg = RedisKeys.ascii(maxLevels);
+        this.gathering = new CallGathering(port, RedisScript.DEDUP, ITEM_BYTES, registry);
         this.evictions = new Counter[port.shards()];
         for (int s = 0; s < port.shards(); s++) {
             evictions[s] = Counter.builder(MetricNames.REDIS_EVICTIONS)
@@ -138,11 +140,13 @@ final class FingerprintBuckets {
                 packing(batch, expiry, buckets, routing, keys),
                 port.shards(),
                 ShardCalls.MAX_ITEMS_PER_CALL);
-        byte[] now = RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L));
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        byte[] now = RedisKeys.ascii(nowSecond);
         return calls.run(
                 port,
-                RedisScript.DEDUP,
+                gathering,
                 mode,
+                List.of(nowSecond, sliding),
                 call -> new byte[][] {
                     mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg, sliding ? ONE : ZERO
                 },

@@ -93,15 +93,39 @@ final class ShardCalls {
      */
     CompletionStage<byte[]> run(
             RedisPort port, RedisScript script, Mode mode, Function<Call, byte[][]> argsOf, Counter[] counted) {
+        return run(
+                port,
+                call -> port.eval(call.shard(), script, mode, call.keys(), argsOf.apply(call))
+                        .thenApply(reply -> new CallGathering.Reply(
+                                (byte[]) reply.get(0), reply.size() > 1 ? (Long) reply.get(1) : 0)),
+                counted);
+    }
+
+    /**
+     * The same through {@code gathering}, which may merge each call with concurrent batches' calls on its shard
+     * that have the same {@code sameArgs}.
+     */
+    CompletionStage<byte[]> run(
+            RedisPort port,
+            CallGathering gathering,
+            Mode mode,
+            Object sameArgs,
+            Function<Call, byte[][]> argsOf,
+            Counter[] counted) {
+        return run(port, call -> gathering.submit(call, mode, sameArgs, argsOf), counted);
+    }
+
+    private CompletionStage<byte[]> run(
+            RedisPort port, Function<Call, CompletionStage<CallGathering.Reply>> send, Counter[] counted) {
         byte[] answers = new byte[items];
         if (calls.isEmpty()) {
             return CompletableFuture.completedFuture(answers);
         }
         List<CompletableFuture<Void>> pending = new ArrayList<>(calls.size());
         for (Call call : calls) {
-            pending.add(port.eval(call.shard(), script, mode, call.keys(), argsOf.apply(call))
+            pending.add(send.apply(call)
                     .<Void>thenApply(reply -> {
-                        byte[] got = (byte[]) reply.get(0);
+                        byte[] got = reply.answers();
                         if (got.length != call.indexes().length) {
                             throw new StoreUnavailableException(
                                     "error",
@@ -112,9 +136,8 @@ final class ShardCalls {
                         for (int i = 0; i < got.length; i++) {
                             answers[call.indexes()[i]] = got[i];
                         }
-                        long count = (Long) reply.get(1);
-                        if (count > 0) {
-                            counted[call.shard()].increment(count);
+                        if (reply.count() > 0) {
+                            counted[call.shard()].increment(reply.count());
                         }
                         return null;
                     })

@@ -46,6 +46,7 @@ final class TimeBuckets {
     private final byte[] channel;
     private final byte[] capArg;
     private final Counter[] overfull;
+    private final CallGathering gathering;
 
     /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
     TimeBuckets(
@@ -61,6 +62,7 @@ final class TimeBuckets {
         this.keys = keys;
         this.channel = keys.releaseChannel();
         this.capArg = RedisKeys.ascii(bucketRecords);
+        this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry);
         this.overfull = new Counter[port.shards()];
         for (int s = 0; s < port.shards(); s++) {
             overfull[s] = Counter.builder(MetricNames.REDIS_OVERFULL)
@@ -95,8 +97,9 @@ final class TimeBuckets {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         return calls.run(
                 port,
-                RedisScript.TIMED,
+                gathering,
                 mode,
+                List.of(policy, nowSecond),
                 call -> {
                     long[] buckets = call.buckets();
                     byte[] ttls = new byte[buckets.length * 4];

@@ -1,0 +1,228 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.agent.metrics.MetricNames;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * Gathers the script calls that concurrent batches make on one shard into fewer, larger calls, so that what a
+ * call costs a shard (the command, the script's start, a bucket read once for all its items) is paid once for
+ * all of them.
+ *
+ * <p>A bounded gather: a call goes out at once while fewer than {@value #IN_FLIGHT} gathered calls of this
+ * layout are in flight on its shard, so a request is never held while the shard is idle. Otherwise it waits
+ * for the next answer from that shard, and everything that waited then goes out merged (calls that share
+ * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or at once
+ * when the oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs. Items keep their order: a merged call
+ * holds the calls in the order they came, each call's items in its own order, so two batches with one id are
+ * decided as if the first had been sent first, and no batch's answers depend on which others it went with. A
+ * merged call that fails fails every batch in it, all of which touched that shard.
+ */
+final class CallGathering {
+
+    /** Gathered calls of one layout in flight on a shard before the next ones wait to be merged. */
+    static final int IN_FLIGHT = 2;
+
+    /** Longest a call waits for a merge while its shard is busy. */
+    static final long MAX_HOLD_MICROS = 500;
+
+    /** What a gathered call's batch gets back: its items' answers, and the script's count (or 0). */
+    record Reply(byte[] answers, long count) {}
+
+    private final RedisPort port;
+    private final RedisScript script;
+    private final int itemBytes;
+    private final Lane[] lanes;
+    private final Counter[] merged;
+
+    CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry) {
+        this.port = port;
+        this.script = script;
+        this.itemBytes = itemBytes;
+        this.lanes = new Lane[port.shards()];
+        this.merged = new Counter[port.shards()];
+        for (int s = 0; s < lanes.length; s++) {
+            lanes[s] = new Lane(s);
+            merged[s] = Counter.builder(MetricNames.REDIS_GATHERED)
+                    .tags(MetricNames.TAG_SHARD, String.valueOf(s), "script", script.name())
+                    .description("Script calls of concurrent batches that went out merged with others")
+                    .register(registry);
+        }
+    }
+
+    /**
+     * Sends {@code call}, alone or merged with others of the same {@code sameArgs} (whatever makes the script's
+     * arguments besides the items equal: mode, clock second, policy), whose arguments {@code argsOf} makes.
+     */
+    CompletionStage<Reply> submit(
+            ShardCalls.Call call, Mode mode, Object sameArgs, Function<ShardCalls.Call, byte[][]> argsOf) {
+        Pending p = new Pending(call, mode, sameArgs, argsOf, System.nanoTime());
+        lanes[call.shard()].submit(p);
+        return p.reply;
+    }
+
+    private record Pending(
+            ShardCalls.Call call,
+            Mode mode,
+            Object sameArgs,
+            Function<ShardCalls.Call, byte[][]> argsOf,
+            long since,
+            CompletableFuture<Reply> reply) {
+        Pending(
+                ShardCalls.Call call,
+                Mode mode,
+                Object sameArgs,
+                Function<ShardCalls.Call, byte[][]> argsOf,
+                long since) {
+            this(call, mode, sameArgs, argsOf, since, new CompletableFuture<>());
+        }
+    }
+
+    /** One shard's calls of this layout: those in flight and those waiting. */
+    private final class Lane {
+        private final int shard;
+        private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+        private int inFlight;
+
+        Lane(int shard) {
+            this.shard = shard;
+        }
+
+        void submit(Pending p) {
+            List<List<Pending>> send;
+            synchronized (this) {
+                waiting.add(p);
+                boolean heldTooLong = System.nanoTime() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
+                if (inFlight >= IN_FLIGHT && !heldTooLong) {
+                    return;
+                }
+                send = takeWaiting();
+            }
+            send.forEach(this::send);
+        }
+
+        /** Everything waiting, in merged calls; counts them in flight. Under the lane's lock. */
+        private List<List<Pending>> takeWaiting() {
+            List<List<Pending>> out = new ArrayList<>();
+            List<Pending> group = new ArrayList<>();
+            int items = 0;
+            while (!waiting.isEmpty()) {
+                Pending next = waiting.pollFirst();
+                int n = next.call().indexes().length;
+                if (!group.isEmpty()
+                        && (items + n > ShardCalls.MAX_ITEMS_PER_CALL
+                                || next.mode() != group.get(0).mode()
+                                || !next.sameArgs().equals(group.get(0).sameArgs()))) {
+                    out.add(group);
+                    group = new ArrayList<>();
+                    items = 0;
+                }
+                group.add(next);
+                items += n;
+            }
+            if (!group.isEmpty()) {
+                out.add(group);
+            }
+            inFlight += out.size();
+            return out;
+        }
+
+        private void send(List<Pending> group) {
+            Pending first = group.get(0);
+            ShardCalls.Call call = group.size() == 1 ? first.call() : merge(group);
+            if (group.size() > 1) {
+                merged[shard].increment(group.size());
+            }
+            port.eval(shard, script, first.mode(), call.keys(), first.argsOf().apply(call))
+                    .whenComplete((reply, failure) -> {
+                        List<List<Pending>> next;
+                        synchronized (this) {
+                            inFlight--;
+                            next = takeWaiting();
+                        }
+                        if (failure != null) {
+                            group.forEach(p -> p.reply().completeExceptionally(failure));
+                        } else {
+                            answer(group, reply);
+                        }
+                        next.forEach(this::send);
+                    });
+        }
+
+        private void answer(List<Pending> group, List<Object> reply) {
+            byte[] all = (byte[]) reply.get(0);
+            long count = reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0;
+            int at = 0;
+            for (int i = 0; i < group.size(); i++) {
+                Pending p = group.get(i);
+                int n = p.call().indexes().length;
+                if (at + n > all.length) {
+                    // The shard answered fewer verdicts than items: let ShardCalls name the mismatch.
+                    p.reply().complete(new Reply(new byte[0], 0));
+                } else {
+                    p.reply().complete(new Reply(java.util.Arrays.copyOfRange(all, at, at + n), i == 0 ? count : 0));
+                }
+                at += n;
+            }
+        }
+    }
+
+    /**
+     * The calls as one: their keys once each (in order of first use), their items in order, each item's key index
+     * (its first two bytes, 1-based) renumbered into the merged keys.
+     */
+    ShardCalls.Call merge(List<Pending> group) {
+        List<byte[]> keys = new ArrayList<>();
+        List<Long> buckets = new ArrayList<>();
+        java.util.Map<Long, Integer> index = new java.util.HashMap<>();
+        int total = 0;
+        for (Pending p : group) {
+            total += p.call().indexes().length;
+        }
+        byte[] items = new byte[total * itemBytes];
+        int[] indexes = new int[total];
+        int at = 0;
+        int n = 0;
+        for (Pending p : group) {
+            ShardCalls.Call c = p.call();
+            int[] renumbered = new int[c.keys().length + 1];
+            for (int k = 0; k < c.keys().length; k++) {
+                long bucket = c.buckets()[k];
+                Integer known = index.get(bucket);
+                if (known == null) {
+                    keys.add(c.keys()[k]);
+                    buckets.add(bucket);
+                    known = keys.size();
+                    index.put(bucket, known);
+                }
+                renumbered[k + 1] = known;
+            }
+            byte[] src = c.items();
+            for (int off = 0; off < src.length; off += itemBytes) {
+                System.arraycopy(src, off, items, at, itemBytes);
+                int k = renumbered[((src[off] & 0xff) << 8) | (src[off + 1] & 0xff)];
+                items[at] = (byte) (k >>> 8);
+                items[at + 1] = (byte) k;
+                at += itemBytes;
+            }
+            for (int i : c.indexes()) {
+                indexes[n++] = i;
+            }
+        }
+        long[] b = new long[buckets.size()];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = buckets.get(i);
+        }
+        return new ShardCalls.Call(c0shard(group), keys.toArray(byte[][]::new), b, items, indexes);
+    }
+
+    private static int c0shard(List<Pending> group) {
+        return group.get(0).call().shard();
+    }
+}
