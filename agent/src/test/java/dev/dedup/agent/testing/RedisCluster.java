@@ -39,7 +39,10 @@ public final class RedisCluster implements AutoCloseable {
                         "--cluster-config-file",
                         "nodes.conf",
                         "--cluster-node-timeout",
-                        String.valueOf(NODE_TIMEOUT_MS)));
+                        String.valueOf(NODE_TIMEOUT_MS),
+                        // Replicas sync at once (Redis waits 5 s by default for more replicas to share a sync).
+                        "--repl-diskless-sync-delay",
+                        "0"));
             }
             List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
             nodes.forEach(n -> create.add("127.0.0.1:" + n.port()));
@@ -79,7 +82,8 @@ public final class RedisCluster implements AutoCloseable {
 
     /**
      * Waits until every running node says {@code cluster_state:ok} and sees every slot served by a master it
-     * knows to be up, as the clients will.
+     * knows to be up, as the clients will, and every replica has synced with its master (a replica that never
+     * synced does not take over when its master fails).
      */
     public void awaitHealthy(Duration timeout) throws InterruptedException {
         RedisServer.await(timeout, () -> {
@@ -87,6 +91,10 @@ public final class RedisCluster implements AutoCloseable {
                 try {
                     String info = n.command("CLUSTER", "INFO");
                     if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_ok:16384")) {
+                        return false;
+                    }
+                    String replication = n.command("INFO", "replication");
+                    if (replication.contains("role:slave") && !replication.contains("master_link_status:up")) {
                         return false;
                     }
                 } catch (IOException e) {

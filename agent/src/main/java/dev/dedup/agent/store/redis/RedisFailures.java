@@ -45,6 +45,7 @@ final class RedisFailures {
             return new StoreUnavailableException(kind, "redis shard " + shard + " answered: " + firstLine(message), t);
         }
         if (t instanceof RedisConnectionException
+                || t instanceof java.io.IOException // a node reset the connection under the call (killed)
                 || (t instanceof RedisException
                         && String.valueOf(t.getMessage())
                                 .toLowerCase(java.util.Locale.ROOT)
