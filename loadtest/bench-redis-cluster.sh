@@ -10,7 +10,7 @@
 # script ends.
 #
 # Environment: IDS (default 300000), WORKERS (default 4), BATCH (default 1000), ROUNDS (default 3),
-# GROUPS (--redis-cluster-groups to compare, default "32"), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS.
+# CLUSTER_GROUPS (--redis-cluster-groups to compare, default "32"), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -45,7 +45,7 @@ for _ in $(seq 1 100); do
 done
 cluster_uri="redis-cluster://$(IFS=,; echo "${nodes[*]}")"
 declare -A cluster_ports
-for g in ${GROUPS:-32}; do
+for g in ${CLUSTER_GROUPS:-32}; do
   cluster_ports[$g]="$(free_port)"
   start_agent "${cluster_ports[$g]}" --redis "$cluster_uri" --redis-cluster-groups "$g" --redis-prefix "g$g" \
     --near-cache-size 0
@@ -58,7 +58,7 @@ for round in $(seq 1 "$rounds"); do
   echo "$name: round $round: standalone" >&2
   run_load --target "http://127.0.0.1:$standalone_port" "${common[@]}"
   lines+=("round=$round setup=standalone-3")
-  for g in ${GROUPS:-32}; do
+  for g in ${CLUSTER_GROUPS:-32}; do
     echo "$name: round $round: cluster, $g groups" >&2
     run_load --target "http://127.0.0.1:${cluster_ports[$g]}" "${common[@]}"
     lines+=("round=$round setup=cluster-3-groups-$g")
