@@ -50,12 +50,13 @@ cleanup() {
   rm -rf "$work"
 }
 
-# start_redis PORT: a $REDIS_SERVER keeping nothing on disk, evicting nothing.
+# start_redis PORT [ARGS...]: a $REDIS_SERVER keeping nothing on disk, evicting nothing, with ARGS.
 start_redis() {
   local port=$1
+  shift
   command -v "$redis_server" >/dev/null || { echo "$name: $redis_server is not installed" >&2; exit 2; }
   "$redis_server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --maxmemory-policy noeviction \
-    --dir "$work" --logfile "$work/redis-$port.log" --daemonize no >/dev/null 2>&1 &
+    --dir "$work" --logfile "$work/redis-$port.log" --daemonize no "$@" >/dev/null 2>&1 &
   pids+=($!)
   for _ in $(seq 1 100); do
     redis-cli -p "$port" ping >/dev/null 2>&1 && return 0

@@ -105,7 +105,12 @@ public final class ConfigLoader {
         s.put(
                 "redis",
                 "Redis shards, comma-separated redis://[user:password@]host:port or rediss:// (TLS);"
-                        + " none: the embedded store");
+                        + " or one Redis Cluster, redis-cluster://[user:password@]host:port[,host:port...]"
+                        + " (rediss-cluster:// for TLS); none: the embedded store");
+        s.put(
+                "redis-cluster-groups",
+                "with a Redis Cluster: groups (one hash slot each) ids are spread over, a power of two from 1 to"
+                        + " 1024 (default " + RedisOptions.DEFAULT_CLUSTER_GROUPS + ")");
         s.put(
                 "redis-previous",
                 "during a change of the shard list: the shards before it, in their order, as --redis listed them"
@@ -339,7 +344,11 @@ public final class ConfigLoader {
                 get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null),
                 get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), RedisOptions.DEFAULT_WAIT_REPLICAS),
                 get("redis-adopt-empty-shards", v -> bool("redis-adopt-empty-shards", v), false),
-                transition());
+                transition(),
+                get(
+                        "redis-cluster-groups",
+                        v -> integer("redis-cluster-groups", v),
+                        RedisOptions.DEFAULT_CLUSTER_GROUPS));
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);
@@ -362,7 +371,8 @@ public final class ConfigLoader {
 
     /**
      * Splits the shard list on commas, except the commas between the sentinels of one
-     * {@code redis-sentinel://s1:26379,s2:26379#master} URI: a piece without a scheme continues the last URI.
+     * {@code redis-sentinel://s1:26379,s2:26379#master} URI or the nodes of one
+     * {@code redis-cluster://n1:7000,n2:7000} URI: a piece without a scheme continues the last URI.
      */
     static List<String> shardUris(String list) {
         List<String> uris = new java.util.ArrayList<>();
@@ -373,7 +383,8 @@ public final class ConfigLoader {
             }
             if (!p.contains("://")
                     && !uris.isEmpty()
-                    && uris.get(uris.size() - 1).startsWith("redis-sentinel://")) {
+                    && (uris.get(uris.size() - 1).startsWith("redis-sentinel://")
+                            || RedisOptions.isCluster(uris.get(uris.size() - 1)))) {
                 uris.set(uris.size() - 1, uris.get(uris.size() - 1) + "," + p);
             } else {
                 uris.add(p);

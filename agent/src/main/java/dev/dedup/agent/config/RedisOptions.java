@@ -33,6 +33,9 @@ import java.util.List;
  *                    data, or were added undeclared) instead of refusing to start: accepts that their claims
  *                    are gone; meant for one start after such a loss
  * @param transition  a declared change from a previous shard list to {@code uris}, or null (docs/redis.md)
+ * @param clusterGroups with a Redis Cluster ({@code redis-cluster://} or {@code rediss-cluster://}, the only
+ *                    URI): the groups ids are spread over, each one hash slot of its own, in place of shards;
+ *                    a power of two from 1 to 1024
  */
 public record RedisOptions(
         List<String> uris,
@@ -46,7 +49,8 @@ public record RedisOptions(
         Path caFile,
         int waitReplicas,
         boolean adoptEmptyShards,
-        ShardTransition transition) {
+        ShardTransition transition,
+        int clusterGroups) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
@@ -61,6 +65,11 @@ public record RedisOptions(
     public static final String DEFAULT_KEY_PREFIX = "dd";
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_WAIT_REPLICAS = 0;
+    /** Groups (one hash slot each) of a Redis Cluster: see docs/redis.md#redis-cluster for the measurement. */
+    public static final int DEFAULT_CLUSTER_GROUPS = 32;
+
+    public static final String CLUSTER_SCHEME = "redis-cluster://";
+    public static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
     /** Expiries are kept modulo 2^20 seconds and levels are trimmed hourly: windows must stay under this. */
     public static final Duration MAX_WINDOW = Duration.ofDays(5);
 
@@ -68,11 +77,39 @@ public record RedisOptions(
         uris = List.copyOf(uris);
         for (String uri : uris) {
             ConfigException.require(
-                    uri.startsWith("redis://") || uri.startsWith("rediss://") || uri.startsWith("redis-sentinel://"),
+                    uri.startsWith("redis://")
+                            || uri.startsWith("rediss://")
+                            || uri.startsWith("redis-sentinel://")
+                            || isCluster(uri),
                     "redis",
                     redact(uri),
-                    "each shard is redis://host:port, rediss://host:port or redis-sentinel://s1:port,s2:port#master");
+                    "each shard is redis://host:port, rediss://host:port or redis-sentinel://s1:port,s2:port#master;"
+                            + " or one redis-cluster://host:port,host:port (rediss-cluster:// for TLS) for a Redis"
+                            + " Cluster");
+            ConfigException.require(
+                    !isCluster(uri) || uris.size() == 1,
+                    "redis",
+                    uris.stream().map(RedisOptions::redact).toList(),
+                    "a redis-cluster:// URI is the whole Redis tier: it cannot be listed with other shards or"
+                            + " clusters (name several of its nodes inside it: redis-cluster://h1:port,h2:port)");
         }
+        boolean cluster = uris.size() == 1 && isCluster(uris.get(0));
+        ConfigException.require(
+                clusterGroups >= 1 && clusterGroups <= 1024 && Integer.bitCount(clusterGroups) == 1,
+                "redis-cluster-groups",
+                clusterGroups,
+                "use a power of two from 1 to 1024");
+        ConfigException.require(
+                !cluster || transition == null,
+                "redis-previous",
+                transition == null ? null : transition.previous(),
+                "a Redis Cluster moves its slots itself (redis-cli --cluster reshard): there is no shard list to"
+                        + " change; drop redis-previous and redis-cutover");
+        ConfigException.require(
+                !cluster || waitReplicas == 0,
+                "redis-wait-replicas",
+                waitReplicas,
+                "is not supported with a Redis Cluster yet: use 0");
         ConfigException.require(
                 !timeout.isNegative() && timeout.toMillis() >= 10,
                 "redis-timeout",
@@ -149,7 +186,8 @@ public record RedisOptions(
                 null,
                 DEFAULT_WAIT_REPLICAS,
                 false,
-                null);
+                null,
+                DEFAULT_CLUSTER_GROUPS);
     }
 
     public static RedisOptions none() {
@@ -176,7 +214,8 @@ public record RedisOptions(
                 caFile,
                 replicas,
                 adoptEmptyShards,
-                transition);
+                transition,
+                clusterGroups);
     }
 
     public RedisOptions withTimeBucketRecords(int records) {
@@ -192,7 +231,8 @@ public record RedisOptions(
                 caFile,
                 waitReplicas,
                 adoptEmptyShards,
-                transition);
+                transition,
+                clusterGroups);
     }
 
     public RedisOptions withAdoptEmptyShards(boolean adopt) {
@@ -208,7 +248,8 @@ public record RedisOptions(
                 caFile,
                 waitReplicas,
                 adopt,
-                transition);
+                transition,
+                clusterGroups);
     }
 
     public RedisOptions withTransition(ShardTransition t) {
@@ -224,7 +265,35 @@ public record RedisOptions(
                 caFile,
                 waitReplicas,
                 adoptEmptyShards,
-                t);
+                t,
+                clusterGroups);
+    }
+
+    public RedisOptions withClusterGroups(int groups) {
+        return new RedisOptions(
+                uris,
+                timeout,
+                buckets,
+                levelEntries,
+                maxLevels,
+                timeBucketRecords,
+                keyPrefix,
+                maxInFlight,
+                caFile,
+                waitReplicas,
+                adoptEmptyShards,
+                transition,
+                groups);
+    }
+
+    /** Whether {@code uri} names a Redis Cluster (by some of its nodes) rather than one shard. */
+    public static boolean isCluster(String uri) {
+        return uri.startsWith(CLUSTER_SCHEME) || uri.startsWith(TLS_CLUSTER_SCHEME);
+    }
+
+    /** Whether the Redis tier is one Redis Cluster, whose groups take the place of shards. */
+    public boolean cluster() {
+        return uris.size() == 1 && isCluster(uris.get(0));
     }
 
     /**

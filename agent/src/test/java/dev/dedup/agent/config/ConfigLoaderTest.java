@@ -457,4 +457,51 @@ class ConfigLoaderTest {
                 List.of("--namespace-window-mode", "*=sliding,clicks=fixed", "--namespace-event-rate", "clicks=100"),
                 Map.of());
     }
+
+    @Test
+    void aRedisClusterIsOneUriNamingSomeOfItsNodes_withItsGroups() {
+        AgentOptions o = load(
+                List.of(
+                        "--redis",
+                        "redis-cluster://app:secret@n1:7000,n2:7000, n3:7000",
+                        "--redis-cluster-groups",
+                        "64"),
+                Map.of());
+        assertEquals(
+                List.of("redis-cluster://app:secret@n1:7000,n2:7000,n3:7000"),
+                o.redis().uris());
+        assertTrue(o.redis().cluster());
+        assertEquals(64, o.redis().clusterGroups());
+        assertEquals(
+                RedisOptions.DEFAULT_CLUSTER_GROUPS,
+                load(List.of("--redis", "rediss-cluster://n1:7000"), Map.of())
+                        .redis()
+                        .clusterGroups());
+        assertFalse(load(List.of("--redis", "redis://a:1,redis://b:1"), Map.of())
+                .redis()
+                .cluster());
+    }
+
+    @Test
+    void aRedisClusterIsTheWholeTier_mixingItWithShardsIsRefused() {
+        String mixed = error(List.of("--redis", "redis://a:1,redis-cluster://app:secret@n1:7000,n2:7000"), Map.of());
+        assertTrue(mixed.contains("a redis-cluster:// URI is the whole Redis tier"), mixed);
+        assertFalse(mixed.contains("secret"), mixed);
+        String two = error(List.of("--redis", "redis-cluster://n1:7000,redis-cluster://m1:7000"), Map.of());
+        assertTrue(two.contains("whole Redis tier"), two);
+        String groups = error(List.of("--redis", "redis-cluster://n1:7000", "--redis-cluster-groups", "48"), Map.of());
+        assertTrue(groups.contains("redis-cluster-groups") && groups.contains("power of two"), groups);
+        String change = error(
+                List.of(
+                        "--redis",
+                        "redis-cluster://n1:7000",
+                        "--redis-previous",
+                        "redis://a:1",
+                        "--redis-cutover",
+                        "1796083200"),
+                Map.of());
+        assertTrue(change.contains("moves its slots itself"), change);
+        String wait = error(List.of("--redis", "redis-cluster://n1:7000", "--redis-wait-replicas", "1"), Map.of());
+        assertTrue(wait.contains("redis-wait-replicas"), wait);
+    }
 }

@@ -8,13 +8,14 @@ import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisCluster;
 import dev.dedup.agent.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Agents of the contract suites: on the embedded store, or on Redis shards the suite starts. */
+/** Agents of the contract suites: on the embedded store, or on Redis shards or a Redis Cluster the suite starts. */
 final class ContractAgents {
 
     private ContractAgents() {}
@@ -53,8 +54,45 @@ final class ContractAgents {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        RedisOptions redis =
-                new RedisOptions(uris, Duration.ofSeconds(5), 64, 16, 4, "dd", 1024).withTimeBucketRecords(16);
+        return redis(dir, uris, nearCacheSize, maxBatch, maxBody, windows, clock);
+    }
+
+    /** An agent on the Redis Cluster {@code cluster}, in {@code groups} groups, with few buckets as above. */
+    static Agent cluster(
+            Path dir,
+            RedisCluster cluster,
+            int groups,
+            long nearCacheSize,
+            int maxBatch,
+            long maxBody,
+            WindowOptions windows,
+            FakeClock clock) {
+        return redis(dir, List.of(cluster.uri()), groups, nearCacheSize, maxBatch, maxBody, windows, clock);
+    }
+
+    private static Agent redis(
+            Path dir,
+            List<String> uris,
+            long nearCacheSize,
+            int maxBatch,
+            long maxBody,
+            WindowOptions windows,
+            FakeClock clock) {
+        return redis(dir, uris, RedisOptions.DEFAULT_CLUSTER_GROUPS, nearCacheSize, maxBatch, maxBody, windows, clock);
+    }
+
+    private static Agent redis(
+            Path dir,
+            List<String> uris,
+            int groups,
+            long nearCacheSize,
+            int maxBatch,
+            long maxBody,
+            WindowOptions windows,
+            FakeClock clock) {
+        RedisOptions redis = new RedisOptions(uris, Duration.ofSeconds(5), 64, 16, 4, "dd", 1024)
+                .withTimeBucketRecords(16)
+                .withClusterGroups(groups);
         return Agent.start(
                 new AgentOptions(
                         http(maxBatch, maxBody),

@@ -166,11 +166,12 @@ final class FingerprintBuckets {
         List<List<byte[]>> keysByShard = new ArrayList<>();
         for (int s = 0; s < port.shards(); s++) {
             List<byte[]> shardKeys = new ArrayList<>();
-            shardKeys.add(keys.sweepMarker(range));
+            shardKeys.add(keys.sweepMarker(s, range));
             keysByShard.add(shardKeys);
         }
         for (int bucket = from; bucket < to; bucket++) {
-            keysByShard.get(routing.shard(bucket)).add(bucketKey(keys, bucket));
+            int shard = routing.shard(bucket);
+            keysByShard.get(shard).add(bucketKey(keys, shard, bucket));
         }
         byte[][] args = {
             RedisKeys.ascii(slot), RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)), keyTtlArg, capArg, levelsArg
@@ -207,9 +208,12 @@ final class FingerprintBuckets {
         return JumpHash.shard(bucket, shards);
     }
 
-    /** {@code <prefix>{<bucket, 4 bytes big-endian>}}: level 0 of a bucket. */
-    static byte[] bucketKey(RedisKeys keys, int bucket) {
-        return keys.hashTagged("", bucket, 4);
+    /**
+     * {@code <prefix>{<bucket, 4 bytes big-endian>}}: level 0 of a bucket (on a cluster, {@code
+     * <prefix>{<tag of group shard>}<bucket>}).
+     */
+    static byte[] bucketKey(RedisKeys keys, int shard, int bucket) {
+        return keys.hashTagged(shard, "", bucket, 4);
     }
 
     /**
@@ -229,8 +233,8 @@ final class FingerprintBuckets {
             }
 
             @Override
-            public byte[] key(long bucket) {
-                return bucketKey(keys, (int) bucket);
+            public byte[] key(int shard, long bucket) {
+                return bucketKey(keys, shard, (int) bucket);
             }
 
             @Override

@@ -120,7 +120,7 @@ final class LettuceShards implements RedisPort {
                         .connectTimeout(options.timeout())
                         .keepAlive(true)
                         .build())
-                .sslOptions(sslOptions())
+                .sslOptions(sslOptions(options))
                 .build());
         try {
             return new Shard(name, client, client.connect(ByteArrayCodec.INSTANCE));
@@ -132,7 +132,7 @@ final class LettuceShards implements RedisPort {
     }
 
     /** Trust the CA file's certificates when one is given; else the JVM's default trust store. */
-    private SslOptions sslOptions() {
+    static SslOptions sslOptions(RedisOptions options) {
         if (options.caFile() == null) {
             return SslOptions.create();
         }
@@ -279,8 +279,7 @@ final class LettuceShards implements RedisPort {
     }
 
     /** One shard's channel: counts it in {@code subscribed} while it is up. */
-    private static final class ChannelState extends RedisPubSubAdapter<byte[], byte[]>
-            implements RedisConnectionStateListener {
+    static final class ChannelState extends RedisPubSubAdapter<byte[], byte[]> implements RedisConnectionStateListener {
         private final AtomicInteger subscribed;
         private final Consumer<byte[]> onMessage;
         private final Runnable onLost;
@@ -349,7 +348,7 @@ final class LettuceShards implements RedisPort {
      * Closes {@code connection}, waiting {@value #CLOSE_SECONDS} seconds at most: a close once waited
      * forever on a connection whose shard was stopped at the same moment, which left SIGTERM to a SIGKILL.
      */
-    private static void closeWithin(StatefulConnection<?, ?> connection, String what) {
+    static void closeWithin(StatefulConnection<?, ?> connection, String what) {
         try {
             connection.closeAsync().get(CLOSE_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException | ExecutionException e) {

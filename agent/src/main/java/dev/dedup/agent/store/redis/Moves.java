@@ -172,7 +172,8 @@ final class Moves implements AutoCloseable {
 
     private CompletableFuture<Void> bucket(int bucket) {
         return once("b" + bucket, () -> {
-            byte[] base = FingerprintBuckets.bucketKey(keys, bucket);
+            // Standalone shards only (a Redis Cluster has no shard list to change): the key is the same on both.
+            byte[] base = FingerprintBuckets.bucketKey(keys, routing.source(bucket), bucket);
             byte[][] levels = new byte[maxLevels][];
             for (int l = 0; l < maxLevels; l++) {
                 levels[l] = l == 0 ? base : levelKey(base, l);

@@ -12,7 +12,10 @@ import java.util.concurrent.CompletionException;
  * and why, in one place. Redis error replies start with a code: {@code OOM} (maxmemory reached with
  * noeviction), {@code READONLY} (a replica, e.g. after a failover not yet followed), {@code LOADING}
  * (restarting), {@code BUSY} (another script runs too long), {@code NOSCRIPT} (handled by
- * {@link LettuceShards} before it gets here).
+ * {@link LettuceShards} and {@link LettuceCluster} before it gets here). On a Redis Cluster, {@code
+ * CLUSTERDOWN} (slots without a master, e.g. before a replica is promoted), {@code TRYAGAIN} (a slot being
+ * migrated, after {@link LettuceCluster}'s retries) and a {@code MOVED} or {@code ASK} left after the client's
+ * redirections are the cluster changing under the call: {@code cluster}.
  */
 final class RedisFailures {
 
@@ -36,11 +39,13 @@ final class RedisFailures {
                 case "BUSY" -> "busy";
                 case "DEDUPTOPOLOGY" -> "topology";
                 case "NOAUTH", "WRONGPASS", "NOPERM" -> "auth";
+                case "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK" -> "cluster";
                 default -> "error";
             };
             return new StoreUnavailableException(kind, "redis shard " + shard + " answered: " + firstLine(message), t);
         }
         if (t instanceof RedisConnectionException
+                || t instanceof java.io.IOException // a node reset the connection under the call (killed)
                 || (t instanceof RedisException
                         && String.valueOf(t.getMessage())
                                 .toLowerCase(java.util.Locale.ROOT)

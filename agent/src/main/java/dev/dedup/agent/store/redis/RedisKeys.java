@@ -5,23 +5,118 @@ import java.nio.charset.StandardCharsets;
 /**
  * The names of everything the agent keeps in Redis, all starting with the configured prefix: bucket keys,
  * whose braces make every level of a bucket one Redis Cluster hash slot; the release channel; the sweep
- * markers.
+ * markers; the topology records.
+ *
+ * <p>On standalone shards ({@link #RedisKeys(String)}) a key does not depend on its shard. On a Redis
+ * Cluster ({@link #clustered}) the port's "shards" are groups, and every key of group {@code g} starts with
+ * {@code <prefix>{<group g's tag>}}, the rest naming the bucket, stream or record after the braces: all keys
+ * of a group are one hash slot, so any of the group's keys may go together in one script call. Group
+ * {@code g}'s tag is {@code g<g>.<n>} with the smallest {@code n} whose slot is {@link #groupSlot(int)
+ * g's bits reversed}, so that the first {@code 2^k} groups are evenly spaced over the 16,384 slots whatever
+ * {@code k}: a cluster whose masters hold even ranges of slots holds even shares of groups.
  */
 final class RedisKeys {
 
+    /** Hash slots of a Redis Cluster. */
+    static final int SLOTS = 16384;
+
     private final String prefix;
     private final byte[] prefixBytes;
+    /** Per group, {@code <prefix>{<tag>}}; null on standalone shards. */
+    private final byte[][] groupHeads;
 
     RedisKeys(String prefix) {
+        this(prefix, null);
+    }
+
+    private RedisKeys(String prefix, byte[][] groupHeads) {
         this.prefix = prefix;
         this.prefixBytes = prefix.getBytes(StandardCharsets.US_ASCII);
+        this.groupHeads = groupHeads;
+    }
+
+    /** The keys of a Redis Cluster's {@code groups} groups. */
+    static RedisKeys clustered(String prefix, int groups) {
+        byte[][] heads = new byte[groups][];
+        for (int g = 0; g < groups; g++) {
+            heads[g] = (prefix + "{" + groupTag(g) + "}").getBytes(StandardCharsets.US_ASCII);
+        }
+        return new RedisKeys(prefix, heads);
+    }
+
+    /** Whether keys carry their group's tag (a Redis Cluster). */
+    boolean clustered() {
+        return groupHeads != null;
+    }
+
+    /** The slot group {@code g} lives in: the 14 bits of {@code g} reversed (van der Corput order). */
+    static int groupSlot(int group) {
+        return Integer.reverse(group) >>> (32 - 14);
+    }
+
+    /** Group {@code g}'s hash tag: {@code g<g>.<n>}, the first {@code n} whose slot is {@link #groupSlot}. */
+    static String groupTag(int group) {
+        int slot = groupSlot(group);
+        for (int n = 0; ; n++) {
+            String tag = "g" + group + "." + n;
+            if (slot(tag.getBytes(StandardCharsets.US_ASCII)) == slot) {
+                return tag;
+            }
+        }
+    }
+
+    /** A Redis Cluster key's hash slot: CRC16 (XMODEM) of its hash tag, or of the whole key without one. */
+    static int slot(byte[] key) {
+        int from = 0;
+        int to = key.length;
+        for (int open = 0; open < key.length; open++) {
+            if (key[open] == '{') {
+                for (int close = open + 1; close < key.length; close++) {
+                    if (key[close] == '}') {
+                        if (close > open + 1) {
+                            from = open + 1;
+                            to = close;
+                        }
+                        break;
+                    }
+                }
+                break;
+            }
+        }
+        int crc = 0;
+        for (int i = from; i < to; i++) {
+            crc ^= (key[i] & 0xff) << 8;
+            for (int b = 0; b < 8; b++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+        }
+        return (crc & 0xffff) % SLOTS;
+    }
+
+    /** {@code head} followed by {@code rest}. */
+    private static byte[] join(byte[] head, byte[] rest) {
+        byte[] key = java.util.Arrays.copyOf(head, head.length + rest.length);
+        System.arraycopy(rest, 0, key, head.length, rest.length);
+        return key;
     }
 
     /**
      * {@code <prefix>{<marker><the low `bytes` bytes of value, big-endian>}}: a key whose braces make it
-     * (and its levels, the same key plus one byte) one Redis Cluster hash slot.
+     * (and its levels, the same key plus one byte) one Redis Cluster hash slot. On a cluster, {@code
+     * <prefix>{<tag of group shard>}<marker><value's bytes>}.
      */
-    byte[] hashTagged(String marker, long value, int bytes) {
+    byte[] hashTagged(int shard, String marker, long value, int bytes) {
+        if (groupHeads != null) {
+            byte[] rest = new byte[marker.length() + bytes];
+            int at = 0;
+            for (int i = 0; i < marker.length(); i++) {
+                rest[at++] = (byte) marker.charAt(i);
+            }
+            for (int b = bytes - 1; b >= 0; b--) {
+                rest[at++] = (byte) (value >>> (8 * b));
+            }
+            return join(groupHeads[shard], rest);
+        }
         byte[] key = new byte[prefixBytes.length + marker.length() + bytes + 2];
         System.arraycopy(prefixBytes, 0, key, 0, prefixBytes.length);
         int at = prefixBytes.length;
@@ -39,10 +134,10 @@ final class RedisKeys {
     /**
      * {@code <prefix>{r<8-byte hash of ns and stream>}<ns>\0<stream>}: the committed ranges of one stream.
      * The hash tag puts the key in one Redis Cluster slot; the names after it keep streams apart whatever
-     * their hashes.
+     * their hashes. On a cluster, {@code <prefix>{<group tag>}r<hash><ns>\0<stream>}.
      */
-    byte[] rangeKey(String namespace, String stream, long hash) {
-        byte[] tagged = hashTagged("r", hash, 8);
+    byte[] rangeKey(int shard, String namespace, String stream, long hash) {
+        byte[] tagged = hashTagged(shard, "r", hash, 8);
         byte[] ns = namespace.getBytes(StandardCharsets.UTF_8);
         byte[] s = stream.getBytes(StandardCharsets.UTF_8);
         byte[] key = java.util.Arrays.copyOf(tagged, tagged.length + ns.length + 1 + s.length);
@@ -110,14 +205,25 @@ final class RedisKeys {
         return (prefix + ":released").getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Each shard's record of the topology it belongs to ({@link Topology}). */
-    byte[] topology() {
-        return (prefix + ":topology").getBytes(StandardCharsets.US_ASCII);
+    /**
+     * Each shard's record of the topology it belongs to ({@link Topology}): {@code <prefix>:topology}, or on
+     * a cluster each group's {@code <prefix>{<group tag>}:topology}.
+     */
+    byte[] topology(int shard) {
+        return tail(shard, ":topology");
     }
 
-    /** The marker of sweep range {@code range}: which slot was last swept. One per shard. */
-    byte[] sweepMarker(int range) {
-        return (prefix + ":sweep:" + range).getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The marker of sweep range {@code range}: which slot was last swept. One per shard ({@code
+     * <prefix>:sweep:<range>}, or per group on a cluster).
+     */
+    byte[] sweepMarker(int shard, int range) {
+        return tail(shard, ":sweep:" + range);
+    }
+
+    private byte[] tail(int shard, String name) {
+        byte[] rest = name.getBytes(StandardCharsets.US_ASCII);
+        return groupHeads == null ? join(prefixBytes, rest) : join(groupHeads[shard], rest);
     }
 
     /** A number as the ASCII digits a script argument carries. */

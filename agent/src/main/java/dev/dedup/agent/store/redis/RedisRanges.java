@@ -76,7 +76,8 @@ final class RedisRanges {
             args[at + 2] = r.from().signum() == 0 ? NONE : ascii(r.from().subtract(BigInteger.ONE));
             args[at + 3] = ascii(r.to().add(BigInteger.ONE));
         }
-        byte[][] key = {keys.rangeKey(request.namespace(), request.stream(), hash)};
+        int shard = routing.shard(hash);
+        byte[][] key = {keys.rangeKey(shard, request.namespace(), request.stream(), hash)};
         return moves.ranges(hash, key[0])
                 .thenCompose(arrived -> port.eval(routing.shard(hash), RedisScript.RANGES, mode, key, args));
     }

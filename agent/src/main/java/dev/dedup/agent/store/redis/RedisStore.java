@@ -21,7 +21,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.LongSupplier;
 
 /**
- * Claims kept in Redis on one or more shards: a namespace filed by event time in {@link TimeBuckets},
+ * Claims kept in Redis on one or more shards (or the groups of a Redis Cluster, {@link LettuceCluster}): a
+ * namespace filed by event time in {@link TimeBuckets},
  * every other in {@link FingerprintBuckets}; each writes a batch with one Lua script call per shard (per
  * {@value ShardCalls#MAX_ITEMS_PER_CALL} items), the shards' calls in parallel, through the one
  * {@link RedisPort}.
@@ -56,18 +57,23 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         this.options = options;
         this.windows = windows;
         this.clockMillis = clockMillis;
-        this.keys = new RedisKeys(options.keyPrefix());
-        LettuceShards shards = new LettuceShards(
-                options,
-                registry,
-                List.of(
-                        RedisScript.DEDUP,
-                        RedisScript.SWEEP,
-                        RedisScript.TIMED,
-                        RedisScript.RANGES,
-                        RedisScript.TOPOLOGY,
-                        RedisScript.MOVE));
-        this.routing = Routing.of(options);
+        List<RedisScript> scripts = List.of(
+                RedisScript.DEDUP,
+                RedisScript.SWEEP,
+                RedisScript.TIMED,
+                RedisScript.RANGES,
+                RedisScript.TOPOLOGY,
+                RedisScript.MOVE);
+        RedisPort shards;
+        if (options.cluster()) {
+            this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
+            shards = new LettuceCluster(options, registry, scripts);
+            this.routing = Routing.single(options.clusterGroups());
+        } else {
+            this.keys = new RedisKeys(options.keyPrefix());
+            shards = new LettuceShards(options, registry, scripts);
+            this.routing = Routing.of(options);
+        }
         Topology agreed = null;
         try {
             agreed = Topology.agreeOrRefuse(shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry);
@@ -256,6 +262,9 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
 
     @Override
     public String toString() {
+        if (options.cluster()) {
+            return "redis cluster " + RedisOptions.redact(options.uris().get(0)) + " in " + port.shards() + " groups";
+        }
         List<String> names = new ArrayList<>();
         for (int i : routing.current()) {
             names.add(port.name(i));

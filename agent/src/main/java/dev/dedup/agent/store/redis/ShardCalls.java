@@ -32,8 +32,8 @@ final class ShardCalls {
 
         int shard(long bucket);
 
-        /** Level 0's key of {@code bucket}. */
-        byte[] key(long bucket);
+        /** Level 0's key of {@code bucket}, which lives on {@code shard}. */
+        byte[] key(int shard, long bucket);
 
         int itemBytes();
 
@@ -161,7 +161,7 @@ final class ShardCalls {
             int k = keyIndex.get(bucket);
             if (k == 0) {
                 buckets[keys.size()] = bucket;
-                keys.add(packing.key(bucket));
+                keys.add(packing.key(shard, bucket));
                 k = keys.size();
                 keyIndex.put(bucket, k);
             }

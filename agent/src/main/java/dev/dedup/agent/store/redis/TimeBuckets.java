@@ -159,9 +159,9 @@ final class TimeBuckets {
         return h ^ (h >>> 29);
     }
 
-    /** {@code <prefix>{t<the bucket's 8 bytes>}}: a bucket's key. */
-    byte[] key(long bucket) {
-        return keys.hashTagged("t", bucket, 8);
+    /** {@code <prefix>{t<the bucket's 8 bytes>}}: a bucket's key (on a cluster, after its group's tag). */
+    byte[] key(int shard, long bucket) {
+        return keys.hashTagged(shard, "t", bucket, 8);
     }
 
     /** The owner's tag kept in Redis: the low 32 bits of its fingerprint, never 0 (the tombstone). */
@@ -198,8 +198,8 @@ final class TimeBuckets {
             }
 
             @Override
-            public byte[] key(long bucket) {
-                return TimeBuckets.this.key(bucket);
+            public byte[] key(int shard, long bucket) {
+                return TimeBuckets.this.key(shard, bucket);
             }
 
             @Override

@@ -26,7 +26,8 @@ import java.util.function.LongSupplier;
  * The shards' own record of the topology they belong to, so that nothing is forgotten by accident.
  *
  * <p>Every shard holds a record {@code <prefix>:topology} = {@code dedup-topology v1 deployment=<id>
- * epoch=<n> shard=<i> of=<k>}: which deployment it belongs to and where it stands in the shard list of
+ * epoch=<n> shard=<i> of=<k>} (on a Redis Cluster every group does, in its own slot: {@code shard} is the
+ * group): which deployment it belongs to and where it stands in the shard list of
  * topology epoch {@code n} ({@code shard=retired} for a shard a change took out of the list). At start the
  * agent reads every shard's record and:
  *
@@ -64,7 +65,8 @@ final class Topology implements AutoCloseable {
     private final RedisPort port;
     private final Routing routing;
     private final LongSupplier clockMillis;
-    private final byte[] key;
+    /** Per shard, the key of its record. */
+    private final byte[][] key;
     /** Per shard, the record expected before the cut-over (the same as after it without a transition). */
     private final byte[][] before;
     /** Per shard, the record expected after the cut-over. */
@@ -81,7 +83,7 @@ final class Topology implements AutoCloseable {
             RedisPort port,
             Routing routing,
             LongSupplier clockMillis,
-            byte[] key,
+            byte[][] key,
             byte[][] before,
             byte[][] after,
             MeterRegistry registry) {
@@ -125,20 +127,23 @@ final class Topology implements AutoCloseable {
             boolean adoptEmpty,
             LongSupplier clockMillis,
             MeterRegistry registry) {
-        byte[] key = keys.topology();
+        byte[][] key = new byte[port.shards()][];
+        for (int s = 0; s < key.length; s++) {
+            key[s] = keys.topology(s);
+        }
         int k = port.shards();
         String[] records = new String[k];
         Map<String, String>[] parsed = newArray(k);
         String deployment = null;
         for (int s = 0; s < k; s++) {
-            records[s] = read(port, s, key);
+            records[s] = read(port, s, key[s]);
             if (records[s] == null) {
                 continue;
             }
             parsed[s] = parse(records[s]);
             if (parsed[s] == null) {
                 throw new ConfigException("redis: shard " + port.name(s) + " holds \"" + records[s] + "\" under "
-                        + text(key) + ", not a topology record of this agent; is --redis-prefix right?");
+                        + text(key[s]) + ", not a topology record of this agent; is --redis-prefix right?");
             }
             if (deployment == null) {
                 deployment = parsed[s].get("deployment");
@@ -183,7 +188,7 @@ final class Topology implements AutoCloseable {
             after[s] = plan.after(s);
             if (records[s] == null) {
                 byte[] stamp = plan.cutOver ? after[s] : before[s];
-                String now = stamp(port, s, key, stamp);
+                String now = stamp(port, s, key[s], stamp);
                 if (!now.equals(text(stamp))) {
                     throw new ConfigException("redis: shard " + port.name(s) + " was stamped \"" + now
                             + "\" by another agent starting with another shard list at the same time");
@@ -408,7 +413,7 @@ final class Topology implements AutoCloseable {
                     return port.eval(shard, script, mode, keys, args);
                 }
                 byte[][] k = Arrays.copyOf(keys, keys.length + 1);
-                k[keys.length] = key;
+                k[keys.length] = key[shard];
                 byte[][] a = Arrays.copyOf(args, args.length + 1);
                 a[args.length] = expected(shard);
                 return port.eval(shard, script, mode, k, a).whenComplete((reply, failure) -> {
@@ -497,7 +502,7 @@ final class Topology implements AutoCloseable {
         List<CompletableFuture<Void>> advanced = new ArrayList<>();
         for (int s = 0; s < before.length; s++) {
             int shard = s;
-            advanced.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {
+            advanced.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key[shard]}, new byte[][] {
                         after[shard], before[shard]
                     })
                     .<Void>thenApply(reply -> {
@@ -580,7 +585,7 @@ final class Topology implements AutoCloseable {
         for (int s = 0; s < before.length; s++) {
             String now;
             try {
-                now = read(port, s, key);
+                now = read(port, s, key[s]);
             } catch (RuntimeException e) {
                 continue; // an unreachable shard is the connection's business, not the topology's
             }

@@ -49,7 +49,9 @@ class ShardCallsTest {
                 assertEquals(call.shard(), FingerprintBuckets.shard(bucket, 3));
                 int keyIndex = items.getShort(j * FingerprintBuckets.ITEM_BYTES) & 0xffff;
                 assertArrayEquals(
-                        FingerprintBuckets.bucketKey(names, bucket), call.keys()[keyIndex - 1], "item " + i + "'s key");
+                        FingerprintBuckets.bucketKey(names, call.shard(), bucket),
+                        call.keys()[keyIndex - 1],
+                        "item " + i + "'s key");
             }
         }
         int[] once = new int[batch.size()];

@@ -1,0 +1,195 @@
+package dev.dedup.agent.testing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real Redis Cluster on loopback: {@code masters} {@code redis-server --cluster-enabled yes} processes,
+ * each with one replica, on free ports, joined by {@code redis-cli --cluster create --cluster-replicas 1},
+ * waited for until every node says {@code cluster_state:ok}, and stopped by PID. Nodes time out after
+ * {@value #NODE_TIMEOUT_MS} ms, so a killed master's replica is promoted within a few seconds.
+ */
+public final class RedisCluster implements AutoCloseable {
+
+    public static final int NODE_TIMEOUT_MS = 1000;
+
+    private final Path dir;
+    private final List<RedisServer> nodes;
+
+    private RedisCluster(Path dir, List<RedisServer> nodes) {
+        this.dir = dir;
+        this.nodes = nodes;
+    }
+
+    /** Starts {@code masters} masters and as many replicas and makes them one cluster. */
+    public static RedisCluster start(Path dir, int masters) throws IOException, InterruptedException {
+        List<RedisServer> nodes = new ArrayList<>();
+        RedisCluster cluster = new RedisCluster(dir, nodes);
+        try {
+            for (int i = 0; i < 2 * masters; i++) {
+                nodes.add(RedisServer.start(
+                        dir.resolve("node-" + i),
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                        "--cluster-node-timeout",
+                        String.valueOf(NODE_TIMEOUT_MS),
+                        // Replicas sync at once (Redis waits 5 s by default for more replicas to share a sync).
+                        "--repl-diskless-sync-delay",
+                        "0"));
+            }
+            List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+            nodes.forEach(n -> create.add("127.0.0.1:" + n.port()));
+            create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+            cluster.redisCli(create, Duration.ofSeconds(60));
+            cluster.awaitHealthy(Duration.ofSeconds(30));
+            return cluster;
+        } catch (IOException | InterruptedException | RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** Runs {@code redis-cli} with {@code args} (the program first), failing unless it exits 0. */
+    public String redisCli(List<String> args, Duration timeout) throws IOException, InterruptedException {
+        Path out = dir.resolve("redis-cli-" + System.nanoTime() + ".out");
+        Process p = new ProcessBuilder(args)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(String.join(" ", args) + " did not finish within " + timeout);
+            }
+            String text = java.nio.file.Files.readString(out, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", args) + " exited " + p.exitValue() + ": " + text);
+            }
+            return text;
+        } finally {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
+     * Waits until every running node says {@code cluster_state:ok} and sees every slot served by a master it
+     * knows to be up, as the clients will, and every replica has synced with its master (a replica that never
+     * synced does not take over when its master fails).
+     */
+    public void awaitHealthy(Duration timeout) throws InterruptedException {
+        RedisServer.await(timeout, () -> {
+            for (RedisServer n : running()) {
+                try {
+                    String info = n.command("CLUSTER", "INFO");
+                    if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_ok:16384")) {
+                        return false;
+                    }
+                    String replication = n.command("INFO", "replication");
+                    if (replication.contains("role:slave") && !replication.contains("master_link_status:up")) {
+                        return false;
+                    }
+                } catch (IOException e) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    /** {@code redis-cluster://127.0.0.1:p1,127.0.0.1:p2,...}: every node, as an agent would be given them. */
+    public String uri() {
+        StringBuilder b = new StringBuilder("redis-cluster://");
+        for (int i = 0; i < nodes.size(); i++) {
+            b.append(i == 0 ? "" : ",").append("127.0.0.1:").append(nodes.get(i).port());
+        }
+        return b.toString();
+    }
+
+    public List<RedisServer> nodes() {
+        return nodes;
+    }
+
+    /** Nodes whose process runs. */
+    public List<RedisServer> running() {
+        List<RedisServer> up = new ArrayList<>();
+        for (RedisServer n : nodes) {
+            try {
+                n.command("PING");
+                up.add(n);
+            } catch (IOException e) {
+                // killed
+            }
+        }
+        return up;
+    }
+
+    /** The masters serving slots now, as {@code node} sees the cluster. */
+    public List<RedisServer> masters() throws IOException {
+        List<RedisServer> masters = new ArrayList<>();
+        RedisServer anyUp = running().get(0);
+        for (String line : anyUp.command("CLUSTER", "NODES").split("\n")) {
+            String[] f = line.trim().split(" ");
+            if (f.length > 8 && f[2].contains("master") && !f[2].contains("fail")) {
+                int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                nodes.stream().filter(n -> n.port() == port).forEach(masters::add);
+            }
+        }
+        return masters;
+    }
+
+    /** The replica of {@code master}, as the master's own {@code INFO replication} names it. */
+    public RedisServer replicaOf(RedisServer master) throws IOException {
+        for (String line : master.command("INFO", "replication").split("\r\n")) {
+            if (line.startsWith("slave0:")) {
+                int port = Integer.parseInt(line.replaceAll(".*port=(\\d+).*", "$1"));
+                return nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow();
+            }
+        }
+        throw new IllegalStateException("no replica of " + master.port());
+    }
+
+    /** The node id of {@code node}. */
+    public static String nodeId(RedisServer node) throws IOException {
+        return node.command("CLUSTER", "MYID").replaceAll("^\\$\\d+\r\n", "").trim();
+    }
+
+    /** Whether {@code node} is a master now (a promoted replica is). */
+    public static boolean isMaster(RedisServer node) {
+        try {
+            return node.command("INFO", "replication").contains("role:master");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The sum over running nodes of an {@code INFO errorstats} counter, e.g. {@code MOVED}. */
+    public long errorCount(String code) {
+        long sum = 0;
+        for (RedisServer n : running()) {
+            try {
+                for (String line : n.command("INFO", "errorstats").split("\r\n")) {
+                    if (line.startsWith("errorstat_" + code + ":count=")) {
+                        sum += Long.parseLong(line.substring(line.indexOf('=') + 1));
+                    }
+                }
+            } catch (IOException e) {
+                // gone meanwhile
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(RedisServer::close);
+    }
+}
