@@ -64,14 +64,14 @@ class RedisSentinelFailoverIT {
                 assertEquals(":1", primary.command("WAIT", "1", "5000").trim());
 
                 primary.kill();
-                RedisServer.await(Duration.ofSeconds(30), () -> {
+                RedisServer.await(Duration.ofSeconds(60), () -> {
                     try {
                         return s1.masterPort(MASTER) == replica.port();
                     } catch (java.io.IOException e) {
                         return false;
                     }
                 });
-                RedisServer.await(Duration.ofSeconds(30), () -> {
+                RedisServer.await(Duration.ofSeconds(60), () -> {
                     try {
                         return RedisTier.postClaims(http, items("probe-" + System.nanoTime(), 0, 1, "x"))
                                         .statusCode()

@@ -139,20 +139,26 @@ final class CallGathering {
             if (group.size() > 1) {
                 merged[shard].increment(group.size());
             }
-            port.eval(shard, script, first.mode(), call.keys(), first.argsOf().apply(call))
-                    .whenComplete((reply, failure) -> {
-                        List<List<Pending>> next;
-                        synchronized (this) {
-                            inFlight--;
-                            next = takeWaiting();
-                        }
-                        if (failure != null) {
-                            group.forEach(p -> p.reply().completeExceptionally(failure));
-                        } else {
-                            answer(group, reply);
-                        }
-                        next.forEach(this::send);
-                    });
+            CompletionStage<List<Object>> sent;
+            try {
+                sent = port.eval(
+                        shard, script, first.mode(), call.keys(), first.argsOf().apply(call));
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e); // the lane must hear back from every call it counts
+            }
+            sent.whenComplete((reply, failure) -> {
+                List<List<Pending>> next;
+                synchronized (this) {
+                    inFlight--;
+                    next = takeWaiting();
+                }
+                if (failure != null) {
+                    group.forEach(p -> p.reply().completeExceptionally(failure));
+                } else {
+                    answer(group, reply);
+                }
+                next.forEach(this::send);
+            });
         }
 
         private void answer(List<Pending> group, List<Object> reply) {
