@@ -129,6 +129,27 @@ class RedisTopologyIT {
     }
 
     @Test
+    void anAgentWithAnotherBucketLayout_isRefused_naming_whatTheShardsWereWrittenWith() {
+        try (Agent agent = agent(shards.subList(0, 2))) {
+            new AgentHttp(agent.port()).claim(RedisTier.NS, items("t", 0, 100, "o1"));
+        }
+        for (RedisTier.Layout other : List.of(
+                new RedisTier.Layout(Duration.ofSeconds(5), 2048, 64, 8),
+                new RedisTier.Layout(Duration.ofSeconds(5), 1024, 128, 8),
+                new RedisTier.Layout(Duration.ofSeconds(5), 1024, 64, 4))) {
+            ConfigException e = assertThrows(
+                    ConfigException.class,
+                    () -> RedisTier.agent(dir, shards.subList(0, 2), other, 0, new FakeClock(RedisTier.EPOCH)));
+            assertTrue(
+                    e.getMessage().contains("was written with buckets=1024 level-entries=64 max-levels=8"),
+                    e.getMessage());
+        }
+        try (Agent same = agent(shards.subList(0, 2))) {
+            assertEquals(200, new AgentHttp(same.port()).get("/health/ready").statusCode());
+        }
+    }
+
+    @Test
     void theRealJarExits2_withOneLineSayingWhatDiffers() throws Exception {
         try (Agent agent = agent(shards.subList(0, 2))) {
             new AgentHttp(agent.port()).claim(RedisTier.NS, items("t", 0, 10, "o1"));

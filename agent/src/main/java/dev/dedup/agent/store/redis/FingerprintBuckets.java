@@ -153,6 +153,35 @@ final class FingerprintBuckets {
                 evictions);
     }
 
+    /**
+     * Checks, or stamps, every shard's record of this layout ({@code <prefix>:layout}: buckets, claims per level
+     * and levels), which decide where an id is looked for: an agent with other values would not find the claims
+     * made before and answer their copies {@code new}.
+     *
+     * @throws ConfigException naming what differs (the agent exits 2)
+     */
+    void agreeOrRefuse(String keyPrefix) {
+        byte[] key = (keyPrefix + ":layout").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        String mine =
+                "dedup-layout v1 buckets=" + buckets + " level-entries=" + levelEntries + " max-levels=" + maxLevels;
+        for (int s = 0; s < port.shards(); s++) {
+            List<Object> reply = port.eval(s, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {
+                        mine.getBytes(java.nio.charset.StandardCharsets.US_ASCII)
+                    })
+                    .toCompletableFuture()
+                    .join();
+            String held = new String((byte[]) reply.get(0), java.nio.charset.StandardCharsets.US_ASCII);
+            if (!held.equals(mine)) {
+                throw new dev.dedup.agent.config.ConfigException("redis: shard " + port.name(s) + " was written with "
+                        + held.replace("dedup-layout v1 ", "") + ", this agent has "
+                        + mine.replace("dedup-layout v1 ", "") + " (--redis-buckets, --redis-level-entries,"
+                        + " --redis-max-levels, the last two as the server's hash-max-listpack-entries allows):"
+                        + " claims made before would not be found. Start with the values the shards were"
+                        + " written with");
+            }
+        }
+    }
+
     /** Buckets over all shards. */
     int buckets() {
         return buckets;

@@ -89,6 +89,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                     previousNeededUntil(options, windows),
                     registry);
             this.fingerprints = new FingerprintBuckets(port, routing, moves, options, keys, registry);
+            fingerprints.agreeOrRefuse(options.keyPrefix());
             TimeSlicing slicing = new TimeSlicing(port, options.keyPrefix());
             Map<String, Integer> named = new LinkedHashMap<>(windows.eventRates());
             named.remove(WindowOptions.EVERY_NAMESPACE);
