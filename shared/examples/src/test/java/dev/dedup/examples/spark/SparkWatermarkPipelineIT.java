@@ -90,7 +90,7 @@ class SparkWatermarkPipelineIT {
                             Duration.ofSeconds(60)),
                     new AggregateSink(db.url(), Sink.AUDIT));
             StreamingQuery q = job.start(spark, UnaryOperator.identity());
-            q.awaitTermination(180_000);
+            assertTrue(q.awaitTermination(180_000), "the query with the agent ended within 180 s");
             agent = Sink.check(db, traffic);
         }
         double agentSeconds = (System.nanoTime() - t0) / 1e9;
@@ -131,7 +131,7 @@ class SparkWatermarkPipelineIT {
                     .trigger(Trigger.AvailableNow())
                     .foreachBatch(perBatch)
                     .start();
-            q.awaitTermination(180_000);
+            assertTrue(q.awaitTermination(180_000), "the query with dropDuplicatesWithinWatermark ended within 180 s");
             own = Sink.check(db, traffic, lost::addAll);
             twice = Sink.countedTwice(db);
         }

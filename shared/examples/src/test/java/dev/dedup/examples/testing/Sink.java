@@ -23,6 +23,12 @@ public final class Sink {
     public static final AggregateSink.Audit AUDIT = Sink::audit;
 
     private static void audit(Connection c, Collection<String> ids) throws SQLException {
+        // which transaction applied how many ids; a Spark sink's transaction has just set its batch id
+        try (PreparedStatement s = c.prepareStatement(
+                "INSERT INTO audit_writes (batch, ids) SELECT (SELECT max(last_batch) FROM sink_batches), ?")) {
+            s.setInt(1, ids.size());
+            s.executeUpdate();
+        }
         if (ids.isEmpty()) {
             return;
         }
@@ -41,6 +47,8 @@ public final class Sink {
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS audit (id text PRIMARY KEY, times int NOT NULL)");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS audit_writes (seq bigserial PRIMARY KEY, batch bigint, ids int NOT NULL)");
         }
     }
 
@@ -92,6 +100,19 @@ public final class Sink {
         for (Traffic.Copy c : traffic.copies()) {
             if (ids.contains(c.message().id())) {
                 out.merge(c.kind(), 1L, Long::sum);
+            }
+        }
+        return out;
+    }
+
+    /** The sink's transactions in commit order: Spark batch id (null for other sinks) and ids applied. */
+    public static List<String> writes(Postgres db) throws SQLException {
+        List<String> out = new java.util.ArrayList<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT batch, ids FROM audit_writes ORDER BY seq")) {
+            while (rs.next()) {
+                out.add("batch " + rs.getObject(1) + ": " + rs.getInt(2) + " ids");
             }
         }
         return out;
