@@ -144,14 +144,24 @@ class SparkPipelineIT {
 
         Run(String name, Store store) throws Exception {
             this.name = name + "/" + store.name().toLowerCase();
-            this.stack = Stack.start(store, dir.resolve(name + "-" + store));
             this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 17L + store.ordinal());
             this.topic = "spark-" + name + "-" + store.name().toLowerCase();
-            broker.createTopic(topic, PARTITIONS);
-            traffic.produce(broker.bootstrap(), topic);
-            this.db = Postgres.createDatabase("pipeline");
-            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
-            Sink.createAuditTable(db);
+            this.stack = Stack.start(store, dir.resolve(name + "-" + store));
+            Postgres database = null;
+            try { // a failure here (a record the broker did not take) must not leave the agents running
+                broker.createTopic(topic, PARTITIONS);
+                traffic.produce(broker.bootstrap(), topic);
+                database = Postgres.createDatabase("pipeline");
+                new AggregateSink(database.url(), AggregateSink.Audit.NONE).createTables();
+                Sink.createAuditTable(database);
+            } catch (Exception | Error e) {
+                stack.close();
+                if (database != null) {
+                    database.close();
+                }
+                throw e;
+            }
+            this.db = database;
         }
 
         void run(UnaryOperator<Dataset<Row>> process, Fault fault) throws Exception {
