@@ -5,7 +5,7 @@ import java.util.concurrent.locks.StampedLock;
 
 /**
  * One page of the near-cache: {@code sets} sets of {@value #WAYS} slots, a slot being three longs (whole
- * key, whole owner fingerprint, end of the claim), under one stamped lock. A lookup reads optimistically
+ * key, whole owner fingerprint, end of the claim), under one stamped  A lookup reads optimistically
  * and validates (read again under the lock when a write intervened), so that it never pairs a key with
  * another claim's owner. A full set replaces an ended claim first, else its oldest entry. A page taken
  * out of the cache is {@linkplain #retire() retired}: it answers nothing more and refuses puts, so a

@@ -24,14 +24,16 @@ public final class PagedNearCache implements ReleaseListener {
 
     /** What is being measured: sets per page, Caffeine expiry per page, reads recorded, index space. */
     record Variant(int setsPerPage, boolean expiring, boolean quietReads, int indexFactor) {
-        static final Variant DEFAULT = new Variant(256, false, true, 1);
+        static final Variant DEFAULT = new Variant(4096, false, true, 1);
     }
 
+    static final boolean BATCH_EVICTIONS = !Boolean.getBoolean("nc.evictionPerId");
     static final int MISS = Page.MISS;
     static final int SAME_OWNER = Page.SAME_OWNER;
     static final int OTHER_OWNER = Page.OTHER_OWNER;
 
     private final Cache<Integer, Page> cache;
+    private final Policy<Integer, Page> policy;
     private final ConcurrentMap<Integer, Page> pages;
     private final Policy.VarExpiration<Integer, Page> expiration;
     private final Integer[] indexes;
@@ -96,6 +98,7 @@ public final class PagedNearCache implements ReleaseListener {
         }
         this.cache = builder.build();
         this.pages = cache.asMap();
+        this.policy = cache.policy();
         this.expiration = variant.expiring() ? cache.policy().expireVariably().orElseThrow() : null;
         Gauge.builder("cache.size", occupied, LongAdder::sum)
                 .tag("cache", "near_cache")
@@ -125,7 +128,7 @@ public final class PagedNearCache implements ReleaseListener {
 
     private Page page(int index) {
         Integer boxed = indexes[index];
-        return quietReads ? cache.policy().getIfPresentQuietly(boxed) : pages.get(boxed);
+        return quietReads ? policy.getIfPresentQuietly(boxed) : pages.get(boxed);
     }
 
     int lookup(long key, long owner) {
@@ -184,8 +187,14 @@ public final class PagedNearCache implements ReleaseListener {
         if (intoEmpty > 0) {
             occupied.add(intoEmpty);
         }
-        for (int i = 0; i < evicting; i++) {
-            stats.recordEviction(1, RemovalCause.SIZE);
+        if (BATCH_EVICTIONS) {
+            if (evicting > 0) {
+                stats.recordEviction(evicting, RemovalCause.SIZE);
+            }
+        } else {
+            for (int i = 0; i < evicting; i++) {
+                stats.recordEviction(1, RemovalCause.SIZE);
+            }
         }
     }
 

@@ -33,7 +33,7 @@ public class NearCacheGetPutBenchmark {
     @Param({"table", "pages", "pages-expiring", "pages-recorded"})
     String impl;
 
-    @Param({"256"})
+    @Param({"4096"})
     int setsPerPage;
 
     @Param({"4194304"})
