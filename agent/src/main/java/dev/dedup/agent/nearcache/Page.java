@@ -4,12 +4,15 @@ import java.util.Arrays;
 import java.util.concurrent.locks.StampedLock;
 
 /**
- * One page of the near-cache: {@code sets} sets of {@value #WAYS} slots, a slot being three longs (whole
- * key, whole owner fingerprint, end of the claim), under one stamped  A lookup reads optimistically
- * and validates (read again under the lock when a write intervened), so that it never pairs a key with
- * another claim's owner. A full set replaces an ended claim first, else its oldest entry. A page taken
- * out of the cache is {@linkplain #retire() retired}: it answers nothing more and refuses puts, so a
- * writer that still holds it puts into the page that replaced it.
+ * One page of the near-cache: sets of {@value #WAYS} slots in one {@code long[]}, a slot being three longs
+ * (whole key, whole owner fingerprint, end of the claim), then the sets' hands (the next slot a full set
+ * replaces, 4 bits a set); one stamped lock for the page.
+ *
+ * <p>A lookup reads optimistically and validates, read again under the lock when a write intervened, so it
+ * never pairs a key with another claim's owner. A put replaces, in the id's set, the same id (or one
+ * sharing its 56-bit field) first, else an empty slot or an ended claim, else the set's oldest entry. A
+ * page taken out of the cache is {@linkplain #retire() retired}: emptied, it answers nothing and refuses
+ * puts, so a writer that still held it puts into the page that replaced it.
  */
 final class Page {
 
@@ -22,38 +25,31 @@ final class Page {
     static final int SAME_OWNER = 1;
     /** The cached claim belongs to another owner. */
     static final int OTHER_OWNER = 2;
-    /** {@link #put}: the page was retired; put into the page that replaced it. */
+
+    /** {@link #put}: took an empty slot. */
+    static final int INTO_EMPTY = 1;
+    /** {@link #put}: replaced a live claim of another id. */
+    static final int EVICTED = 2;
+    /** {@link #put}: this page is out of the cache; put into the one that replaced it. */
     static final int RETIRED = -1;
-    /** {@link #put}: flag that {@link #keepUntil()} moved. */
-    static final int KEEP_LONGER = 4;
 
     private static final int LONGS_PER_SLOT = 3;
+    private static final int LONGS_PER_SET = WAYS * LONGS_PER_SLOT;
     /** A key of 0 marks an empty slot; {@link dev.dedup.fingerprint.Fingerprints} never makes key 0. */
     private static final long EMPTY = 0;
 
-    /** The slots, then the hands: the next slot to replace in each full set, 4 bits a set. */
     private final long[] slots;
-
     private final int handsAt;
     private final StampedLock lock = new StampedLock();
-
     private int occupied;
     private boolean retired;
-    /** Until when, in epoch millis, the cache should keep this page: past the latest end of its claims. */
-    private volatile long keepUntil;
 
-    Page(int sets, long firstEnd, long now) {
-        this.handsAt = sets * WAYS * LONGS_PER_SLOT;
+    Page(int sets) {
+        this.handsAt = sets * LONGS_PER_SET;
         this.slots = new long[handsAt + (sets + 15) / 16];
-        this.keepUntil = keepUntil(firstEnd, now);
     }
 
-    /** A claim's end plus an eighth of its remaining life, so the page's expiry moves only now and then. */
-    private static long keepUntil(long end, long now) {
-        return end + (end - now) / 8;
-    }
-
-    /** {@link #SAME_OWNER} or {@link #OTHER_OWNER} when {@code key}'s claim is here and live, else {@link #MISS}. */
+    /** {@link #SAME_OWNER} or {@link #OTHER_OWNER} when {@code key}'s claim is in set {@code set} and live, else {@link #MISS}. */
     int lookup(int set, long key, long owner, long now) {
         long stamp = lock.tryOptimisticRead();
         int answer = scan(set, key, owner, now);
@@ -69,9 +65,8 @@ final class Page {
     }
 
     private int scan(int set, long key, long owner, long now) {
-        int base = set * WAYS * LONGS_PER_SLOT;
-        for (int w = 0; w < WAYS; w++) {
-            int at = base + w * LONGS_PER_SLOT;
+        int base = set * LONGS_PER_SET;
+        for (int at = base; at < base + LONGS_PER_SET; at += LONGS_PER_SLOT) {
             if (slots[at] == key) {
                 if (slots[at + 2] > now) {
                     return slots[at + 1] == owner ? SAME_OWNER : OTHER_OWNER;
@@ -83,12 +78,12 @@ final class Page {
     }
 
     /**
-     * Enters a claim: 1 when it took an empty slot, 2 when it replaced a live claim of another id, 0 when
-     * it replaced the same id or an ended claim, {@link #RETIRED} when this page is out of the cache.
+     * Enters a claim in set {@code set}: {@link #INTO_EMPTY}, {@link #EVICTED}, 0 when it replaced the same
+     * id or an ended claim, or {@link #RETIRED}.
      */
     int put(int set, long key, long owner, long end, long now) {
         long field = key >>> 8;
-        int base = set * WAYS * LONGS_PER_SLOT;
+        int base = set * LONGS_PER_SET;
         long stamp = lock.writeLock();
         try {
             if (retired) {
@@ -97,8 +92,7 @@ final class Page {
             int result = 0;
             int target = -1;
             int ended = -1;
-            for (int w = 0; w < WAYS; w++) {
-                int at = base + w * LONGS_PER_SLOT;
+            for (int at = base; at < base + LONGS_PER_SET; at += LONGS_PER_SLOT) {
                 long k = slots[at];
                 if (k != EMPTY && k >>> 8 == field) {
                     target = at; // the same id, or one sharing its field: replace it
@@ -109,43 +103,39 @@ final class Page {
                 }
             }
             if (target < 0) {
-                if (ended >= 0) {
-                    target = ended;
-                } else {
-                    int word = handsAt + (set >>> 4);
-                    int shift = (set & 15) * 4;
-                    long hands = slots[word];
-                    int hand = (int) (hands >>> shift) & (WAYS - 1);
-                    slots[word] = (hands & ~(0xFL << shift)) | ((long) ((hand + 1) & (WAYS - 1)) << shift);
-                    target = base + hand * LONGS_PER_SLOT;
-                    result = 2;
-                }
+                target = ended >= 0 ? ended : base + nextHand(set) * LONGS_PER_SLOT;
+                result = ended >= 0 ? 0 : EVICTED;
             }
             if (slots[target] == EMPTY) {
-                result = 1;
+                result = INTO_EMPTY;
                 occupied++;
             }
             slots[target] = key;
             slots[target + 1] = owner;
             slots[target + 2] = end;
-            if (end > keepUntil) {
-                keepUntil = keepUntil(end, now);
-                result |= KEEP_LONGER;
-            }
             return result;
         } finally {
             lock.unlockWrite(stamp);
         }
     }
 
-    /** Drops the id whose key's top 56 bits are {@code field}; returns the entries dropped (0 or 1). */
+    /** The slot a full set replaces now (its oldest), moving the set's hand on. */
+    private int nextHand(int set) {
+        int word = handsAt + (set >>> 4);
+        int shift = (set & 15) * 4;
+        long hands = slots[word];
+        int hand = (int) (hands >>> shift) & (WAYS - 1);
+        slots[word] = (hands & ~(0xFL << shift)) | ((long) ((hand + 1) & (WAYS - 1)) << shift);
+        return hand;
+    }
+
+    /** Drops, from set {@code set}, the id whose key's top 56 bits are {@code field}; returns the entries dropped. */
     int invalidate(int set, long field) {
-        int base = set * WAYS * LONGS_PER_SLOT;
+        int base = set * LONGS_PER_SET;
         long stamp = lock.writeLock();
         try {
             int dropped = 0;
-            for (int w = 0; w < WAYS; w++) {
-                int at = base + w * LONGS_PER_SLOT;
+            for (int at = base; at < base + LONGS_PER_SET; at += LONGS_PER_SLOT) {
                 if (slots[at] != EMPTY && slots[at] >>> 8 == field) {
                     Arrays.fill(slots, at, at + LONGS_PER_SLOT, 0L);
                     dropped++;
@@ -158,7 +148,7 @@ final class Page {
         }
     }
 
-    /** Takes the page out of use: empties it and returns the entries it held. */
+    /** Takes the page out of use: empties it for good; returns the entries it held. */
     int retire() {
         long stamp = lock.writeLock();
         try {
@@ -170,9 +160,5 @@ final class Page {
         } finally {
             lock.unlockWrite(stamp);
         }
-    }
-
-    long keepUntil() {
-        return keepUntil;
     }
 }

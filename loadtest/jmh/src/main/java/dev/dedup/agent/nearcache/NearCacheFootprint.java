@@ -4,47 +4,46 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jol.info.GraphLayout;
 
-/** PROTOTYPE: heap bytes per cached id, by JOL, after a fill of twice the capacity. */
+/**
+ * Heap bytes per cached id: fills a near-cache of {@code entries} ids (first argument, default 4 Mi) with
+ * twice as many fresh ids, then prints what JOL finds reachable from it (pages, Caffeine's nodes and map,
+ * the boxed page indexes, the meters) by class, and the total per id held. With a second argument it then
+ * waits that many milliseconds, printing its pid, for a heap histogram to cross-check ({@code jcmd <pid>
+ * GC.class_histogram}). Run: {@code java -Djdk.attach.allowAttachSelf=true -Djol.magicFieldOffset=true
+ * -cp loadtest/jmh/target/dedup-benchmarks.jar dev.dedup.agent.nearcache.NearCacheFootprint 4194304}.
+ */
 public final class NearCacheFootprint {
 
-    public static void main(String[] args) throws Exception {
+    private NearCacheFootprint() {}
+
+    public static void main(String[] args) throws InterruptedException {
         long entries = args.length > 0 ? Long.parseLong(args[0]) : 1L << 22;
-        String impl = args.length > 1 ? args[1] : "pages";
-        int sets = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         long now = System.currentTimeMillis();
         long end = now + TimeUnit.HOURS.toMillis(24);
-        Object root;
-        long size;
-        if (impl.equals("table")) {
-            NearCache c = new NearCache(entries, () -> now, new SimpleMeterRegistry());
-            for (long i = 0; i < 2 * entries; i++) {
-                long k = NearCacheGetPutBenchmark.mix(i);
-                c.putUncounted(k, k, end, now);
+        NearCache cache = new NearCache(entries, () -> now, new SimpleMeterRegistry());
+        int batchIntoEmpty = 0;
+        for (long i = 1; i <= 2 * entries; i++) {
+            long k = NearCacheGetPutBenchmark.key(i);
+            batchIntoEmpty += cache.putUncounted(k, k, end, now) & 1;
+            if (i % NearCacheGetPutBenchmark.BATCH == 0) {
+                cache.recordPuts(NearCacheGetPutBenchmark.BATCH, batchIntoEmpty, 0);
+                batchIntoEmpty = 0;
             }
-            root = c;
-            size = c.capacity();
-        } else {
-            PagedNearCache c = new PagedNearCache(
-                    entries, () -> now, new SimpleMeterRegistry(), new PagedNearCache.Variant(sets, false, true, 1));
-            int intoEmpty = 0;
-            for (long i = 0; i < 2 * entries; i++) {
-                long k = NearCacheGetPutBenchmark.mix(i);
-                intoEmpty += c.putUncounted(k, k, end, now) & 1;
-            }
-            c.recordPuts(0, intoEmpty, 0);
-            c.cleanUp();
-            root = c;
-            size = c.size();
-            System.out.println("pages: " + c.pages() + ", ids held: " + c.size() + " of " + c.capacity());
         }
-        GraphLayout layout = GraphLayout.parseInstance(root);
-        System.out.println(layout.toFootprint().lines().limit(30).reduce("", (a, b) -> a + "\n" + b));
+        cache.recordPuts(0, batchIntoEmpty, 0);
+        GraphLayout layout = GraphLayout.parseInstance(cache);
+        System.out.print(layout.toFootprint());
         System.out.printf(
-                "%s, %d entries, %d sets a page: %d bytes, %.2f bytes per id held (%d)%n",
-                impl, entries, sets, layout.totalSize(), (double) layout.totalSize() / size, size);
-        if (args.length > 3) {
-            System.out.println("pid " + ProcessHandle.current().pid() + ": waiting for jcmd");
-            Thread.sleep(Long.parseLong(args[3]));
+                "%d entries (capacity %d) in %d pages: %d ids held, %d bytes, %.2f bytes per id held%n",
+                entries,
+                cache.capacity(),
+                cache.pages(),
+                cache.size(),
+                layout.totalSize(),
+                (double) layout.totalSize() / cache.size());
+        if (args.length > 1) {
+            System.out.println("pid " + ProcessHandle.current().pid() + ": waiting " + args[1] + " ms");
+            Thread.sleep(Long.parseLong(args[1]));
         }
     }
 }

@@ -17,7 +17,15 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** PROTOTYPE comparison: the table against Caffeine page variants, per id. */
+/**
+ * The near-cache itself, per id, as {@link NearCachedStore} drives it (a batch of 1,000 lookups or puts,
+ * then the batch's counts recorded once): {@code getHit} looks up ids put recently (all cached),
+ * {@code getMiss} ids never put, {@code putNew} enters fresh ids, each replacing a live claim since the
+ * cache was filled with twice its size first (a long cold stream). The cache holds {@code entries} ids on
+ * the real clock with claims of 24 hours. In this package, as Caffeine's {@code GetPutBenchmark} sits in
+ * its cache's. Run: {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main
+ * NearCacheGetPutBenchmark -t 1} (then {@code -t 2}: threads share the cache, each with its own ids).
+ */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -27,35 +35,23 @@ import org.openjdk.jmh.annotations.Warmup;
 public class NearCacheGetPutBenchmark {
 
     static final int BATCH = 1000;
-    private static final int HIT_KEYS = 1 << 20;
-    private static final long WINDOW = TimeUnit.HOURS.toMillis(24);
-
-    @Param({"table", "pages", "pages-expiring", "pages-recorded"})
-    String impl;
-
-    @Param({"4096"})
-    int setsPerPage;
+    private static final int KEYS = 1 << 20;
+    private static final long CLAIM = TimeUnit.HOURS.toMillis(24);
+    private static final long FILL_STREAM = 1L << 62;
+    private static final long MISS_STREAM = 3L << 61;
 
     @Param({"4194304"})
     long entries;
 
-    interface Ops {
-        int lookup(long key, long owner);
+    private final LongSupplier clock = System::currentTimeMillis;
+    private final AtomicInteger threads = new AtomicInteger();
+    private NearCache cache;
+    private long[] hitKeys;
+    private long[] missKeys;
 
-        void recordLookups(int hits, int misses);
-
-        int put(long key, long owner, long end, long now);
-
-        void recordPuts(int count, int intoEmpty, int evicting);
-    }
-
-    Ops cache;
-    long[] hitKeys;
-    long[] missKeys;
-    final AtomicInteger threads = new AtomicInteger();
-    final LongSupplier clock = System::currentTimeMillis;
-
-    static long mix(long z) {
+    /** A fresh id's key: never 0, like a salted fingerprint. */
+    static long key(long id) {
+        long z = id;
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return (z ^ (z >>> 31)) | 1;
@@ -63,79 +59,32 @@ public class NearCacheGetPutBenchmark {
 
     @Setup
     public void fill() {
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        if (impl.equals("table")) {
-            NearCache c = new NearCache(entries, clock, registry);
-            cache = new Ops() {
-                public int lookup(long key, long owner) {
-                    return c.lookup(key, owner);
-                }
-
-                public void recordLookups(int hits, int misses) {
-                    c.recordLookups(hits, misses);
-                }
-
-                public int put(long key, long owner, long end, long now) {
-                    return c.putUncounted(key, owner, end, now);
-                }
-
-                public void recordPuts(int count, int intoEmpty, int evicting) {
-                    c.recordPuts(count, intoEmpty, evicting);
-                }
-            };
-        } else {
-            PagedNearCache.Variant v = new PagedNearCache.Variant(
-                    setsPerPage,
-                    impl.equals("pages-expiring"),
-                    !impl.equals("pages-recorded"),
-                    impl.equals("pages-x2") ? 2 : 1);
-            PagedNearCache c = new PagedNearCache(entries, clock, registry, v);
-            cache = new Ops() {
-                public int lookup(long key, long owner) {
-                    return c.lookup(key, owner);
-                }
-
-                public void recordLookups(int hits, int misses) {
-                    c.recordLookups(hits, misses);
-                }
-
-                public int put(long key, long owner, long end, long now) {
-                    return c.putUncounted(key, owner, end, now);
-                }
-
-                public void recordPuts(int count, int intoEmpty, int evicting) {
-                    c.recordPuts(count, intoEmpty, evicting);
-                }
-            };
-        }
-        // Twice the capacity of fresh ids, so every set is full and puts replace, as in a long cold stream.
-        long total = 2 * entries;
+        cache = new NearCache(entries, clock, new SimpleMeterRegistry());
+        long filled = 2 * entries;
         long now = clock.getAsLong();
-        for (long i = 0; i < total; i += BATCH) {
-            putBatch(1L << 62, i, now);
+        for (long i = 0; i < filled; i += BATCH) {
+            puts(FILL_STREAM + i, now);
         }
-        hitKeys = new long[HIT_KEYS];
-        for (int i = 0; i < HIT_KEYS; i++) {
-            hitKeys[i] = mix((1L << 62) + total - HIT_KEYS + i);
-        }
-        missKeys = new long[HIT_KEYS];
-        for (int i = 0; i < HIT_KEYS; i++) {
-            missKeys[i] = mix((3L << 61) + i);
-        }
+        hitKeys = new long[KEYS];
+        missKeys = new long[KEYS];
         int kept = 0;
-        for (long k : hitKeys) {
-            kept += cache.lookup(k, k) != NearCache.MISS ? 1 : 0;
+        for (int i = 0; i < KEYS; i++) {
+            hitKeys[i] = key(FILL_STREAM + filled - KEYS + i);
+            missKeys[i] = key(MISS_STREAM + i);
+            kept += cache.lookup(hitKeys[i], hitKeys[i]) != NearCache.MISS ? 1 : 0;
         }
-        System.out.printf("%n%s: of the last %d ids put, %.2f %% kept%n", impl, HIT_KEYS, 100.0 * kept / HIT_KEYS);
+        if (kept < 0.99 * KEYS) {
+            throw new IllegalStateException("only " + kept + " of the last " + KEYS + " ids put are cached");
+        }
     }
 
-    private int putBatch(long stream, long first, long now) {
+    private int puts(long firstId, long now) {
         int intoEmpty = 0;
         int evicting = 0;
-        long end = now + WINDOW;
+        long end = now + CLAIM;
         for (int j = 0; j < BATCH; j++) {
-            long key = mix(stream + first + j);
-            int filled = cache.put(key, key, end, now);
+            long k = key(firstId + j);
+            int filled = cache.putUncounted(k, k, end, now);
             intoEmpty += filled & 1;
             evicting += filled >>> 1;
         }
@@ -143,17 +92,17 @@ public class NearCacheGetPutBenchmark {
         return intoEmpty + evicting;
     }
 
+    /** Where each thread is in the keys, and the fresh ids it puts (a stream of its own). */
     @State(Scope.Thread)
     public static class Cursor {
         int next;
-        long stream;
-        long fresh;
+        long nextId;
 
         @Setup
         public void start(NearCacheGetPutBenchmark b) {
             int t = b.threads.getAndIncrement();
-            next = t * (HIT_KEYS / 2);
-            stream = (t + 1L) << 56;
+            next = t * (KEYS / 2);
+            nextId = (t + 1L) << 56;
         }
     }
 
@@ -173,10 +122,10 @@ public class NearCacheGetPutBenchmark {
         int at = c.next;
         int hits = 0;
         for (int j = 0; j < BATCH; j++) {
-            long k = keys[(at + j) & (HIT_KEYS - 1)];
+            long k = keys[(at + j) & (KEYS - 1)];
             hits += cache.lookup(k, k) != NearCache.MISS ? 1 : 0;
         }
-        c.next = (at + BATCH) & (HIT_KEYS - 1);
+        c.next = (at + BATCH) & (KEYS - 1);
         cache.recordLookups(hits, BATCH - hits);
         return hits;
     }
@@ -184,8 +133,8 @@ public class NearCacheGetPutBenchmark {
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public int putNew(Cursor c) {
-        int r = putBatch(c.stream, c.fresh, clock.getAsLong());
-        c.fresh += BATCH;
-        return r;
+        int replaced = puts(c.nextId, clock.getAsLong());
+        c.nextId += BATCH;
+        return replaced;
     }
 }
