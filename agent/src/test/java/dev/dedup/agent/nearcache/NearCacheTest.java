@@ -201,6 +201,34 @@ class NearCacheTest {
     }
 
     @Test
+    void aBatchsView_answersAsTheCacheDoes_evenAcrossTheLostChannelClear() {
+        NearCache cache = cache(1 << 17); // 8 pages
+        long[] keys = new long[2000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = (i + 1L) * 0x9E3779B97F4A7C15L | 1;
+        }
+        NearCache.BatchPages puts = cache.batchPages();
+        for (int i = 0; i < keys.length / 2; i++) {
+            assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
+        }
+        NearCache.BatchPages lookups = cache.batchPages();
+        for (int i = 0; i < keys.length; i++) {
+            int expected = i < keys.length / 2 ? NearCache.SAME_OWNER : NearCache.MISS;
+            assertEquals(expected, lookups.lookup(keys[i], i), "id " + i);
+            assertEquals(expected, cache.lookup(keys[i], i));
+        }
+        cache.missedReleases(); // the pages both views hold are retired
+        for (int i = 0; i < keys.length / 2; i++) {
+            assertEquals(NearCache.MISS, lookups.lookup(keys[i], i), "id " + i + " cleared");
+        }
+        for (int i = 0; i < keys.length / 2; i++) {
+            assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
+            assertEquals(NearCache.SAME_OWNER, cache.lookup(keys[i], i), "id " + i + " in a fresh page");
+        }
+        assertEquals(8, cache.pages());
+    }
+
+    @Test
     void aRetiredPage_answersNothing_andRefusesPuts() {
         Page page = new Page(4);
         page.put(1, 9L << 8, 1, 2000, 1000);

@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The near-cache itself, per id, as {@link NearCachedStore} drives it (a batch of 1,000 lookups or puts,
- * then the batch's counts recorded once): {@code getHit} looks up ids put recently (all cached),
+ * The near-cache itself, per id, as {@link NearCachedStore} drives it (a batch of 1,000 lookups or puts
+ * through one {@link NearCache.BatchPages}, then the batch's counts recorded once): {@code getHit} looks up ids put recently (all cached),
  * {@code getMiss} ids never put, {@code putNew} enters fresh ids, each replacing a live claim since the
  * cache was filled with twice its size first (a long cold stream). The cache holds {@code entries} ids on
  * the real clock with claims of 24 hours. In this package, as Caffeine's {@code GetPutBenchmark} sits in
@@ -82,9 +82,10 @@ public class NearCacheGetPutBenchmark {
         int intoEmpty = 0;
         int evicting = 0;
         long end = now + CLAIM;
+        NearCache.BatchPages pages = cache.batchPages();
         for (int j = 0; j < BATCH; j++) {
             long k = key(firstId + j);
-            int filled = cache.putUncounted(k, k, end, now);
+            int filled = pages.putUncounted(k, k, end, now);
             intoEmpty += filled & 1;
             evicting += filled >>> 1;
         }
@@ -121,9 +122,10 @@ public class NearCacheGetPutBenchmark {
     private int lookups(long[] keys, Cursor c) {
         int at = c.next;
         int hits = 0;
+        NearCache.BatchPages pages = cache.batchPages();
         for (int j = 0; j < BATCH; j++) {
             long k = keys[(at + j) & (KEYS - 1)];
-            hits += cache.lookup(k, k) != NearCache.MISS ? 1 : 0;
+            hits += pages.lookup(k, k) != NearCache.MISS ? 1 : 0;
         }
         c.next = (at + BATCH) & (KEYS - 1);
         cache.recordLookups(hits, BATCH - hits);
