@@ -3,13 +3,14 @@ package dev.dedup.agent.config;
 /**
  * The near-cache in front of Redis.
  *
- * @param maxEntries ids kept; 0 turns the cache off. Each entry costs 24 bytes of heap, allocated at start.
+ * @param maxEntries ids kept; 0 turns the cache off. Each costs 24 bytes of heap, taken in pages of 16,384 ids
+ *     (384 KiB) as claims first fall into them.
  */
 public record NearCacheOptions(long maxEntries) {
 
     /** 1 Mi ids, 24 MiB of heap. */
     public static final long DEFAULT_MAX_ENTRIES = 1L << 20;
-    /** 512 Mi ids, 12 GiB of heap: the most one array holds. */
+    /** 512 Mi ids, 12 GiB of heap. */
     public static final long MAX_ENTRIES = 1L << 29;
 
     public NearCacheOptions {

@@ -1,103 +1,122 @@
 package dev.dedup.agent.nearcache;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Policy;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
 import dev.dedup.agent.store.ReleaseListener;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.Arrays;
+import io.micrometer.core.instrument.binder.cache.CaffeineStatsCounter;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongSupplier;
 
 /**
- * Ids this agent claimed recently, with the owner that holds the claim and when the claim ends, in a
- * fixed table of {@code maxEntries} slots on the heap: 8-way sets chosen by the top 56 bits of the id's
- * 64-bit key (namespace-salted; the part Redis keeps and publishes on release), a slot being three longs
- * (whole key, whole owner fingerprint, end of the claim). A lookup is hit only when the whole key matches;
+ * Ids this agent claimed recently, with the owner that holds the claim and when the claim ends: a Caffeine
+ * cache of {@linkplain Page pages}, a page being up to {@value #SETS_PER_PAGE} sets of 8 slots in one
+ * {@code long[]}, a slot three longs (whole key, whole owner fingerprint, end of the claim). The top 56
+ * bits of the id's 64-bit key (namespace-salted; the part Redis keeps and publishes on release) choose the
+ * page and the set in it. A lookup is a hit only when the whole key matches and the claim has not ended;
  * two ids sharing those 56 bits replace each other, which forgets, never confuses. A full set replaces an
- * ended claim first, else its oldest entry (FIFO), so what was claimed last is what stays: the copies a
- * retried task or a producer resends come soon after the first. Entries can be dropped one by one (a
- * release) or all at once (the release channel was lost).
+ * ended claim first, else its oldest entry, so what was claimed last is what stays: the copies a retried
+ * task or a producer resends come soon after the first. Entries can be dropped one by one (a release) or
+ * all at once (the release channel was lost).
  *
- * <p>Why not a general-purpose cache: on a stream of new ids every claim is an insert, and an insert into
- * a 4 Mi-entry Caffeine cache cost 0.8 to 1.9 µs here (node, map entry, boxed key, eviction policy,
- * expiry wheel), two thirds of the agent's CPU per new id, against 0.01 to 0.1 µs for a slot in this
- * table; and an entry costs ~150 bytes of heap there against 24 here.
+ * <p>Why pages: Caffeine's cost is per entry (a node, a map entry, a key, its policy's bookkeeping), about
+ * 150 bytes and a microsecond per insert when every id was an entry. Per page of 16,384 ids it is a few
+ * hundred bytes a page and nothing per insert, since a page is made once, on first use; the ids cost 24 bytes
+ * each. Caffeine holds the pages, bounded by weight at the configured number of ids (a page weighs its
+ * slots), and counts through Micrometer's {@link CaffeineStatsCounter}. There are exactly as many page
+ * indexes as the bound holds pages, so Caffeine never has to choose a page to drop: replacement happens
+ * inside a set, by age, which keeps the newest claims, where dropping whole pages by frequency would lose
+ * thousands of recent claims at once. For the same reason lookups read pages quietly ({@link
+ * Policy#getIfPresentQuietly}) rather than feed a policy that never evicts. Measured in
+ * docs/performance.md: smaller pages cost more per id (their Caffeine nodes and locks fall out of the CPU
+ * caches), and so do reads that feed the policy.
  *
- * <p>Thread-safe: a set is written under one of {@value #STRIPES} stamped locks and read optimistically
- * (validated against the lock's stamp, and read again under it when a write intervened), so a lookup never
- * sees a key from one claim with the owner of another, and lookups from several event loops never contend.
- * (With plain monitors, two event loops doing lookups inflated the locks and retries got ~35 % slower.)
+ * <p>Thread-safe: each page is written under its stamped lock and read optimistically (see {@link Page}),
+ * so lookups from several event loops never contend. A page removed from the cache (the lost-channel
+ * clear) is emptied under its lock first, so no lookup answers from it afterwards and a put that raced
+ * with the removal goes into the page that replaced it.
  */
 public final class NearCache implements ReleaseListener {
 
     /** Slots per set. */
-    static final int WAYS = 8;
+    static final int WAYS = Page.WAYS;
+    /**
+     * Sets in a full page: 16,384 ids, a 384 KiB array, under G1's smallest threshold for humongous objects
+     * (half a 1 MiB region), which would round every page up to a region of its own. A smaller cache is one
+     * page.
+     */
+    static final int SETS_PER_PAGE = 2048;
 
-    static final int STRIPES = 1024;
-    private static final int LONGS_PER_SLOT = 3;
-    /** A key of 0 marks an empty slot; {@link dev.dedup.fingerprint.Fingerprints} never makes key 0. */
-    private static final long EMPTY = 0;
+    /** Not in the cache (or its claim ended): ask the store. */
+    static final int MISS = Page.MISS;
+    /** The cached claim's owner is the asker. */
+    static final int SAME_OWNER = Page.SAME_OWNER;
+    /** The cached claim belongs to another owner. */
+    static final int OTHER_OWNER = Page.OTHER_OWNER;
 
-    private final long[] slots;
-    private final byte[] hands;
-    private final int sets;
-    private final StampedLock[] locks = new StampedLock[STRIPES];
+    private final Cache<Integer, Page> cache;
+    private final ConcurrentMap<Integer, Page> pages;
+    private final Policy<Integer, Page> policy;
+    /** The page indexes, boxed once: Caffeine's keys, and what lookups pass without allocating. */
+    private final Integer[] indexes;
+
+    private final int setsPerPage;
+    private final long capacity;
     private final LongSupplier clockMillis;
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
+    private final CaffeineStatsCounter stats;
     private final LongAdder puts = new LongAdder();
-    private final LongAdder evictions = new LongAdder();
     private final LongAdder occupied = new LongAdder();
 
     public NearCache(long maxEntries, LongSupplier clockMillis, MeterRegistry registry) {
-        if (maxEntries < WAYS || maxEntries > (long) Integer.MAX_VALUE / LONGS_PER_SLOT) {
+        if (maxEntries < WAYS || maxEntries > (long) Integer.MAX_VALUE * WAYS) {
             throw new IllegalArgumentException("near-cache entries: " + maxEntries + " is out of range; use " + WAYS
-                    + " to " + Integer.MAX_VALUE / LONGS_PER_SLOT);
+                    + " to " + (long) Integer.MAX_VALUE * WAYS);
         }
-        this.sets = (int) (maxEntries / WAYS);
-        this.slots = new long[sets * WAYS * LONGS_PER_SLOT];
-        this.hands = new byte[sets];
+        long sets = maxEntries / WAYS;
+        int pageCount = (int) ((sets + SETS_PER_PAGE - 1) / SETS_PER_PAGE);
+        this.setsPerPage = (int) (sets / pageCount);
+        int pageSlots = setsPerPage * WAYS;
+        this.capacity = (long) pageCount * pageSlots;
+        this.indexes = new Integer[pageCount];
+        for (int i = 0; i < pageCount; i++) {
+            indexes[i] = i;
+        }
         this.clockMillis = clockMillis;
-        for (int i = 0; i < STRIPES; i++) {
-            locks[i] = new StampedLock();
-        }
-        // The names Micrometer's cache binders use, so that cache dashboards work unchanged.
-        FunctionCounter.builder("cache.gets", hits, LongAdder::sum)
+        this.stats = new CaffeineStatsCounter(registry, "near_cache");
+        this.cache = Caffeine.newBuilder()
+                .maximumWeight(capacity)
+                .weigher((Integer index, Page page) -> pageSlots)
+                .initialCapacity(pageCount)
+                .executor(Runnable::run)
+                .recordStats(() -> stats)
+                .evictionListener((Integer index, Page page, RemovalCause cause) -> {
+                    if (page != null) {
+                        occupied.add(-page.retire());
+                    }
+                })
+                .build();
+        this.pages = cache.asMap();
+        this.policy = cache.policy();
+        Gauge.builder("cache.size", occupied, LongAdder::sum)
                 .tag("cache", "near_cache")
-                .tag("result", "hit")
-                .description("near-cache lookups that found the id")
-                .register(registry);
-        FunctionCounter.builder("cache.gets", misses, LongAdder::sum)
-                .tag("cache", "near_cache")
-                .tag("result", "miss")
-                .description("near-cache lookups that did not")
+                .description("ids held (claims that ended count until replaced)")
                 .register(registry);
         FunctionCounter.builder("cache.puts", puts, LongAdder::sum)
                 .tag("cache", "near_cache")
                 .description("claims entered")
                 .register(registry);
-        FunctionCounter.builder("cache.evictions", evictions, LongAdder::sum)
-                .tag("cache", "near_cache")
-                .description("live claims replaced by newer ones in a full set")
-                .register(registry);
-        Gauge.builder("cache.size", occupied, LongAdder::sum)
-                .tag("cache", "near_cache")
-                .description("occupied slots")
-                .register(registry);
     }
 
-    /** Slots in all (the configured size rounded down to whole sets). */
+    /** Slots in all: the configured size rounded down to whole sets, spread evenly over the pages. */
     public long capacity() {
-        return (long) sets * WAYS;
+        return capacity;
     }
-
-    /** Not in the cache (or its claim ended): ask the store. */
-    static final int MISS = -1;
-    /** The cached claim's owner is the asker. */
-    static final int SAME_OWNER = 1;
-    /** The cached claim belongs to another owner. */
-    static final int OTHER_OWNER = 2;
 
     /**
      * {@link #SAME_OWNER} or {@link #OTHER_OWNER} when the id's claim is cached and live, else {@link #MISS}.
@@ -106,42 +125,83 @@ public final class NearCache implements ReleaseListener {
      */
     int lookup(long key, long owner) {
         long now = clockMillis.getAsLong();
-        int set = setOf(key >>> 8);
-        StampedLock lock = locks[set & (STRIPES - 1)];
-        long stamp = lock.tryOptimisticRead();
-        int answer = scan(set, key, owner, now);
-        if (!lock.validate(stamp)) {
-            stamp = lock.readLock();
-            try {
-                answer = scan(set, key, owner, now);
-            } finally {
-                lock.unlockRead(stamp);
-            }
-        }
-        return answer;
+        long h = spread(key >>> 8);
+        Page page = policy.getIfPresentQuietly(indexes[pageOf(h)]);
+        return page == null ? MISS : page.lookup(setOf(h), key, owner, now);
     }
 
-    private int scan(int set, long key, long owner, long now) {
-        int base = set * WAYS * LONGS_PER_SLOT;
-        for (int w = 0; w < WAYS; w++) {
-            int at = base + w * LONGS_PER_SLOT;
-            if (slots[at] == key) {
-                if (slots[at + 2] > now) {
-                    return slots[at + 1] == owner ? SAME_OWNER : OTHER_OWNER;
-                }
-                return MISS;
-            }
+    /** A view for one batch's lookups or puts, asking Caffeine for each page once. */
+    BatchPages batchPages() {
+        return new BatchPages();
+    }
+
+    /**
+     * The pages one batch's lookups or puts have reached, so that Caffeine is asked once per page and batch
+     * rather than once per id (a batch of 10,000 ids meets each of the 64 pages of the default size about 150
+     * times). Answers exactly as {@link NearCache#lookup} and {@link NearCache#putUncounted} do: a page
+     * retired meanwhile (the lost-channel clear) answers nothing, and a put into it goes to its
+     * replacement. For one thread and one batch.
+     */
+    final class BatchPages {
+
+        private static final int MOST = 1024;
+
+        private final Page[] seen;
+        /** The page index of each entry of {@code seen}, plus one (0: none). */
+        private final int[] seenIndex;
+
+        private final int mask;
+
+        private BatchPages() {
+            int length = Integer.highestOneBit(Math.min(indexes.length, MOST) * 2 - 1);
+            seen = new Page[length];
+            seenIndex = new int[length];
+            mask = length - 1;
         }
-        return MISS;
+
+        /** As {@link NearCache#lookup}. */
+        int lookup(long key, long owner) {
+            long now = clockMillis.getAsLong();
+            long h = spread(key >>> 8);
+            Page page = page(pageOf(h));
+            return page == null ? MISS : page.lookup(setOf(h), key, owner, now);
+        }
+
+        /** As {@link NearCache#putUncounted}. */
+        int putUncounted(long key, long owner, long expiresAtMillis, long now) {
+            long h = spread(key >>> 8);
+            int index = pageOf(h);
+            int set = setOf(h);
+            Page page = page(index);
+            int result = page == null ? Page.RETIRED : page.put(set, key, owner, expiresAtMillis, now);
+            if (result == Page.RETIRED) {
+                result = NearCache.this.putUncounted(key, owner, expiresAtMillis, now);
+                seenIndex[index & mask] = 0;
+            }
+            return result;
+        }
+
+        private Page page(int index) {
+            int at = index & mask;
+            if (seenIndex[at] == index + 1) {
+                return seen[at];
+            }
+            Page page = policy.getIfPresentQuietly(indexes[index]);
+            if (page != null) {
+                seen[at] = page;
+                seenIndex[at] = index + 1;
+            }
+            return page;
+        }
     }
 
     /** Counts {@code hitCount} hits and {@code missCount} misses of {@link #lookup}. */
     void recordLookups(int hitCount, int missCount) {
         if (hitCount > 0) {
-            hits.add(hitCount);
+            stats.recordHits(hitCount);
         }
         if (missCount > 0) {
-            misses.add(missCount);
+            stats.recordMisses(missCount);
         }
     }
 
@@ -150,56 +210,34 @@ public final class NearCache implements ReleaseListener {
      * replaced a live claim of another id, else 0. {@link #recordPuts} reports a batch of them.
      */
     int putUncounted(long key, long owner, long expiresAtMillis, long now) {
-        long field = key >>> 8;
-        int set = setOf(field);
-        int base = set * WAYS * LONGS_PER_SLOT;
-        StampedLock lock = locks[set & (STRIPES - 1)];
-        long stamp = lock.writeLock();
-        try {
-            int result = 0;
-            int target = -1;
-            int ended = -1;
-            for (int w = 0; w < WAYS; w++) {
-                int at = base + w * LONGS_PER_SLOT;
-                long k = slots[at];
-                if (k != EMPTY && k >>> 8 == field) {
-                    target = at; // the same id, or one sharing its field: replace it
-                    break;
-                }
-                if (ended < 0 && (k == EMPTY || slots[at + 2] <= now)) {
-                    ended = at;
-                }
+        long h = spread(key >>> 8);
+        Integer index = indexes[pageOf(h)];
+        int set = setOf(h);
+        while (true) {
+            Page page = policy.getIfPresentQuietly(index);
+            if (page == null) {
+                Page fresh = new Page(setsPerPage);
+                Page raced = pages.putIfAbsent(index, fresh);
+                page = raced == null ? fresh : raced;
             }
-            if (target < 0) {
-                if (ended >= 0) {
-                    target = ended;
-                } else {
-                    int hand = hands[set];
-                    hands[set] = (byte) ((hand + 1) & (WAYS - 1));
-                    target = base + hand * LONGS_PER_SLOT;
-                    result = 2;
-                }
+            int result = page.put(set, key, owner, expiresAtMillis, now);
+            if (result != Page.RETIRED) {
+                return result;
             }
-            if (slots[target] == EMPTY) {
-                result = 1;
-            }
-            slots[target] = key;
-            slots[target + 1] = owner;
-            slots[target + 2] = expiresAtMillis;
-            return result;
-        } finally {
-            lock.unlockWrite(stamp);
         }
     }
 
-    /** Counts {@code count} puts, of which {@code intoEmpty} took an empty slot and {@code evicting} replaced a live claim. */
+    /**
+     * Counts {@code count} puts, of which {@code intoEmpty} took an empty slot and {@code evicting} replaced
+     * a live claim: one eviction of weight {@code evicting}, cause {@code SIZE}.
+     */
     void recordPuts(int count, int intoEmpty, int evicting) {
         puts.add(count);
         if (intoEmpty > 0) {
             occupied.add(intoEmpty);
         }
         if (evicting > 0) {
-            evictions.add(evicting);
+            stats.recordEviction(evicting, RemovalCause.SIZE);
         }
     }
 
@@ -226,52 +264,37 @@ public final class NearCache implements ReleaseListener {
 
     /** Drops the id whose key's top 56 bits are {@code field} (as published on release). */
     void invalidateField(long field) {
-        int set = setOf(field);
-        int base = set * WAYS * LONGS_PER_SLOT;
-        StampedLock lock = locks[set & (STRIPES - 1)];
-        long stamp = lock.writeLock();
-        try {
-            for (int w = 0; w < WAYS; w++) {
-                int at = base + w * LONGS_PER_SLOT;
-                if (slots[at] != EMPTY && slots[at] >>> 8 == field) {
-                    clear(at);
-                }
+        long h = spread(field);
+        Page page = policy.getIfPresentQuietly(indexes[pageOf(h)]);
+        if (page != null) {
+            int dropped = page.invalidate(setOf(h), field);
+            if (dropped > 0) {
+                occupied.add(-dropped);
             }
-        } finally {
-            lock.unlockWrite(stamp);
         }
     }
 
-    /** Drops every entry, one lock stripe at a time. */
+    /** Drops every page, each emptied under its lock as it leaves the cache. */
     void invalidateAll() {
-        int setsPerPass = WAYS * LONGS_PER_SLOT;
-        for (int stripe = 0; stripe < STRIPES; stripe++) {
-            long stamp = locks[stripe].writeLock();
-            try {
-                for (int set = stripe; set < sets; set += STRIPES) {
-                    int base = set * setsPerPass;
-                    for (int w = 0; w < WAYS; w++) {
-                        int at = base + w * LONGS_PER_SLOT;
-                        if (slots[at] != EMPTY) {
-                            clear(at);
-                        }
-                    }
-                }
-            } finally {
-                locks[stripe].unlockWrite(stamp);
-            }
+        for (Integer index : pages.keySet()) {
+            pages.computeIfPresent(index, (i, page) -> {
+                occupied.add(-page.retire());
+                return null;
+            });
         }
     }
 
-    private void clear(int at) {
-        Arrays.fill(slots, at, at + LONGS_PER_SLOT, 0L);
-        occupied.decrement();
+    /** The field's low bits are the key's middle bits: spread again so pages and sets fill evenly. */
+    private static long spread(long field) {
+        return field * 0x9E3779B97F4A7C15L;
     }
 
-    private int setOf(long field) {
-        // The field's low bits are the key's middle bits: spread again so sets fill evenly.
-        long h = field * 0x9E3779B97F4A7C15L;
-        return (int) ((h >>> 32) * sets >>> 32);
+    private int pageOf(long h) {
+        return (int) ((h >>> 32) * indexes.length >>> 32);
+    }
+
+    private int setOf(long h) {
+        return (int) ((h & 0xFFFF_FFFFL) * setsPerPage >>> 32);
     }
 
     /** Occupied slots (entries whose claim has ended count until replaced). */
@@ -279,21 +302,27 @@ public final class NearCache implements ReleaseListener {
         return occupied.sum();
     }
 
+    /** Pages made so far (a page is made when a claim first falls into it). */
+    long pages() {
+        return cache.estimatedSize();
+    }
+
     public double hitRatio() {
-        long h = hits.sum();
-        long total = h + misses.sum();
-        return total == 0 ? 1.0 : (double) h / total;
+        CacheStats s = stats.snapshot();
+        long total = s.hitCount() + s.missCount();
+        return total == 0 ? 1.0 : (double) s.hitCount() / total;
     }
 
     public long hits() {
-        return hits.sum();
+        return stats.snapshot().hitCount();
     }
 
     public long misses() {
-        return misses.sum();
+        return stats.snapshot().missCount();
     }
 
+    /** Live claims replaced by newer ones in a full set. */
     public long evictions() {
-        return evictions.sum();
+        return stats.snapshot().evictionWeight();
     }
 }

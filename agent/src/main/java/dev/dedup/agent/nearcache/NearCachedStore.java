@@ -69,8 +69,9 @@ public final class NearCachedStore implements ClaimStore {
         byte[] verdicts = new byte[n];
         int[] misses = new int[n];
         int missCount = 0;
+        NearCache.BatchPages pages = cache.batchPages();
         for (int i = 0; i < n; i++) {
-            int hit = cache.lookup(batch.key(i), batch.owner(i));
+            int hit = pages.lookup(batch.key(i), batch.owner(i));
             if (hit != NearCache.MISS) {
                 verdicts[i] = hit == NearCache.SAME_OWNER ? RETRY : DUPLICATE;
             } else {
@@ -90,6 +91,7 @@ public final class NearCachedStore implements ClaimStore {
         return store.claim(sub, policy).thenApply(answers -> {
             boolean caching = usable.getAsBoolean();
             long now = cache.clockMillis();
+            NearCache.BatchPages pagesPut = cache.batchPages();
             int puts = 0;
             int intoEmpty = 0;
             int evicting = 0;
@@ -101,7 +103,7 @@ public final class NearCachedStore implements ClaimStore {
                 }
                 long ends = policy.endMillis(batch, i, claimedAt);
                 if (ends > now) {
-                    int filled = cache.putUncounted(batch.key(i), batch.owner(i), ends, now);
+                    int filled = pagesPut.putUncounted(batch.key(i), batch.owner(i), ends, now);
                     puts++;
                     intoEmpty += filled & 1;
                     evicting += filled >>> 1;

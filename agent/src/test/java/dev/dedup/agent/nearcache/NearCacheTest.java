@@ -159,26 +159,151 @@ class NearCacheTest {
     }
 
     @Test
-    void sizesOutsideTheRangeAreRefused_andMetricsCarryTheCacheBindersNames() {
+    void sizesOutsideTheRangeAreRefused_andACacheIsRoundedDownToWholeSetsSpreadOverItsPages() {
         assertThrows(IllegalArgumentException.class, () -> cache(7));
-        NearCache cache = cache(100);
-        assertEquals(96, cache.capacity(), "rounded down to whole sets of 8");
+        assertEquals(96, cache(100).capacity(), "one page of 12 sets");
+        NearCache twoPages = cache(NearCache.SETS_PER_PAGE * NearCache.WAYS + 800);
+        assertEquals(2 * 1074 * NearCache.WAYS, twoPages.capacity(), "2,148 sets in 2 pages of 1,074");
+        assertEquals(1L << 22, cache(1L << 22).capacity());
+    }
+
+    @Test
+    void pagesAreMadeWhenAClaimFirstFallsIntoThem_neverMoreThanTheBoundHolds() {
+        int pages = 8;
+        NearCache cache = cache((long) pages * NearCache.SETS_PER_PAGE * NearCache.WAYS);
+        assertEquals(0, cache.pages(), "nothing allocated before the first claim");
         put(cache, 5L << 8, 1, clock.getAsLong() + 1000);
-        cache.recordLookups(1, 1);
+        assertEquals(1, cache.pages());
+        SplittableRandom random = new SplittableRandom(3);
+        for (long i = 0; i < 4 * cache.capacity(); i++) {
+            put(cache, random.nextLong() | 1, i, clock.getAsLong() + 1000);
+        }
+        assertEquals(pages, cache.pages());
+        assertTrue(cache.evictions() > 0, "a full cache replaces live claims");
+        assertTrue(cache.size() > 0.97 * cache.capacity(), "nearly every slot taken: " + cache.size());
+        assertTrue(cache.size() <= cache.capacity());
+    }
+
+    @Test
+    void theLostChannelClear_takesThePagesOut_andAPutAfterwardsMakesAFreshOne() {
+        NearCache cache = cache(1 << 16);
+        for (long k = 1; k <= 1000; k++) {
+            put(cache, k * 0x9E3779B97F4A7C15L | 1, k, clock.getAsLong() + 1000);
+        }
+        assertTrue(cache.pages() > 0);
+        cache.missedReleases();
+        assertEquals(0, cache.pages());
+        assertEquals(0, cache.size());
+        long key = 0x0123_4567_89ab_cdefL;
+        put(cache, key, 7, clock.getAsLong() + 1000);
+        assertEquals(NearCache.SAME_OWNER, cache.lookup(key, 7));
+        assertEquals(1, cache.size());
+    }
+
+    @Test
+    void aBatchsView_answersAsTheCacheDoes_evenAcrossTheLostChannelClear() {
+        NearCache cache = cache(1 << 17); // 8 pages
+        long[] keys = new long[2000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = (i + 1L) * 0x9E3779B97F4A7C15L | 1;
+        }
+        NearCache.BatchPages puts = cache.batchPages();
+        for (int i = 0; i < keys.length / 2; i++) {
+            assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
+        }
+        NearCache.BatchPages lookups = cache.batchPages();
+        for (int i = 0; i < keys.length; i++) {
+            int expected = i < keys.length / 2 ? NearCache.SAME_OWNER : NearCache.MISS;
+            assertEquals(expected, lookups.lookup(keys[i], i), "id " + i);
+            assertEquals(expected, cache.lookup(keys[i], i));
+        }
+        cache.missedReleases(); // the pages both views hold are retired
+        for (int i = 0; i < keys.length / 2; i++) {
+            assertEquals(NearCache.MISS, lookups.lookup(keys[i], i), "id " + i + " cleared");
+        }
+        for (int i = 0; i < keys.length / 2; i++) {
+            assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
+            assertEquals(NearCache.SAME_OWNER, cache.lookup(keys[i], i), "id " + i + " in a fresh page");
+        }
+        assertEquals(8, cache.pages());
+    }
+
+    @Test
+    void aRetiredPage_answersNothing_andRefusesPuts() {
+        Page page = new Page(4);
+        page.put(1, 9L << 8, 1, 2000, 1000);
+        assertEquals(Page.SAME_OWNER, page.lookup(1, 9L << 8, 1, 1000));
+        assertEquals(1, page.retire(), "it held one entry");
+        assertEquals(Page.MISS, page.lookup(1, 9L << 8, 1, 1000));
+        assertEquals(Page.RETIRED, page.put(1, 10L << 8, 1, 2000, 1000));
+    }
+
+    @Test
+    void clearsDuringPutsAndLookups_leaveTheSizeEqualToTheEntriesHeld_andNeverPairAKeyWithAnotherOwner()
+            throws Exception {
+        NearCache cache = cache(1 << 15);
+        AtomicReference<String> wrong = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            int seed = t;
+            threads.add(new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                for (int i = 0; i < 300_000 && wrong.get() == null; i++) {
+                    long key = (random.nextInt(50_000) + 1L) * 0x9E3779B97F4A7C15L | 1;
+                    long owner = key * 31;
+                    if (random.nextInt(3) == 0) {
+                        put(cache, key, owner, clock.getAsLong() + 10_000);
+                    } else if (cache.lookup(key, owner) == NearCache.OTHER_OWNER) {
+                        wrong.set("key " + key + " answered with another claim's owner");
+                    }
+                }
+            }));
+        }
+        threads.add(new Thread(() -> {
+            for (int i = 0; i < 200 && wrong.get() == null; i++) {
+                cache.missedReleases();
+                Thread.yield();
+            }
+        }));
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertNull(wrong.get());
+        long held = 0;
+        for (long k = 1; k <= 50_000; k++) {
+            held += cached(cache, k * 0x9E3779B97F4A7C15L | 1) ? 1 : 0;
+        }
+        assertEquals(held, cache.size(), "the size gauge counts exactly the entries held");
+    }
+
+    @Test
+    void metricsCarryTheCaffeineBindersNames_countingIds() {
+        NearCache cache = cache(8); // one set
+        for (long k = 1; k <= 10; k++) {
+            put(cache, k << 8, k, clock.getAsLong() + 1000);
+        }
+        cache.recordLookups(3, 2);
         assertEquals(
-                1.0,
+                3.0,
                 registry.get("cache.gets")
                         .tag("cache", "near_cache")
                         .tag("result", "hit")
-                        .functionCounter()
+                        .counter()
                         .count());
         assertEquals(
-                1.0,
+                2.0,
                 registry.get("cache.gets")
+                        .tag("cache", "near_cache")
                         .tag("result", "miss")
-                        .functionCounter()
+                        .counter()
                         .count());
-        assertEquals(1.0, registry.get("cache.puts").functionCounter().count());
-        assertEquals(1.0, registry.get("cache.size").gauge().value());
+        assertEquals(10.0, registry.get("cache.puts").functionCounter().count());
+        assertEquals(8.0, registry.get("cache.size").gauge().value(), "ids held, not pages");
+        assertEquals(
+                2.0,
+                registry.get("cache.evictions").tag("cause", "SIZE").summary().totalAmount(),
+                "two live claims replaced");
+        assertEquals(3.0 / 5, cache.hitRatio());
     }
 }

@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * are all cached (a retried task), {@code insertsOfNewIds} sends a batch of fresh ids to a store that
  * answers them all {@code new} at once and caches them (a cold stream; the store itself costs nothing
  * here). The cache holds {@code entries} ids, 24 bytes each, so the larger sizes pay a cache miss per id.
- * Run: {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main NearCacheBenchmark}.
+ * The cache alone, per lookup and per put: {@code dev.dedup.agent.nearcache.NearCacheGetPutBenchmark}. Run:
+ * {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main NearCacheBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
