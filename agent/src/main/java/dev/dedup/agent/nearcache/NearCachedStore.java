@@ -70,6 +70,11 @@ public final class NearCachedStore implements ClaimStore {
         int[] misses = new int[n];
         int missCount = 0;
         NearCache.BatchPages pages = cache.batchPages();
+        long touched = 0;
+        for (int i = 0; i < n; i++) {
+            touched += pages.touch(batch.key(i), false);
+        }
+        NearCache.keep(touched);
         for (int i = 0; i < n; i++) {
             int hit = pages.lookup(batch.key(i), batch.owner(i));
             if (hit != NearCache.MISS) {
@@ -92,6 +97,15 @@ public final class NearCachedStore implements ClaimStore {
             boolean caching = usable.getAsBoolean();
             long now = cache.clockMillis();
             NearCache.BatchPages pagesPut = cache.batchPages();
+            if (caching) {
+                long touchedForPuts = 0;
+                for (int j = 0; j < subSize; j++) {
+                    if (answers[j] == NEW) {
+                        touchedForPuts += pagesPut.touch(batch.key(misses[j]), true);
+                    }
+                }
+                NearCache.keep(touchedForPuts);
+            }
             int puts = 0;
             int intoEmpty = 0;
             int evicting = 0;

@@ -4,9 +4,11 @@ import java.util.Arrays;
 import java.util.concurrent.locks.StampedLock;
 
 /**
- * One page of the near-cache: sets of {@value #WAYS} slots in one {@code long[]}, a slot being three longs
- * (whole key, whole owner fingerprint, end of the claim), then the sets' hands (the next slot a full set
- * replaces, 4 bits a set); one stamped lock for the page.
+ * One page of the near-cache: sets of {@value #WAYS} slots in one {@code long[]}, then the sets' hands (the
+ * next slot a full set replaces, 4 bits a set); one stamped lock for the page. A set is its 8 whole keys,
+ * then their 8 owner fingerprints, then the 8 ends of their claims: a lookup of an id the set does not hold
+ * (every cold id) reads the keys' 64 bytes only, where slots of three longs side by side spread the keys
+ * over the set's three cache lines. {@link #touch} lets a batch start loading its sets before it reads them.
  *
  * <p>A lookup reads optimistically and validates, read again under the lock when a write intervened, so it
  * never pairs a key with another claim's owner. A put replaces, in the id's set, the same id (or one
@@ -33,8 +35,11 @@ final class Page {
     /** {@link #put}: this page is out of the cache; put into the one that replaced it. */
     static final int RETIRED = -1;
 
-    private static final int LONGS_PER_SLOT = 3;
-    private static final int LONGS_PER_SET = WAYS * LONGS_PER_SLOT;
+    /** A set: {@value #WAYS} keys, then as many owners, then as many ends. */
+    private static final int LONGS_PER_SET = 3 * WAYS;
+
+    private static final int OWNERS = WAYS;
+    private static final int ENDS = 2 * WAYS;
     /** A key of 0 marks an empty slot; {@link dev.dedup.fingerprint.Fingerprints} never makes key 0. */
     private static final long EMPTY = 0;
 
@@ -66,15 +71,26 @@ final class Page {
 
     private int scan(int set, long key, long owner, long now) {
         int base = set * LONGS_PER_SET;
-        for (int at = base; at < base + LONGS_PER_SET; at += LONGS_PER_SLOT) {
+        for (int at = base; at < base + WAYS; at++) {
             if (slots[at] == key) {
-                if (slots[at + 2] > now) {
-                    return slots[at + 1] == owner ? SAME_OWNER : OTHER_OWNER;
+                if (slots[at + ENDS] > now) {
+                    return slots[at + OWNERS] == owner ? SAME_OWNER : OTHER_OWNER;
                 }
                 return MISS;
             }
         }
         return MISS;
+    }
+
+    /**
+     * Reads set {@code set}'s keys, and its owners and ends too when {@code whole}, without the lock, and
+     * returns what it read: nothing is decided from it. A batch touches the sets of all its ids before it
+     * looks them up (or enters them), so that the CPU loads their cache lines side by side rather than one
+     * lookup at a time.
+     */
+    long touch(int set, boolean whole) {
+        int base = set * LONGS_PER_SET;
+        return whole ? slots[base] + slots[base + OWNERS] + slots[base + ENDS] : slots[base];
     }
 
     /**
@@ -92,18 +108,18 @@ final class Page {
             int result = 0;
             int target = -1;
             int ended = -1;
-            for (int at = base; at < base + LONGS_PER_SET; at += LONGS_PER_SLOT) {
+            for (int at = base; at < base + WAYS; at++) {
                 long k = slots[at];
                 if (k != EMPTY && k >>> 8 == field) {
                     target = at; // the same id, or one sharing its field: replace it
                     break;
                 }
-                if (ended < 0 && (k == EMPTY || slots[at + 2] <= now)) {
+                if (ended < 0 && (k == EMPTY || slots[at + ENDS] <= now)) {
                     ended = at;
                 }
             }
             if (target < 0) {
-                target = ended >= 0 ? ended : base + nextHand(set) * LONGS_PER_SLOT;
+                target = ended >= 0 ? ended : base + nextHand(set);
                 result = ended >= 0 ? 0 : EVICTED;
             }
             if (slots[target] == EMPTY) {
@@ -111,8 +127,8 @@ final class Page {
                 occupied++;
             }
             slots[target] = key;
-            slots[target + 1] = owner;
-            slots[target + 2] = end;
+            slots[target + OWNERS] = owner;
+            slots[target + ENDS] = end;
             return result;
         } finally {
             lock.unlockWrite(stamp);
@@ -135,9 +151,11 @@ final class Page {
         long stamp = lock.writeLock();
         try {
             int dropped = 0;
-            for (int at = base; at < base + LONGS_PER_SET; at += LONGS_PER_SLOT) {
+            for (int at = base; at < base + WAYS; at++) {
                 if (slots[at] != EMPTY && slots[at] >>> 8 == field) {
-                    Arrays.fill(slots, at, at + LONGS_PER_SLOT, 0L);
+                    slots[at] = EMPTY;
+                    slots[at + OWNERS] = 0;
+                    slots[at + ENDS] = 0;
                     dropped++;
                 }
             }
