@@ -50,7 +50,7 @@ class RedisClusterUnderLoadIT {
         try (RedisCluster cluster = RedisCluster.start(dir.resolve("cluster"), 3);
                 Agent agent = agent(cluster)) {
             AgentHttp http = new AgentHttp(agent.port());
-            RedisServer from = ownerOfSlot(cluster, 0);
+            RedisServer from = cluster.ownerOfSlot(0);
             RedisServer to = cluster.masters().stream()
                     .filter(m -> m != from)
                     .findFirst()
@@ -76,7 +76,7 @@ class RedisClusterUnderLoadIT {
                 return null;
             });
             double seconds = (System.nanoTime() - t0) / 1e9;
-            assertEquals(to.port(), ownerOfSlot(cluster, 0).port(), "group 0's slot moved");
+            assertEquals(to.port(), cluster.ownerOfSlot(0).port(), "group 0's slot moved");
             String movedKeys = to.command("CLUSTER", "COUNTKEYSINSLOT", "0");
             assertTrue(!movedKeys.startsWith(":0"), "group 0's keys are on the target: " + movedKeys);
             long redirected = cluster.errorCount("MOVED") + cluster.errorCount("ASK") - movedBefore;
@@ -102,7 +102,7 @@ class RedisClusterUnderLoadIT {
         try (RedisCluster cluster = RedisCluster.start(dir.resolve("cluster"), 3);
                 Agent agent = agent(cluster)) {
             AgentHttp http = new AgentHttp(agent.port());
-            RedisServer master = ownerOfSlot(cluster, 0);
+            RedisServer master = cluster.ownerOfSlot(0);
             RedisServer replica = cluster.replicaOf(master);
             AtomicLong promotedAfterMillis = new AtomicLong();
             Outcome o = underLoad(http, "failover", () -> {
@@ -134,33 +134,6 @@ class RedisClusterUnderLoadIT {
                 RedisTier.Layout.roomy(Duration.ofMillis(1000)),
                 0,
                 new FakeClock(RedisTier.EPOCH));
-    }
-
-    /** The master serving {@code slot}, as the first running node sees the cluster. */
-    private static RedisServer ownerOfSlot(RedisCluster cluster, int slot) throws Exception {
-        String nodes = cluster.running().get(0).command("CLUSTER", "NODES");
-        for (String line : nodes.split("\n")) {
-            String[] f = line.trim().split(" ");
-            if (f.length <= 8 || !f[2].contains("master") || f[2].contains("fail")) {
-                continue;
-            }
-            for (int i = 8; i < f.length; i++) {
-                if (f[i].startsWith("[")) {
-                    continue; // a slot being migrated or imported
-                }
-                String[] range = f[i].split("-");
-                int lo = Integer.parseInt(range[0]);
-                int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
-                if (lo <= slot && slot <= hi) {
-                    int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
-                    return cluster.nodes().stream()
-                            .filter(n -> n.port() == port)
-                            .findFirst()
-                            .orElseThrow();
-                }
-            }
-        }
-        throw new IllegalStateException("no master serves slot " + slot + ": " + nodes);
     }
 
     /** A 503's reason in a word: the Redis error code, or what happened to the connection. */

@@ -146,6 +146,75 @@ public final class RedisCluster implements AutoCloseable {
         return masters;
     }
 
+    /** The master serving {@code slot}, as the first running node sees the cluster. */
+    public RedisServer ownerOfSlot(int slot) throws IOException {
+        String view = running().get(0).command("CLUSTER", "NODES");
+        for (String line : view.split("\n")) {
+            String[] f = line.trim().split(" ");
+            if (f.length <= 8 || !f[2].contains("master") || f[2].contains("fail")) {
+                continue;
+            }
+            for (int i = 8; i < f.length; i++) {
+                if (f[i].startsWith("[")) {
+                    continue; // a slot being migrated or imported
+                }
+                String[] range = f[i].split("-");
+                int lo = Integer.parseInt(range[0]);
+                int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
+                if (lo <= slot && slot <= hi) {
+                    int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                    return nodes.stream()
+                            .filter(n -> n.port() == port)
+                            .findFirst()
+                            .orElseThrow();
+                }
+            }
+        }
+        throw new IllegalStateException("no master serves slot " + slot + ": " + view);
+    }
+
+    /**
+     * Opens the migration of {@code slot} from {@code from} to {@code to}, as {@code redis-cli --cluster reshard}
+     * does before it moves the slot's keys: the target imports it, then the source migrates it.
+     */
+    public void beginMigration(int slot, RedisServer from, RedisServer to) throws IOException {
+        to.call("CLUSTER", "SETSLOT", String.valueOf(slot), "IMPORTING", nodeId(from));
+        from.call("CLUSTER", "SETSLOT", String.valueOf(slot), "MIGRATING", nodeId(to));
+    }
+
+    /** The keys {@code node} holds in {@code slot} (binary keys intact). */
+    public static List<byte[]> keysInSlot(RedisServer node, int slot) throws IOException {
+        List<byte[]> keys = new ArrayList<>();
+        for (Object k : (List<?>) node.call("CLUSTER", "GETKEYSINSLOT", String.valueOf(slot), "100000")) {
+            keys.add((byte[]) k);
+        }
+        return keys;
+    }
+
+    /** Moves {@code keys} from {@code from} to {@code to} in one atomic {@code MIGRATE}, as a reshard's batch. */
+    public static void migrate(RedisServer from, RedisServer to, List<byte[]> keys) throws IOException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        List<byte[]> args = new ArrayList<>();
+        for (String w : List.of("MIGRATE", "127.0.0.1", String.valueOf(to.port()), "", "0", "5000", "KEYS")) {
+            args.add(w.getBytes(StandardCharsets.US_ASCII));
+        }
+        args.addAll(keys);
+        from.call(args.toArray(byte[][]::new));
+    }
+
+    /** Ends a migration: every master is told that {@code to} serves {@code slot}, the target first. */
+    public void finishMigration(int slot, RedisServer to) throws IOException {
+        String id = nodeId(to);
+        to.call("CLUSTER", "SETSLOT", String.valueOf(slot), "NODE", id);
+        for (RedisServer m : masters()) {
+            if (m != to) {
+                m.call("CLUSTER", "SETSLOT", String.valueOf(slot), "NODE", id);
+            }
+        }
+    }
+
     /** The replica of {@code master}, as the master's own {@code INFO replication} names it. */
     public RedisServer replicaOf(RedisServer master) throws IOException {
         for (String line : master.command("INFO", "replication").split("\r\n")) {

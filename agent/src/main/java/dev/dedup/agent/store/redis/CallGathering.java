@@ -135,7 +135,9 @@ final class CallGathering {
 
         private void send(List<Pending> group) {
             Pending first = group.get(0);
-            ShardCalls.Call call = group.size() == 1 ? first.call() : merge(group);
+            ShardCalls.Call call = group.size() == 1
+                    ? first.call()
+                    : merge(group.stream().map(Pending::call).toList(), itemBytes);
             if (group.size() > 1) {
                 merged[shard].increment(group.size());
             }
@@ -180,31 +182,33 @@ final class CallGathering {
     }
 
     /**
-     * The calls as one: their keys once each (in order of first use), their items in order, each item's key index
-     * (its first two bytes, 1-based) renumbered into the merged keys.
+     * The calls (of one shard) as one: their buckets once each, in order of first use, with their keys; their
+     * items in order, each item's bucket index (its first two bytes, 1-based) renumbered into the merged buckets.
      */
-    ShardCalls.Call merge(List<Pending> group) {
+    static ShardCalls.Call merge(List<ShardCalls.Call> calls, int itemBytes) {
         List<byte[]> keys = new ArrayList<>();
         List<Long> buckets = new ArrayList<>();
         java.util.Map<Long, Integer> index = new java.util.HashMap<>();
         int total = 0;
-        for (Pending p : group) {
-            total += p.call().indexes().length;
+        for (ShardCalls.Call c : calls) {
+            total += c.indexes().length;
         }
         byte[] items = new byte[total * itemBytes];
         int[] indexes = new int[total];
         int at = 0;
         int n = 0;
-        for (Pending p : group) {
-            ShardCalls.Call c = p.call();
-            int[] renumbered = new int[c.keys().length + 1];
-            for (int k = 0; k < c.keys().length; k++) {
+        for (ShardCalls.Call c : calls) {
+            int perBucket = c.keysPerBucket();
+            int[] renumbered = new int[c.buckets().length + 1];
+            for (int k = 0; k < c.buckets().length; k++) {
                 long bucket = c.buckets()[k];
                 Integer known = index.get(bucket);
                 if (known == null) {
-                    keys.add(c.keys()[k]);
+                    for (int j = k * perBucket; j < (k + 1) * perBucket; j++) {
+                        keys.add(c.keys()[j]);
+                    }
                     buckets.add(bucket);
-                    known = keys.size();
+                    known = buckets.size();
                     index.put(bucket, known);
                 }
                 renumbered[k + 1] = known;
@@ -225,10 +229,6 @@ final class CallGathering {
         for (int i = 0; i < b.length; i++) {
             b[i] = buckets.get(i);
         }
-        return new ShardCalls.Call(c0shard(group), keys.toArray(byte[][]::new), b, items, indexes);
-    }
-
-    private static int c0shard(List<Pending> group) {
-        return group.get(0).call().shard();
+        return new ShardCalls.Call(calls.get(0).shard(), keys.toArray(byte[][]::new), b, items, indexes);
     }
 }

@@ -24,6 +24,12 @@ import java.util.concurrent.CompletionStage;
  * so each level stays a listpack whatever the volume. A level beyond the first holds claims only while
  * every level before it is full, so while the first level of a bucket has room an id can only be there.
  *
+ * <p>A script call declares in {@code KEYS} each bucket's first level; on a Redis Cluster, every level
+ * ({@link #declaredLevels}). While a slot migrates, its keys move a {@code MIGRATE} batch at a time and a node
+ * redirects ({@code ASK}) or refuses ({@code TRYAGAIN}) a call by the keys it declares only: a level read
+ * without being declared would look empty on the node it has not reached yet, and a claim in it would be
+ * answered {@code new}. Standalone shards have no migration, and name the other levels in the script.
+ *
  * <p>A claim is one hash entry: the field is the top 56 bits of the id's key (7 bytes), the value 6
  * bytes, a 28-bit owner tag and the 20-bit second its claim expires, compared modulo 2^20 (12 days;
  * windows are capped at 5 days, every bucket is swept of expired claims hourly and level keys expire 5
@@ -43,7 +49,10 @@ final class FingerprintBuckets {
 
     static final int OWNER_TAG_BITS = 28;
     static final int FIELD_BYTES = 7;
-    /** u16 key index, 7-byte field, 6-byte value. */
+    /**
+     * u16 bucket index, 7-byte field, 6-byte value. The index counts buckets, not keys: a call has at most
+     * {@link ShardCalls#MAX_ITEMS_PER_CALL} buckets, however many keys each declares.
+     */
     static final int ITEM_BYTES = 15;
     /** Every bucket is swept of expired claims once per this period (by one agent among all). */
     static final long SWEEP_PERIOD_SECONDS = 3600;
@@ -68,6 +77,11 @@ final class FingerprintBuckets {
     private final byte[] capArg;
     private final byte[] keyTtlArg = RedisKeys.ascii(KEY_TTL_MILLIS);
     private final byte[] levelsArg;
+    /** Keys each bucket declares in a call: 1, or every level on a Redis Cluster. */
+    private final int declaredLevels;
+    /** The scripts' flag of it: '1' when every level is declared. */
+    private final byte[] declaredArg;
+
     private final Counter[] evictions;
     private final CallGathering gathering;
 
@@ -103,6 +117,8 @@ final class FingerprintBuckets {
         this.levelEntries = Math.max(1, entries);
         this.capArg = RedisKeys.ascii(levelEntries);
         this.levelsArg = RedisKeys.ascii(maxLevels);
+        this.declaredLevels = declaredLevels(keys, maxLevels);
+        this.declaredArg = declaredLevels > 1 ? ONE : ZERO;
         this.gathering = new CallGathering(port, RedisScript.DEDUP, ITEM_BYTES, registry);
         this.evictions = new Counter[port.shards()];
         for (int s = 0; s < port.shards(); s++) {
@@ -137,7 +153,7 @@ final class FingerprintBuckets {
     private CompletionStage<byte[]> runRouted(Batch batch, Mode mode, int expiry, boolean sliding, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(),
-                packing(batch, expiry, buckets, routing, keys),
+                packing(batch, expiry, buckets, routing, keys, declaredLevels),
                 port.shards(),
                 ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
@@ -148,7 +164,15 @@ final class FingerprintBuckets {
                 mode,
                 List.of(nowSecond, sliding),
                 call -> new byte[][] {
-                    mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg, sliding ? ONE : ZERO
+                    mode.arg(),
+                    call.items(),
+                    capArg,
+                    channel,
+                    now,
+                    keyTtlArg,
+                    levelsArg,
+                    sliding ? ONE : ZERO,
+                    declaredArg
                 },
                 evictions);
     }
@@ -200,10 +224,15 @@ final class FingerprintBuckets {
         }
         for (int bucket = from; bucket < to; bucket++) {
             int shard = routing.shard(bucket);
-            keysByShard.get(shard).add(bucketKey(keys, shard, bucket));
+            java.util.Collections.addAll(keysByShard.get(shard), bucketKeys(keys, shard, bucket, declaredLevels));
         }
         byte[][] args = {
-            RedisKeys.ascii(slot), RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)), keyTtlArg, capArg, levelsArg
+            RedisKeys.ascii(slot),
+            RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L)),
+            keyTtlArg,
+            capArg,
+            levelsArg,
+            declaredArg
         };
         List<CompletableFuture<Long>> pending = new ArrayList<>();
         for (int s = 0; s < port.shards(); s++) {
@@ -246,10 +275,31 @@ final class FingerprintBuckets {
     }
 
     /**
-     * The batch's items in this layout, each with the claim's {@code expiry}, for {@link ShardCalls}: the
-     * id's route half picks one of {@code buckets}, {@code routing} (jump hash) the bucket's shard.
+     * Keys a bucket declares in a script call: on a Redis Cluster ({@link RedisKeys#clustered}) all {@code
+     * maxLevels} levels, so that a slot's migration redirects or refuses a call by every key it may touch;
+     * elsewhere level 0 only.
      */
-    static ShardCalls.Packing packing(Batch batch, int expiry, int buckets, Routing routing, RedisKeys keys) {
+    static int declaredLevels(RedisKeys keys, int maxLevels) {
+        return keys.clustered() ? maxLevels : 1;
+    }
+
+    /** The first {@code levels} levels' keys of {@code bucket}: level 0's, then each one byte longer. */
+    static byte[][] bucketKeys(RedisKeys keys, int shard, int bucket, int levels) {
+        byte[][] out = new byte[levels][];
+        out[0] = bucketKey(keys, shard, bucket);
+        for (int l = 1; l < levels; l++) {
+            out[l] = RedisKeys.levelKey(out[0], l);
+        }
+        return out;
+    }
+
+    /**
+     * The batch's items in this layout, each with the claim's {@code expiry}, for {@link ShardCalls}: the
+     * id's route half picks one of {@code buckets}, {@code routing} (jump hash) the bucket's shard; a call
+     * declares {@code declaredLevels} keys per bucket.
+     */
+    static ShardCalls.Packing packing(
+            Batch batch, int expiry, int buckets, Routing routing, RedisKeys keys, int declaredLevels) {
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int i) {
@@ -262,8 +312,8 @@ final class FingerprintBuckets {
             }
 
             @Override
-            public byte[] key(int shard, long bucket) {
-                return bucketKey(keys, shard, (int) bucket);
+            public byte[][] keys(int shard, long bucket) {
+                return bucketKeys(keys, shard, (int) bucket, declaredLevels);
             }
 
             @Override
@@ -282,7 +332,7 @@ final class FingerprintBuckets {
         return (int) (ownerFingerprint & ((1 << OWNER_TAG_BITS) - 1));
     }
 
-    /** Writes one item at {@code at}: u16 key index (1-based), the 7-byte field, the 6-byte value. */
+    /** Writes one item at {@code at}: u16 bucket index (1-based), the 7-byte field, the 6-byte value. */
     static void item(byte[] a, int at, int keyIndex, long key, int ownerTag, int expiry) {
         a[at] = (byte) (keyIndex >>> 8);
         a[at + 1] = (byte) keyIndex;

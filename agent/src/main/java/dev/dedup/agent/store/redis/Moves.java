@@ -176,7 +176,7 @@ final class Moves implements AutoCloseable {
             byte[] base = FingerprintBuckets.bucketKey(keys, routing.source(bucket), bucket);
             byte[][] levels = new byte[maxLevels][];
             for (int l = 0; l < maxLevels; l++) {
-                levels[l] = l == 0 ? base : levelKey(base, l);
+                levels[l] = l == 0 ? base : RedisKeys.levelKey(base, l);
             }
             return move(routing.source(bucket), routing.target(bucket), keys.movedMarker(base, base.length), levels)
                     .thenAccept(moved -> {
@@ -186,12 +186,6 @@ final class Moves implements AutoCloseable {
                         }
                     });
         });
-    }
-
-    private static byte[] levelKey(byte[] base, int level) {
-        byte[] k = java.util.Arrays.copyOf(base, base.length + 1);
-        k[base.length] = (byte) level;
-        return k;
     }
 
     /** One move of a unit at a time in this agent: callers of the same unit share it. */

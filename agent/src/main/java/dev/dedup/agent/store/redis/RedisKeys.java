@@ -131,6 +131,13 @@ final class RedisKeys {
         return key;
     }
 
+    /** Level {@code level} (1 to 255) of the fingerprint bucket whose first level is {@code first}: one byte more. */
+    static byte[] levelKey(byte[] first, int level) {
+        byte[] key = java.util.Arrays.copyOf(first, first.length + 1);
+        key[first.length] = (byte) level;
+        return key;
+    }
+
     /**
      * {@code <prefix>{r<8-byte hash of ns and stream>}<ns>\0<stream>}: the committed ranges of one stream.
      * The hash tag puts the key in one Redis Cluster slot; the names after it keep streams apart whatever

@@ -10,7 +10,7 @@ import java.util.function.Function;
 
 /**
  * A batch split into script calls: per shard, in batch order, at most {@code maxItems} items a call,
- * with the distinct bucket keys of the call in {@code KEYS} and the items packed in one argument. Items of one id
+ * with the keys of the call's distinct buckets in {@code KEYS} and the items packed in one argument. Items of one id
  * always land in the same call sequence of the same shard, in order, so repeats within a batch are
  * decided in order. The layout decides buckets, keys and how an item is packed ({@link Packing}).
  */
@@ -20,10 +20,16 @@ final class ShardCalls {
     static final int MAX_ITEMS_PER_CALL = 4096;
 
     /**
-     * One script call: its shard, its keys, the buckets they name (same order), its items (one argument)
-     * and where each answer goes in the batch.
+     * One script call: its shard, its keys, the buckets they name (same order, {@link #keysPerBucket} keys
+     * each), its items (one argument) and where each answer goes in the batch.
      */
-    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {}
+    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {
+
+        /** Keys of each bucket: bucket {@code j} (0-based) has {@code keys[j * n .. j * n + n - 1]}. */
+        int keysPerBucket() {
+            return buckets.length == 0 ? 1 : keys.length / buckets.length;
+        }
+    }
 
     /** How one layout files items: the bucket of each, its shard and key, and the bytes of an item. */
     interface Packing {
@@ -32,12 +38,18 @@ final class ShardCalls {
 
         int shard(long bucket);
 
-        /** Level 0's key of {@code bucket}, which lives on {@code shard}. */
-        byte[] key(int shard, long bucket);
+        /**
+         * The keys {@code bucket}, which lives on {@code shard}, declares in a call, as many for every bucket:
+         * its first key, then any others the script may read or write.
+         */
+        byte[][] keys(int shard, long bucket);
 
         int itemBytes();
 
-        /** Writes item {@code i} at {@code at}, naming its key by its 1-based index in the call's keys. */
+        /**
+         * Writes item {@code i} at {@code at}, naming its bucket by its 1-based index among the call's
+         * buckets (with one key per bucket, its key's index in the call's keys).
+         */
         void write(byte[] items, int at, int keyIndex, int i);
     }
 
@@ -150,29 +162,29 @@ final class ShardCalls {
     private static Call call(Packing packing, int shard, int[] all, int from, int to, long[] bucketOf) {
         int n = to - from;
         int itemBytes = packing.itemBytes();
-        BucketIndex keyIndex = new BucketIndex(n);
+        BucketIndex bucketIndex = new BucketIndex(n);
         List<byte[]> keys = new ArrayList<>();
         long[] buckets = new long[n];
+        int distinct = 0;
         byte[] items = new byte[n * itemBytes];
         int[] indexes = new int[n];
         for (int j = from; j < to; j++) {
             int i = all[j];
             long bucket = bucketOf[i];
-            int k = keyIndex.get(bucket);
+            int k = bucketIndex.get(bucket);
             if (k == 0) {
-                buckets[keys.size()] = bucket;
-                keys.add(packing.key(shard, bucket));
-                k = keys.size();
-                keyIndex.put(bucket, k);
+                buckets[distinct] = bucket;
+                java.util.Collections.addAll(keys, packing.keys(shard, bucket));
+                k = ++distinct;
+                bucketIndex.put(bucket, k);
             }
             packing.write(items, (j - from) * itemBytes, k, i);
             indexes[j - from] = i;
         }
-        return new Call(
-                shard, keys.toArray(byte[][]::new), java.util.Arrays.copyOf(buckets, keys.size()), items, indexes);
+        return new Call(shard, keys.toArray(byte[][]::new), java.util.Arrays.copyOf(buckets, distinct), items, indexes);
     }
 
-    /** Bucket to its 1-based index in a call's keys (0: not yet there): open addressing on longs. */
+    /** Bucket to its 1-based index among a call's buckets (0: not yet there): open addressing on longs. */
     private static final class BucketIndex {
         private final long[] buckets;
         private final int[] indexes;

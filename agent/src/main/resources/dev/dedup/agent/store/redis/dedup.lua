@@ -2,16 +2,19 @@
 -- guard.lua and levels.lua, as one script. While the first level of a bucket has room, one HSETNX decides a new id.
 --
 -- ARGV[1]    'c' claim, 'r' release
--- ARGV[2]    the items, 15 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
---            key), 6-byte value (28-bit owner tag, 20-bit expiry second; a release ignores the expiry)
+-- ARGV[2]    the items, 15 bytes each, in batch order: u16 bucket index (1-based: the call's i-th bucket,
+--            see ARGV[9]), 7-byte field (the id's key), 6-byte value (28-bit owner tag, 20-bit expiry
+--            second; a release ignores the expiry)
 -- ARGV[3]    cap: entries per level
 -- ARGV[4]    the channel on which released fields are published
 -- ARGV[5]    now, whole seconds (the agent's clock)
 -- ARGV[6]    TTL in milliseconds given to level keys when written (longest window + 2 sweeps)
 -- ARGV[7]    most levels per bucket
--- KEYS[#KEYS], ARGV[9]: the topology record and its expected value, checked by guard.lua first
 -- ARGV[8]    '1' when the namespace's window slides: a live claim answered retry or duplicate gets the
 --            item's expiry (now + window) when that is later than its own; '0' for a fixed window
+-- ARGV[9]    '1' when KEYS holds every level of each bucket (a Redis Cluster, levels.lua): bucket i's
+--            levels are KEYS[(i - 1) * max_levels + 1 ..]; '0' when it holds level 0 only: KEYS[i]
+-- KEYS[#KEYS], ARGV[10]: the topology record and its expected value, checked by guard.lua first
 --
 -- Returns { answers, evictions }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate; evictions counts
 -- live claims dropped because every level of their bucket was full of them. Release: one byte per item,
@@ -24,6 +27,8 @@ now = tonumber(ARGV[5])
 key_ttl = tonumber(ARGV[6])
 max_levels = tonumber(ARGV[7])
 local sliding = ARGV[8] == '1'
+declared = ARGV[9] == '1'
+local stride = declared and max_levels or 1
 
 -- A live claim `v` answered for `value`: its verdict byte; in a sliding window it is renewed in `key`
 -- first, keeping its owner and taking the later of the two expiries.
@@ -37,9 +42,9 @@ local function repeat_of(key, field, v, value)
 end
 
 -- The level holding a field, and its value; nil when no level does.
-local function find(base, field)
+local function find(b, field)
   for l = 0, max_levels - 1 do
-    local key = level_key(base, l)
+    local key = level_key(b, l)
     local v = redis.call('HGET', key, field)
     if v then return l, v end
     if len(key) < cap then return nil end -- no level after a level with room holds anything
@@ -48,13 +53,13 @@ local function find(base, field)
 end
 
 -- The first level with room; rebuilds the bucket when every level is full. Returns level, evicted.
-local function level_with_room(base)
+local function level_with_room(b)
   for l = 0, max_levels - 1 do
-    if len(level_key(base, l)) < cap then return l, 0 end
+    if len(level_key(b, l)) < cap then return l, 0 end
   end
-  local evicted = rebuild(base)
+  local evicted = rebuild(b)
   for l = 0, max_levels - 1 do
-    if len(level_key(base, l)) < cap then return l, evicted end
+    if len(level_key(b, l)) < cap then return l, evicted end
   end
   return max_levels - 1, evicted -- unreachable: rebuild leaves room
 end
@@ -64,7 +69,8 @@ local evictions = 0
 local released = {}
 
 for at = 1, #items, 15 do
-  local base = KEYS[struct.unpack('>H', items, at)]
+  local b = (struct.unpack('>H', items, at) - 1) * stride + 1
+  local base = KEYS[b]
   local field = string.sub(items, at + 2, at + 8)
   local value = string.sub(items, at + 9, at + 14)
 
@@ -91,31 +97,31 @@ for at = 1, #items, 15 do
       end
     end
   else
-    local l, found = find(base, field)
+    local l, found = find(b, field)
     local live = found and alive(found)
     if mode == 'r' then
       if live and owner_of(found) == owner_of(value) then
-        local key = level_key(base, l)
+        local key = level_key(b, l)
         local was_full = len(key) >= cap
         redis.call('HDEL', key, field)
         len_cache[key] = nil
         released[#released + 1] = field
-        if was_full and l < max_levels - 1 and len(level_key(base, l + 1)) > 0 then
-          rebuild(base) -- keep every level before a non-empty one full
+        if was_full and l < max_levels - 1 and len(level_key(b, l + 1)) > 0 then
+          rebuild(b) -- keep every level before a non-empty one full
         end
         answers[#answers + 1] = '\1'
       else
         answers[#answers + 1] = '\0'
       end
     elseif live then
-      answers[#answers + 1] = repeat_of(level_key(base, l), field, found, value)
+      answers[#answers + 1] = repeat_of(level_key(b, l), field, found, value)
     elseif found then
-      redis.call('HSET', level_key(base, l), field, value) -- an expired claim of the same id
+      redis.call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
       answers[#answers + 1] = '\0'
     else
-      local target, evicted = level_with_room(base)
+      local target, evicted = level_with_room(b)
       evictions = evictions + evicted
-      local key = level_key(base, target)
+      local key = level_key(b, target)
       local n = len(key)
       redis.call('HSET', key, field, value)
       if n == 0 then redis.call('PEXPIRE', key, key_ttl) end

@@ -2,15 +2,22 @@
 -- share. The agent sends this part before the script (after guard.lua for dedup.lua), as one script. Layout:
 -- FingerprintBuckets.java.
 --
--- A bucket is a chain of levels: the hash KEYS[k], then KEYS[k] .. '\1', '\2', ... A level holds at most
+-- A bucket is a chain of levels: the hash KEYS[b], then KEYS[b] .. '\1', '\2', ... A level holds at most
 -- `cap` entries, and a level beyond the first holds entries only while every level before it is full:
--- so while the first level has room (nearly always) an id can only be there.
+-- so while the first level has room (nearly always) an id can only be there. Here a bucket is named by b,
+-- the index of its first level in KEYS.
+--
+-- On a Redis Cluster every level is declared: KEYS[b + l] is level l, for l = 0 .. max_levels - 1. While a
+-- slot migrates its keys move one MIGRATE batch at a time, and Redis redirects (ASK) or refuses (TRYAGAIN) a
+-- call by the keys it declares only: a level left undeclared would be read as empty on the node it has not
+-- reached yet. On standalone shards only level 0 is declared and the others are named from it.
 --
 -- The script that follows sets these from its arguments before it calls anything here:
 local now        -- whole seconds, the agent's clock
 local key_ttl    -- TTL in milliseconds given to level keys when written or swept
 local cap        -- entries per level
 local max_levels -- most levels per bucket
+local declared   -- true when every level of a bucket is in KEYS (a Redis Cluster)
 
 local RANGE = 1048576 -- expiry seconds are kept modulo 2^20
 local HALF = 524288
@@ -32,9 +39,11 @@ local function left_of(v)
   return (lo % RANGE - now) % RANGE
 end
 
-local function level_key(base, l)
-  if l == 0 then return base end
-  return base .. string.char(l)
+-- Level l's key of bucket b.
+local function level_key(b, l)
+  if declared then return KEYS[b + l] end
+  if l == 0 then return KEYS[b] end
+  return KEYS[b] .. string.char(l)
 end
 
 local len_cache = {}
@@ -57,16 +66,24 @@ end
 -- Rewrites a bucket with only its live entries, packed level by level; when they still fill every
 -- level, drops the ones expiring soonest so that the last level has room for cap/8 more. Returns the
 -- number of live entries dropped.
-local function rebuild(base)
+--
+-- A level it writes is never emptied first: on a Redis Cluster, a script may not create a key in a slot
+-- being migrated away, so a deleted level could not be written again and its claims would be lost. Each
+-- level is cleared of the entries it no longer keeps (but one, when that would empty it), written, then
+-- rid of the one kept back: it never holds more than cap + 1 entries, so it stays a listpack.
+local function rebuild(b)
   local live = {}
+  local old = {}
+  local seen = {}
   for l = 0, max_levels - 1 do
-    local key = level_key(base, l)
-    local all = redis.call('HGETALL', key)
+    local all = redis.call('HGETALL', level_key(b, l))
+    old[l] = all
     for j = 1, #all, 2 do
-      if alive(all[j + 1]) then live[#live + 1] = { all[j], all[j + 1] } end
+      if alive(all[j + 1]) and not seen[all[j]] then
+        seen[all[j]] = true
+        live[#live + 1] = { all[j], all[j + 1] }
+      end
     end
-    if #all > 0 then redis.call('DEL', key) end
-    len_cache[key] = 0
   end
   local evicted = 0
   local room = cap * max_levels
@@ -77,18 +94,27 @@ local function rebuild(base)
     for j = #live, keep + 1, -1 do live[j] = nil end
   end
   for l = 0, max_levels - 1 do
+    local key = level_key(b, l)
     local first = l * cap + 1
-    if first > #live then break end
     local last = math.min(#live, first + cap - 1)
     local flat = {}
+    local kept = {}
     for j = first, last do
       flat[#flat + 1] = live[j][1]
       flat[#flat + 1] = live[j][2]
+      kept[live[j][1]] = true
     end
-    local key = level_key(base, l)
+    local gone = {}
+    local all = old[l]
+    for j = 1, #all, 2 do
+      if not kept[all[j]] then gone[#gone + 1] = all[j] end
+    end
+    local held = nil
+    if #flat > 0 and #gone > 0 and #gone * 2 == #all then held = table.remove(gone) end
+    if #gone > 0 then redis.call('HDEL', key, unpack(gone)) end
     write_pairs(key, flat, 1, #flat)
-    len_cache[key] = last - first + 1
+    if held then redis.call('HDEL', key, held) end
+    len_cache[key] = #flat / 2
   end
   return evicted
 end
-

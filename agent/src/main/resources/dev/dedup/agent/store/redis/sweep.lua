@@ -4,12 +4,13 @@
 -- the marker lets only the first agent to get to a range sweep it.
 --
 -- KEYS[1]    the range's marker: the slot last swept
--- KEYS[2..]  the buckets' first levels
+-- KEYS[2..]  the buckets: each one's first level, or each one's every level when ARGV[6] is '1'
 -- ARGV[1]    the slot being swept
 -- ARGV[2]    now, whole seconds (the agent's clock)
 -- ARGV[3]    TTL in milliseconds given to the marker and to every level kept
 -- ARGV[4]    cap: entries per level
 -- ARGV[5]    most levels per bucket
+-- ARGV[6]    '1' when KEYS holds every level of each bucket (a Redis Cluster, levels.lua), else '0'
 --
 -- Returns { '', entries removed }, or { 'skipped', 0 } when another agent swept this slot already.
 
@@ -17,17 +18,17 @@ now = tonumber(ARGV[2])
 key_ttl = tonumber(ARGV[3])
 cap = tonumber(ARGV[4])
 max_levels = tonumber(ARGV[5])
+declared = ARGV[6] == '1'
 
 local marker = KEYS[1]
 local slot = ARGV[1]
 if redis.call('GET', marker) == slot then return { 'skipped', 0 } end
 redis.call('SET', marker, slot, 'PX', key_ttl)
 local removed = 0
-for k = 2, #KEYS do
-  local base = KEYS[k]
+for b = 2, #KEYS, declared and max_levels or 1 do
   local stale = false
   for l = 0, max_levels - 1 do
-    local key = level_key(base, l)
+    local key = level_key(b, l)
     local all = redis.call('HGETALL', key)
     if #all == 0 then break end
     for j = 2, #all, 2 do
@@ -35,6 +36,6 @@ for k = 2, #KEYS do
     end
     redis.call('PEXPIRE', key, key_ttl)
   end
-  if stale then rebuild(base) end
+  if stale then rebuild(b) end
 end
 return { '', removed }
