@@ -6,9 +6,12 @@
 #
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
 # persisted, noeviction) and agent/target/dedup-agent.jar --redis on them (plus AGENT_ARGS, printed with
-# every row: empty means the defaults). Per round, batch size and worker count, for each side (agent, then
-# direct: Tapjoy's Lua sent straight to the shards), on shards flushed of everything but their topology
-# records:
+# every row: empty means the defaults). First the agent is warmed up once, as a sidecar that has been
+# running is: AGENT_WARMUP fresh ids, cold then retry, in batches of 1,000 from 4 workers, not measured
+# (without it the agent's JIT leaves the per-request code interpreted for the first runs: its CPU per cold
+# id read 3.3, 2.6 and 1.7 µs in three consecutive rounds). Then per round, batch size and worker count,
+# for each side (agent, then direct: Tapjoy's Lua sent straight to the shards), on shards flushed of
+# everything but their topology records:
 #   1. a warm-up of WARMUP fresh ids, cold then retry (not measured: both JVMs' JIT, connections, Redis's
 #      allocator), in the same load generator run as
 #   2. cold: IDS fresh ids; then retry: the same ids and owners again, each measured apart, with the shards'
@@ -18,11 +21,12 @@
 # JSON line. Every process is stopped by its PID however the script ends. Exit status: the load
 # generator's worst (3 when any verdict was wrong).
 #
-# Environment: IDS (1000000), WARMUP (200000), BATCHES ("500 1000 10000"), WORKER_COUNTS ("1 4 16"),
-# ROUNDS (3), EVENT_TIME (0: the agent's default fingerprint layout and no event times; 1: the namespace
-# filed by event time, --namespace-event-rate loadtest=33334, and the generator sends event times; Tapjoy's
-# side always files by event time), RATE_BATCH (1000), RATE_WORKERS (4), AGENT_ARGS (more agent flags:
-# every one is a non-default setting and is printed), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS, REDIS_SERVER.
+# Environment: IDS (1000000), WARMUP (200000), AGENT_WARMUP (3000000; 0 skips it), BATCHES ("500 1000
+# 10000"), WORKER_COUNTS ("1 4 16"), ROUNDS (3), EVENT_TIME (0: the agent's default fingerprint layout and
+# no event times; 1: the namespace filed by event time, --namespace-event-rate loadtest=33334, and the
+# generator sends event times; Tapjoy's side always files by event time), RATE_BATCH (1000), RATE_WORKERS
+# (4), AGENT_ARGS (more agent flags: every one is a non-default setting and is printed), AGENT_JAVA_OPTS,
+# LOADTEST_JAVA_OPTS, REDIS_SERVER.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,6 +39,7 @@ trap 'exit 130' INT TERM
 
 ids="${IDS:-1000000}"
 warmup="${WARMUP:-200000}"
+agent_warmup="${AGENT_WARMUP:-3000000}"
 batches="${BATCHES:-500 1000 10000}"
 worker_counts="${WORKER_COUNTS:-1 4 16}"
 rounds="${ROUNDS:-3}"
@@ -92,6 +97,14 @@ run_side() {
   done
 }
 
+if [ "$agent_warmup" -gt 0 ]; then
+  echo "$name: warming the agent up: $agent_warmup ids, cold then retry" >&2
+  flush
+  lines=()
+  run_load --scenario cold,retry --ids "$agent_warmup" --batch 1000 --workers 4 --target "http://127.0.0.1:$port" \
+    "${event_args[@]}" --run-id agent-warmup
+fi
+
 for round in $(seq 1 "$rounds"); do
   for batch in $batches; do
     for workers in $worker_counts; do
@@ -141,8 +154,8 @@ while read -r l; do
 done <"$work/rows.jsonl"
 
 echo
-echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: $settings · $ids ids a run after a warm-up run of $warmup," \
-  "medians of $rounds · ledger errors: $errors"
+echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: $settings, warmed up with $agent_warmup ids ·" \
+  "$ids ids a run after a warm-up run of $warmup, medians of $rounds · ledger errors: $errors"
 echo
 echo "| batch | workers | scenario | agent ids/s | Tapjoy ids/s | agent/Tapjoy | agent p50 / p99 ms | Tapjoy p50 / p99 ms | Redis CPU µs/id agent | Redis CPU µs/id Tapjoy | agent CPU µs/id |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
