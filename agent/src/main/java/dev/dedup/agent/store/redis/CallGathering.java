@@ -166,6 +166,11 @@ final class CallGathering {
         private void answer(List<Pending> group, List<Object> reply) {
             byte[] all = (byte[]) reply.get(0);
             long count = reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0;
+            if (count < 0) {
+                // No verdicts, a request of the script's (FingerprintBuckets.NEEDS_LEVELS): for every call in it.
+                group.forEach(p -> p.reply().complete(new Reply(new byte[0], count)));
+                return;
+            }
             int at = 0;
             for (int i = 0; i < group.size(); i++) {
                 Pending p = group.get(i);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * The fingerprint layout: claims of namespaces not filed by event time, written by {@code dedup.lua}
@@ -24,11 +25,14 @@ import java.util.concurrent.CompletionStage;
  * so each level stays a listpack whatever the volume. A level beyond the first holds claims only while
  * every level before it is full, so while the first level of a bucket has room an id can only be there.
  *
- * <p>A script call declares in {@code KEYS} each bucket's first level; on a Redis Cluster, every level
- * ({@link #declaredLevels}). While a slot migrates, its keys move a {@code MIGRATE} batch at a time and a node
- * redirects ({@code ASK}) or refuses ({@code TRYAGAIN}) a call by the keys it declares only: a level read
- * without being declared would look empty on the node it has not reached yet, and a claim in it would be
- * answered {@code new}. Standalone shards have no migration, and name the other levels in the script.
+ * <p>A script call declares in {@code KEYS} each bucket's first level. While a slot of a Redis Cluster
+ * migrates, its keys move a {@code MIGRATE} batch at a time and a node redirects ({@code ASK}) or refuses
+ * ({@code TRYAGAIN}) a call by the keys it declares only: a level read without being declared would look
+ * empty on the node it has not reached yet, and a claim in it would be answered {@code new}. So on a cluster
+ * a call whose buckets may need another level (a first level full, or filled by the call's claims) answers
+ * so before it writes anything, and is sent again with every level of its buckets declared ({@link
+ * #declaredLevels}); declaring them always cost a cluster a quarter to a third of its rate. Standalone
+ * shards have no migration, and name the other levels in the script.
  *
  * <p>A claim is one hash entry: the field is the top 56 bits of the id's key (7 bytes), the value 6
  * bytes, a 28-bit owner tag and the 20-bit second its claim expires, compared modulo 2^20 (12 days;
@@ -64,6 +68,10 @@ final class FingerprintBuckets {
     static final long KEY_TTL_MILLIS = (RedisOptions.MAX_WINDOW.toSeconds() + 2 * SWEEP_PERIOD_SECONDS) * 1000;
 
     private static final byte[] ONE = {'1'};
+    private static final byte[] FIRST_LEVELS_ONLY = {'2'};
+    /** The count {@code dedup.lua} answers, with no verdicts, when its buckets' other levels must be declared. */
+    static final long NEEDS_LEVELS = -1;
+
     private static final byte[] ZERO = {'0'};
 
     private final RedisPort port;
@@ -77,10 +85,12 @@ final class FingerprintBuckets {
     private final byte[] capArg;
     private final byte[] keyTtlArg = RedisKeys.ascii(KEY_TTL_MILLIS);
     private final byte[] levelsArg;
-    /** Keys each bucket declares in a call: 1, or every level on a Redis Cluster. */
+    /** Keys each bucket declares in a sweep, or in a claim sent again: 1, or every level on a Redis Cluster. */
     private final int declaredLevels;
-    /** The scripts' flag of it: '1' when every level is declared. */
+    /** The sweep's flag of it: '1' when every level is declared. */
     private final byte[] declaredArg;
+    /** The claim script's flag of a first call: '0' standalone, '2' a cluster (levels on demand). */
+    private final byte[] firstCallArg;
 
     private final Counter[] evictions;
     private final CallGathering gathering;
@@ -119,6 +129,7 @@ final class FingerprintBuckets {
         this.levelsArg = RedisKeys.ascii(maxLevels);
         this.declaredLevels = declaredLevels(keys, maxLevels);
         this.declaredArg = declaredLevels > 1 ? ONE : ZERO;
+        this.firstCallArg = declaredLevels > 1 ? FIRST_LEVELS_ONLY : ZERO;
         this.gathering = new CallGathering(port, RedisScript.DEDUP, ITEM_BYTES, registry);
         this.evictions = new Counter[port.shards()];
         for (int s = 0; s < port.shards(); s++) {
@@ -153,28 +164,41 @@ final class FingerprintBuckets {
     private CompletionStage<byte[]> runRouted(Batch batch, Mode mode, int expiry, boolean sliding, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(),
-                packing(batch, expiry, buckets, routing, keys, declaredLevels),
+                packing(batch, expiry, buckets, routing, keys, 1),
                 port.shards(),
                 ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         byte[] now = RedisKeys.ascii(nowSecond);
+        byte[] slidingArg = sliding ? ONE : ZERO;
+        Function<ShardCalls.Call, byte[][]> argsOf = call -> new byte[][] {
+            mode.arg(), call.items(), capArg, channel, now, keyTtlArg, levelsArg, slidingArg, firstCallArg
+        };
+        Object sameArgs = List.of(nowSecond, sliding);
         return calls.run(
                 port,
-                gathering,
-                mode,
-                List.of(nowSecond, sliding),
-                call -> new byte[][] {
-                    mode.arg(),
-                    call.items(),
-                    capArg,
-                    channel,
-                    now,
-                    keyTtlArg,
-                    levelsArg,
-                    sliding ? ONE : ZERO,
-                    declaredArg
-                },
+                call -> gathering
+                        .submit(call, mode, sameArgs, argsOf)
+                        .thenCompose(reply -> reply.count() == NEEDS_LEVELS
+                                ? withEveryLevel(call, mode, argsOf)
+                                : CompletableFuture.completedFuture(reply)),
                 evictions);
+    }
+
+    /**
+     * Sends {@code call} again, alone, with every level of its buckets declared: its first sending (first
+     * levels only, on a Redis Cluster) answered that one of them may need another level, and wrote nothing.
+     */
+    private CompletionStage<CallGathering.Reply> withEveryLevel(
+            ShardCalls.Call call, Mode mode, Function<ShardCalls.Call, byte[][]> argsOf) {
+        List<byte[]> all = new ArrayList<>();
+        for (long bucket : call.buckets()) {
+            java.util.Collections.addAll(all, bucketKeys(keys, call.shard(), (int) bucket, declaredLevels));
+        }
+        byte[][] args = argsOf.apply(call);
+        args[args.length - 1] = declaredArg;
+        return port.eval(call.shard(), RedisScript.DEDUP, mode, all.toArray(byte[][]::new), args)
+                .thenApply(reply -> new CallGathering.Reply(
+                        (byte[]) reply.get(0), reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0));
     }
 
     /**

@@ -127,7 +127,8 @@ final class ShardCalls {
         return run(port, call -> gathering.submit(call, mode, sameArgs, argsOf), counted);
     }
 
-    private CompletionStage<byte[]> run(
+    /** The same through {@code send}, which makes each call and answers its verdicts and count. */
+    CompletionStage<byte[]> run(
             RedisPort port, Function<Call, CompletionStage<CallGathering.Reply>> send, Counter[] counted) {
         byte[] answers = new byte[items];
         if (calls.isEmpty()) {

@@ -12,8 +12,10 @@
 -- ARGV[7]    most levels per bucket
 -- ARGV[8]    '1' when the namespace's window slides: a live claim answered retry or duplicate gets the
 --            item's expiry (now + window) when that is later than its own; '0' for a fixed window
--- ARGV[9]    '1' when KEYS holds every level of each bucket (a Redis Cluster, levels.lua): bucket i's
---            levels are KEYS[(i - 1) * max_levels + 1 ..]; '0' when it holds level 0 only: KEYS[i]
+-- ARGV[9]    '0' when KEYS holds level 0 of each bucket, KEYS[i], the others named from it (standalone
+--            shards); on a Redis Cluster (levels.lua) '2' when it holds level 0 only, and the call answers
+--            { '', -1 } without writing anything when a bucket may need another level, or '1' when it
+--            holds every level of each bucket: bucket i's levels are KEYS[(i - 1) * max_levels + 1 ..]
 -- KEYS[#KEYS], ARGV[10]: the topology record and its expected value, checked by guard.lua first
 --
 -- Returns { answers, evictions }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate; evictions counts
@@ -28,6 +30,7 @@ key_ttl = tonumber(ARGV[6])
 max_levels = tonumber(ARGV[7])
 local sliding = ARGV[8] == '1'
 declared = ARGV[9] == '1'
+first_only = ARGV[9] == '2'
 local stride = declared and max_levels or 1
 
 -- A live claim `v` answered for `value`: its verdict byte; in a sliding window it is renewed in `key`
@@ -62,6 +65,22 @@ local function level_with_room(b)
     if len(level_key(b, l)) < cap then return l, evicted end
   end
   return max_levels - 1, evicted -- unreachable: rebuild leaves room
+end
+
+-- Only the first levels are declared (a Redis Cluster): a bucket whose first level is full, or would be by
+-- this call's claims, may need another level, which must be declared so that a slot being migrated cannot
+-- show it empty. Ask for them before anything is written.
+if first_only then
+  local claims = {}
+  if mode == 'c' then
+    for at = 1, #items, 15 do
+      local b = struct.unpack('>H', items, at)
+      claims[b] = (claims[b] or 0) + 1
+    end
+  end
+  for b = 1, #KEYS - 1 do
+    if len(KEYS[b]) + (claims[b] or 0) >= cap then return { '', -1 } end
+  end
 end
 
 local answers = {}

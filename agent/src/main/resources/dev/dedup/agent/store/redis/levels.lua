@@ -10,7 +10,9 @@
 -- On a Redis Cluster every level is declared: KEYS[b + l] is level l, for l = 0 .. max_levels - 1. While a
 -- slot migrates its keys move one MIGRATE batch at a time, and Redis redirects (ASK) or refuses (TRYAGAIN) a
 -- call by the keys it declares only: a level left undeclared would be read as empty on the node it has not
--- reached yet. On standalone shards only level 0 is declared and the others are named from it.
+-- reached yet. So a claim or release declares its buckets' first levels only and, before it writes anything,
+-- asks for the rest when a bucket may need them (dedup.lua); the sweep declares every level. On standalone
+-- shards only level 0 is declared and the others are named from it.
 --
 -- The script that follows sets these from its arguments before it calls anything here:
 local now        -- whole seconds, the agent's clock
@@ -18,6 +20,7 @@ local key_ttl    -- TTL in milliseconds given to level keys when written or swep
 local cap        -- entries per level
 local max_levels -- most levels per bucket
 local declared   -- true when every level of a bucket is in KEYS (a Redis Cluster)
+local first_only -- true when KEYS holds each bucket's first level only, on a Redis Cluster (dedup.lua)
 
 local RANGE = 1048576 -- expiry seconds are kept modulo 2^20
 local HALF = 524288
@@ -43,6 +46,7 @@ end
 local function level_key(b, l)
   if declared then return KEYS[b + l] end
   if l == 0 then return KEYS[b] end
+  if first_only then error('DEDUPLEVELS level ' .. l .. ' of ' .. KEYS[b] .. ' is not declared') end
   return KEYS[b] .. string.char(l)
 end
 
