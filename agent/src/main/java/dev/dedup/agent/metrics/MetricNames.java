@@ -32,6 +32,12 @@ public final class MetricNames {
 
     /** Script calls of concurrent batches sent merged with others, tags {@code shard}, {@code script}. */
     public static final String REDIS_GATHERED = "dedup.redis.calls.gathered";
+    /**
+     * Claim and release calls on a Redis Cluster sent again with every level of their buckets declared (a
+     * bucket's first level was full, or the call filled it), tag {@code shard}: buckets beyond their first
+     * level, which more {@code --redis-buckets} avoid.
+     */
+    public static final String REDIS_LEVELS_DECLARED = "dedup.redis.calls.levels.declared";
     /** Buckets and streams moved by a change of the shard list, tag {@code unit}. */
     public static final String REDIS_MOVED = "dedup.redis.moved";
     /** Claims and range keys moved by a change of the shard list. */

@@ -55,6 +55,10 @@ class RedisClusterLevelMigrationIT {
                 List<Item> batch = claimed.subList(from, from + BATCH);
                 assertEquals(Map.of("new", BATCH), RedisTier.tally(http.claim(RedisTier.NS, batch)), "first claims");
             }
+            // Calls declare first levels only, and are sent again with every level when a bucket outgrew its first.
+            assertTrue(
+                    RedisTier.metric(http, "dedup_redis_calls_levels_declared_total", "") > 0,
+                    "calls into buckets beyond their first level were sent again with every level declared");
             List<Integer> slots = slotsWithLevels(cluster, 2);
 
             // The level keys last: level 0 and the topology record reach the target first.

@@ -93,6 +93,9 @@ final class FingerprintBuckets {
     private final byte[] firstCallArg;
 
     private final Counter[] evictions;
+    /** Calls sent again with every level declared, per shard (group, on a cluster). */
+    private final Counter[] levelsDeclared;
+
     private final CallGathering gathering;
 
     /**
@@ -136,6 +139,14 @@ final class FingerprintBuckets {
             evictions[s] = Counter.builder(MetricNames.REDIS_EVICTIONS)
                     .tag(MetricNames.TAG_SHARD, String.valueOf(s))
                     .description("Live claims forgotten because every level of their bucket was full")
+                    .register(registry);
+        }
+        this.levelsDeclared = new Counter[port.shards()];
+        for (int s = 0; s < port.shards(); s++) {
+            levelsDeclared[s] = Counter.builder(MetricNames.REDIS_LEVELS_DECLARED)
+                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
+                    .description("Claim and release calls sent again with every level of their buckets declared"
+                            + " (a Redis Cluster): buckets beyond their first level")
                     .register(registry);
         }
     }
@@ -194,6 +205,7 @@ final class FingerprintBuckets {
         for (long bucket : call.buckets()) {
             java.util.Collections.addAll(all, bucketKeys(keys, call.shard(), (int) bucket, declaredLevels));
         }
+        levelsDeclared[call.shard()].increment();
         byte[][] args = argsOf.apply(call);
         args[args.length - 1] = declaredArg;
         return port.eval(call.shard(), RedisScript.DEDUP, mode, all.toArray(byte[][]::new), args)
