@@ -96,7 +96,7 @@ public final class NearCachedStore implements ClaimStore {
         return store.claim(sub, policy).thenApply(answers -> {
             boolean caching = usable.getAsBoolean();
             long now = cache.clockMillis();
-            NearCache.BatchPages pagesPut = cache.batchPages();
+            NearCache.BatchPages pagesPut = caching ? cache.batchPages() : null;
             if (caching) {
                 long touchedForPuts = 0;
                 for (int j = 0; j < subSize; j++) {

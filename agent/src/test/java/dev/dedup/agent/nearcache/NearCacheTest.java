@@ -137,24 +137,9 @@ class NearCacheTest {
         AtomicReference<String> wrong = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
-            int seed = t;
-            threads.add(new Thread(() -> {
-                SplittableRandom random = new SplittableRandom(seed);
-                for (int i = 0; i < 200_000 && wrong.get() == null; i++) {
-                    long key = (random.nextInt(5000) + 1L) * 0x9E3779B97F4A7C15L | 1;
-                    long owner = key * 31; // every writer of a key writes the same owner
-                    if (random.nextBoolean()) {
-                        put(cache, key, owner, clock.getAsLong() + 10_000);
-                    } else if (cache.lookup(key, owner) == NearCache.OTHER_OWNER) {
-                        wrong.set("key " + key + " answered with another claim's owner");
-                    }
-                }
-            }));
+            threads.add(new Thread(putsAndLookups(cache, t, 200_000, 5000, 2, wrong)));
         }
-        threads.forEach(Thread::start);
-        for (Thread t : threads) {
-            t.join();
-        }
+        runAll(threads);
         assertNull(wrong.get());
     }
 
@@ -245,19 +230,7 @@ class NearCacheTest {
         AtomicReference<String> wrong = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 3; t++) {
-            int seed = t;
-            threads.add(new Thread(() -> {
-                SplittableRandom random = new SplittableRandom(seed);
-                for (int i = 0; i < 300_000 && wrong.get() == null; i++) {
-                    long key = (random.nextInt(50_000) + 1L) * 0x9E3779B97F4A7C15L | 1;
-                    long owner = key * 31;
-                    if (random.nextInt(3) == 0) {
-                        put(cache, key, owner, clock.getAsLong() + 10_000);
-                    } else if (cache.lookup(key, owner) == NearCache.OTHER_OWNER) {
-                        wrong.set("key " + key + " answered with another claim's owner");
-                    }
-                }
-            }));
+            threads.add(new Thread(putsAndLookups(cache, t, 300_000, 50_000, 3, wrong)));
         }
         threads.add(new Thread(() -> {
             for (int i = 0; i < 200 && wrong.get() == null; i++) {
@@ -265,10 +238,7 @@ class NearCacheTest {
                 Thread.yield();
             }
         }));
-        threads.forEach(Thread::start);
-        for (Thread t : threads) {
-            t.join();
-        }
+        runAll(threads);
         assertNull(wrong.get());
         long held = 0;
         for (long k = 1; k <= 50_000; k++) {
@@ -305,5 +275,33 @@ class NearCacheTest {
                 registry.get("cache.evictions").tag("cause", "SIZE").summary().totalAmount(),
                 "two live claims replaced");
         assertEquals(3.0 / 5, cache.hitRatio());
+    }
+
+    /**
+     * A thread's work: {@code rounds} times, with one chance in {@code putOneIn} a put, else a lookup, of one of
+     * {@code keys} ids, each always with the same owner; a lookup that pairs a key with another owner is noted
+     * in {@code wrong}.
+     */
+    private Runnable putsAndLookups(
+            NearCache cache, int seed, int rounds, int keys, int putOneIn, AtomicReference<String> wrong) {
+        return () -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            for (int i = 0; i < rounds && wrong.get() == null; i++) {
+                long key = (random.nextInt(keys) + 1L) * 0x9E3779B97F4A7C15L | 1;
+                long owner = key * 31; // every writer of a key writes the same owner
+                if (random.nextInt(putOneIn) == 0) {
+                    put(cache, key, owner, clock.getAsLong() + 10_000);
+                } else if (cache.lookup(key, owner) == NearCache.OTHER_OWNER) {
+                    wrong.set("key " + key + " answered with another claim's owner");
+                }
+            }
+        };
+    }
+
+    private static void runAll(List<Thread> threads) throws InterruptedException {
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join();
+        }
     }
 }

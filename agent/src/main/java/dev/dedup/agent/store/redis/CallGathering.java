@@ -33,7 +33,13 @@ final class CallGathering {
     static final long MAX_HOLD_MICROS = 500;
 
     /** What a gathered call's batch gets back: its items' answers, and the script's count (or 0). */
-    record Reply(byte[] answers, long count) {}
+    record Reply(byte[] answers, long count) {
+
+        /** A script's reply {@code {answers, count}}, or {@code {answers}}. */
+        static Reply of(List<Object> reply) {
+            return new Reply((byte[]) reply.get(0), reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0);
+        }
+    }
 
     private final RedisPort port;
     private final RedisScript script;
@@ -46,13 +52,15 @@ final class CallGathering {
         this.script = script;
         this.itemBytes = itemBytes;
         this.lanes = new Lane[port.shards()];
-        this.merged = new Counter[port.shards()];
+        this.merged = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_GATHERED,
+                "Script calls of concurrent batches that went out merged with others",
+                "script",
+                script.name());
         for (int s = 0; s < lanes.length; s++) {
             lanes[s] = new Lane(s);
-            merged[s] = Counter.builder(MetricNames.REDIS_GATHERED)
-                    .tags(MetricNames.TAG_SHARD, String.valueOf(s), "script", script.name())
-                    .description("Script calls of concurrent batches that went out merged with others")
-                    .register(registry);
         }
     }
 
@@ -163,9 +171,10 @@ final class CallGathering {
             });
         }
 
-        private void answer(List<Pending> group, List<Object> reply) {
-            byte[] all = (byte[]) reply.get(0);
-            long count = reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0;
+        private void answer(List<Pending> group, List<Object> script) {
+            Reply reply = Reply.of(script);
+            byte[] all = reply.answers();
+            long count = reply.count();
             if (count < 0) {
                 // No verdicts, a request of the script's (FingerprintBuckets.NEEDS_LEVELS): for every call in it.
                 group.forEach(p -> p.reply().complete(new Reply(new byte[0], count)));

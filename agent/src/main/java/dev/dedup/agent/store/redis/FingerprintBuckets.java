@@ -134,21 +134,17 @@ final class FingerprintBuckets {
         this.declaredArg = declaredLevels > 1 ? ONE : ZERO;
         this.firstCallArg = declaredLevels > 1 ? FIRST_LEVELS_ONLY : ZERO;
         this.gathering = new CallGathering(port, RedisScript.DEDUP, ITEM_BYTES, registry);
-        this.evictions = new Counter[port.shards()];
-        for (int s = 0; s < port.shards(); s++) {
-            evictions[s] = Counter.builder(MetricNames.REDIS_EVICTIONS)
-                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
-                    .description("Live claims forgotten because every level of their bucket was full")
-                    .register(registry);
-        }
-        this.levelsDeclared = new Counter[port.shards()];
-        for (int s = 0; s < port.shards(); s++) {
-            levelsDeclared[s] = Counter.builder(MetricNames.REDIS_LEVELS_DECLARED)
-                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
-                    .description("Claim and release calls sent again with every level of their buckets declared"
-                            + " (a Redis Cluster): buckets beyond their first level")
-                    .register(registry);
-        }
+        this.evictions = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_EVICTIONS,
+                "Live claims forgotten because every level of their bucket was full");
+        this.levelsDeclared = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_LEVELS_DECLARED,
+                "Claim and release calls sent again with every level of their buckets declared (a Redis Cluster):"
+                        + " buckets beyond their first level");
     }
 
     CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
@@ -209,8 +205,7 @@ final class FingerprintBuckets {
         byte[][] args = argsOf.apply(call);
         args[args.length - 1] = declaredArg;
         return port.eval(call.shard(), RedisScript.DEDUP, mode, all.toArray(byte[][]::new), args)
-                .thenApply(reply -> new CallGathering.Reply(
-                        (byte[]) reply.get(0), reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0));
+                .thenApply(CallGathering.Reply::of);
     }
 
     /**

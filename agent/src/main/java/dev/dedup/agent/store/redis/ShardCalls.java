@@ -99,23 +99,8 @@ final class ShardCalls {
     }
 
     /**
-     * Makes the calls of {@code script} on {@code port}, shards in parallel, and gathers the answers in
-     * batch order. A script answers {@code {answers, count}}; the count goes to {@code counted} of the
-     * call's shard (evictions, or overfull claims). Fails as a whole when any call fails.
-     */
-    CompletionStage<byte[]> run(
-            RedisPort port, RedisScript script, Mode mode, Function<Call, byte[][]> argsOf, Counter[] counted) {
-        return run(
-                port,
-                call -> port.eval(call.shard(), script, mode, call.keys(), argsOf.apply(call))
-                        .thenApply(reply -> new CallGathering.Reply(
-                                (byte[]) reply.get(0), reply.size() > 1 ? (Long) reply.get(1) : 0)),
-                counted);
-    }
-
-    /**
-     * The same through {@code gathering}, which may merge each call with concurrent batches' calls on its shard
-     * that have the same {@code sameArgs}.
+     * Makes the calls through {@code gathering}, which may merge each call with concurrent batches' calls on its
+     * shard that have the same {@code sameArgs}; see {@link #run(RedisPort, Function, Counter[])}.
      */
     CompletionStage<byte[]> run(
             RedisPort port,
@@ -127,7 +112,11 @@ final class ShardCalls {
         return run(port, call -> gathering.submit(call, mode, sameArgs, argsOf), counted);
     }
 
-    /** The same through {@code send}, which makes each call and answers its verdicts and count. */
+    /**
+     * Makes the calls with {@code send}, shards in parallel, and gathers the answers in batch order. A script
+     * answers {@code {answers, count}}; the count goes to {@code counted} of the call's shard (evictions, or
+     * overfull claims). Fails as a whole when any call fails.
+     */
     CompletionStage<byte[]> run(
             RedisPort port, Function<Call, CompletionStage<CallGathering.Reply>> send, Counter[] counted) {
         byte[] answers = new byte[items];

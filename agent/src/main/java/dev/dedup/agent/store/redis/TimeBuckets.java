@@ -63,14 +63,12 @@ final class TimeBuckets {
         this.channel = keys.releaseChannel();
         this.capArg = RedisKeys.ascii(bucketRecords);
         this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry);
-        this.overfull = new Counter[port.shards()];
-        for (int s = 0; s < port.shards(); s++) {
-            overfull[s] = Counter.builder(MetricNames.REDIS_OVERFULL)
-                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
-                    .description("Claims filed by event time into a bucket already holding redis-time-bucket-records"
-                            + " claims: the namespace's event rate is set below its real rate")
-                    .register(registry);
-        }
+        this.overfull = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_OVERFULL,
+                "Claims filed by event time into a bucket already holding redis-time-bucket-records claims: the"
+                        + " namespace's event rate is set below its real rate");
     }
 
     /** Claims a batch whose every item has an event time; its buckets per second come from the policy. */

@@ -19,7 +19,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The near-cache itself, per id, as {@link NearCachedStore} drives it (a batch of 1,000 lookups or puts
- * through one {@link NearCache.BatchPages}, then the batch's counts recorded once): {@code getHit} looks up ids put recently (all cached),
+ * through one {@link NearCache.BatchPages}, then the batch's counts recorded once), without the pass that
+ * touches a batch's sets before (so each operation here pays its own wait for memory): {@code getHit} looks up ids put recently (all cached),
  * {@code getMiss} ids never put, {@code putNew} enters fresh ids, each replacing a live claim since the
  * cache was filled with twice its size first (a long cold stream). The cache holds {@code entries} ids on
  * the real clock with claims of 24 hours. In this package, as Caffeine's {@code GetPutBenchmark} sits in
