@@ -59,8 +59,19 @@ class Sink:
     def __init__(self, path: str) -> None:
         # isolation_level=None: the transactions are the explicit BEGIN IMMEDIATE / COMMIT below.
         self.db = sqlite3.connect(path, isolation_level=None, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        # Two members open the file at once. Switching it to WAL and creating the tables take a lock that
+        # SQLite refuses at once ("database is locked"), without waiting out the timeout, when it would
+        # have to upgrade a lock the other connection also holds: try again until the timeout.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.executescript(SCHEMA)
+                break
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def apply(self, record: Any, fail: bool) -> bool:
         """Applies ``record`` unless its offset is below the partition's stored next offset; ``fail``
