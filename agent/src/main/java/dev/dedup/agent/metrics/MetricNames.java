@@ -38,6 +38,14 @@ public final class MetricNames {
      * level, which more {@code --redis-buckets} avoid.
      */
     public static final String REDIS_LEVELS_DECLARED = "dedup.redis.calls.levels.declared";
+    /**
+     * Fingerprint buckets whose first level claim calls read (once per bucket and call), tag {@code shard};
+     * with {@link #REDIS_BUCKET_CLAIMS_READ}, the mean claims a bucket held when read: what a new id's search
+     * costs the shard, which more {@code --redis-buckets} lower (docs/redis.md#sizing-the-buckets).
+     */
+    public static final String REDIS_BUCKETS_READ = "dedup.redis.buckets.read";
+    /** Claims held by the first levels counted in {@link #REDIS_BUCKETS_READ}, tag {@code shard}. */
+    public static final String REDIS_BUCKET_CLAIMS_READ = "dedup.redis.bucket.claims.read";
     /** Buckets and streams moved by a change of the shard list, tag {@code unit}. */
     public static final String REDIS_MOVED = "dedup.redis.moved";
     /** Claims and range keys moved by a change of the shard list. */

@@ -59,6 +59,9 @@ class RedisClusterLevelMigrationIT {
             assertTrue(
                     RedisTier.metric(http, "dedup_redis_calls_levels_declared_total", "") > 0,
                     "calls into buckets beyond their first level were sent again with every level declared");
+            assertTrue(
+                    RedisTier.metric(http, "dedup_redis_bucket_claims_read_total", "") > 0,
+                    "the claims found in the buckets read are counted on a cluster too");
             List<Integer> slots = slotsWithLevels(cluster, 2);
 
             // The level keys last: level 0 and the topology record reach the target first.

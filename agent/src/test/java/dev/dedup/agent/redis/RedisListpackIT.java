@@ -123,6 +123,48 @@ class RedisListpackIT {
         }
     }
 
+    /**
+     * What claim calls find in the buckets they read is counted: each bucket once per call, with the claims
+     * its first level held then. Four buckets, so that every batch of 100 fresh ids reads all four: the first
+     * finds them empty, the second finds the first's 100 claims, a batch of repeats finds all 200.
+     */
+    @Test
+    void bucketsReadByClaims_andTheClaimsTheyHeld_areCounted() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+                Agent agent = RedisTier.agent(
+                        dir,
+                        List.of(redis),
+                        new RedisTier.Layout(TIMEOUT, 4, 256, 8),
+                        0,
+                        new FakeClock(RedisTier.EPOCH))) {
+            AgentHttp http = new AgentHttp(agent.port());
+            List<Item> first = items("fill-a", 0, 100, "o");
+            assertEquals(Collections.nCopies(100, "new"), http.claim(RedisTier.NS, first));
+            assertEquals(4.0, RedisTier.metric(http, "dedup_redis_buckets_read_total", ""));
+            assertEquals(0.0, RedisTier.metric(http, "dedup_redis_bucket_claims_read_total", ""));
+
+            assertEquals(Collections.nCopies(100, "new"), http.claim(RedisTier.NS, items("fill-b", 0, 100, "o")));
+            assertEquals(8.0, RedisTier.metric(http, "dedup_redis_buckets_read_total", ""));
+            assertEquals(100.0, RedisTier.metric(http, "dedup_redis_bucket_claims_read_total", ""));
+
+            assertEquals(Collections.nCopies(100, "retry"), http.claim(RedisTier.NS, first));
+            assertEquals(12.0, RedisTier.metric(http, "dedup_redis_buckets_read_total", ""));
+            assertEquals(300.0, RedisTier.metric(http, "dedup_redis_bucket_claims_read_total", ""));
+
+            // Releases read no bucket for this count.
+            http.release(RedisTier.NS, first.subList(0, 10));
+            assertEquals(12.0, RedisTier.metric(http, "dedup_redis_buckets_read_total", ""));
+
+            io.vertx.core.json.JsonObject shard = new io.vertx.core.json.JsonObject(
+                            AgentHttp.text(AgentHttp.ok(http.get("/v1/stats"))))
+                    .getJsonObject("store")
+                    .getJsonArray("shards")
+                    .getJsonObject(0);
+            assertEquals(12L, shard.getLong("buckets_read"), shard.encode());
+            assertEquals(25.0, shard.getDouble("bucket_claims_mean"), shard.encode());
+        }
+    }
+
     /** One bucket of two levels of 8: room for 16 claims. */
     private static final RedisTier.Layout TINY = new RedisTier.Layout(TIMEOUT, 1, 8, 2);
 

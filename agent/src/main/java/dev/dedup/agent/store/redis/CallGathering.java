@@ -32,12 +32,32 @@ final class CallGathering {
     /** Longest a call waits for a merge while its shard is busy. */
     static final long MAX_HOLD_MICROS = 500;
 
-    /** What a gathered call's batch gets back: its items' answers, and the script's count (or 0). */
-    record Reply(byte[] answers, long count) {
+    /**
+     * What a gathered call's batch gets back: its items' answers, the script's count (or 0), and what else the
+     * script counted (the fingerprint claim script: buckets read, claims they held; else empty). A merged
+     * call's counts go to its first batch only, so that each is counted once.
+     */
+    record Reply(byte[] answers, long count, long[] more) {
 
-        /** A script's reply {@code {answers, count}}, or {@code {answers}}. */
+        private static final long[] NONE = new long[0];
+
+        Reply(byte[] answers, long count) {
+            this(answers, count, NONE);
+        }
+
+        /** A script's reply {@code {answers, count, more...}}, {@code {answers, count}} or {@code {answers}}. */
         static Reply of(List<Object> reply) {
-            return new Reply((byte[]) reply.get(0), reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0);
+            long count = reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0;
+            long[] more = reply.size() > 2 ? new long[reply.size() - 2] : NONE;
+            for (int i = 0; i < more.length; i++) {
+                more[i] = reply.get(i + 2) instanceof Long m ? m : 0;
+            }
+            return new Reply((byte[]) reply.get(0), count, more);
+        }
+
+        /** The script's {@code i}-th count after {@link #count}, 0 when it answered none. */
+        long more(int i) {
+            return i < more.length ? more[i] : 0;
         }
     }
 
@@ -188,7 +208,11 @@ final class CallGathering {
                     // The shard answered fewer verdicts than items: let ShardCalls name the mismatch.
                     p.reply().complete(new Reply(new byte[0], 0));
                 } else {
-                    p.reply().complete(new Reply(java.util.Arrays.copyOfRange(all, at, at + n), i == 0 ? count : 0));
+                    p.reply()
+                            .complete(new Reply(
+                                    java.util.Arrays.copyOfRange(all, at, at + n),
+                                    i == 0 ? count : 0,
+                                    i == 0 ? reply.more() : Reply.NONE));
                 }
                 at += n;
             }

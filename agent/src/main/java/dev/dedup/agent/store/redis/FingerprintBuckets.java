@@ -95,6 +95,10 @@ final class FingerprintBuckets {
     private final Counter[] evictions;
     /** Calls sent again with every level declared, per shard (group, on a cluster). */
     private final Counter[] levelsDeclared;
+    /** Buckets whose first level claim calls read, per shard, and the claims those levels held then. */
+    private final Counter[] bucketsRead;
+
+    private final Counter[] bucketClaimsRead;
 
     private final CallGathering gathering;
 
@@ -145,6 +149,17 @@ final class FingerprintBuckets {
                 MetricNames.REDIS_LEVELS_DECLARED,
                 "Claim and release calls sent again with every level of their buckets declared (a Redis Cluster):"
                         + " buckets beyond their first level");
+        this.bucketsRead = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_BUCKETS_READ,
+                "Buckets whose first level a claim call read (each once per call)");
+        this.bucketClaimsRead = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_BUCKET_CLAIMS_READ,
+                "Claims the first levels read by claim calls held: divided by dedup_redis_buckets_read_total, the"
+                        + " mean a new id's HSETNX searches");
     }
 
     CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
@@ -187,8 +202,19 @@ final class FingerprintBuckets {
                         .submit(call, mode, sameArgs, argsOf)
                         .thenCompose(reply -> reply.count() == NEEDS_LEVELS
                                 ? withEveryLevel(call, mode, argsOf)
-                                : CompletableFuture.completedFuture(reply)),
+                                : CompletableFuture.completedFuture(reply))
+                        .thenApply(reply -> countReads(call.shard(), reply)),
                 evictions);
+    }
+
+    /** Counts what a claim call read of its buckets' first levels (dedup.lua's last two counts). */
+    private CallGathering.Reply countReads(int shard, CallGathering.Reply reply) {
+        long read = reply.more(0);
+        if (read > 0) {
+            bucketsRead[shard].increment(read);
+            bucketClaimsRead[shard].increment(reply.more(1));
+        }
+        return reply;
     }
 
     /**
@@ -286,6 +312,12 @@ final class FingerprintBuckets {
         s.put("max_levels", maxLevels);
         for (int i = 0; i < shards.size(); i++) {
             shards.get(i).put("evictions", (long) evictions[i].count());
+            double read = bucketsRead[i].count();
+            shards.get(i).put("buckets_read", (long) read);
+            shards.get(i)
+                    .put(
+                            "bucket_claims_mean",
+                            read == 0 ? 0.0 : Math.round(bucketClaimsRead[i].count() / read * 10) / 10.0);
         }
     }
 

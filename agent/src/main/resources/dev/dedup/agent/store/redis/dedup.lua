@@ -18,9 +18,12 @@
 --            holds every level of each bucket: bucket i's levels are KEYS[(i - 1) * max_levels + 1 ..]
 -- KEYS[#KEYS], ARGV[10]: the topology record and its expected value, checked by guard.lua first
 --
--- Returns { answers, evictions }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate; evictions counts
--- live claims dropped because every level of their bucket was full of them. Release: one byte per item,
--- 1 released, 0 not held by that owner; the released fields are published, concatenated, on ARGV[4].
+-- Returns { answers, evictions, buckets read, claims read }. Claim: one byte per item, 0 new, 1 retry,
+-- 2 duplicate; evictions counts live claims dropped because every level of their bucket was full of them;
+-- the last two count the distinct buckets whose first level the call read and the claims those levels held
+-- then (a cold id's HSETNX searches its whole first level: the shard's CPU per id grows with the mean).
+-- Release: one byte per item, 1 released, 0 not held by that owner (the counts are 0); the released fields
+-- are published, concatenated, on ARGV[4].
 
 local mode = ARGV[1]
 local items = ARGV[2]
@@ -67,6 +70,10 @@ local function level_with_room(b)
   return max_levels - 1, evicted -- unreachable: rebuild leaves room
 end
 
+-- What the call's claims find in their buckets: first levels read, and the claims they held then.
+local buckets_read = 0
+local claims_read = 0
+
 -- Only the first levels are declared (a Redis Cluster): a bucket whose first level is full, or would be by
 -- this call's claims, may need another level, which must be declared so that a slot being migrated cannot
 -- show it empty. Ask for them before anything is written.
@@ -79,7 +86,12 @@ if first_only then
     end
   end
   for b = 1, #KEYS - 1 do
-    if len(KEYS[b]) + (claims[b] or 0) >= cap then return { '', -1 } end
+    local n = len(KEYS[b])
+    if n + (claims[b] or 0) >= cap then return { '', -1 } end
+    if mode == 'c' then
+      buckets_read = buckets_read + 1
+      claims_read = claims_read + n
+    end
   end
 end
 
@@ -87,13 +99,25 @@ local answers = {}
 local evictions = 0
 local released = {}
 
+-- The length of a bucket's first level, counted in buckets_read and claims_read when first read (on a
+-- cluster's first call, the check above has read them all, and counted them).
+local function first_len(base)
+  local n = len_cache[base]
+  if n == nil then
+    n = len(base)
+    buckets_read = buckets_read + 1
+    claims_read = claims_read + n
+  end
+  return n
+end
+
 for at = 1, #items, 15 do
   local b = (struct.unpack('>H', items, at) - 1) * stride + 1
   local base = KEYS[b]
   local field = string.sub(items, at + 2, at + 8)
   local value = string.sub(items, at + 9, at + 14)
 
-  if mode == 'c' and len(base) < cap then
+  if mode == 'c' and first_len(base) < cap then
     -- The common case: only the first level can hold the id; HSETNX decides a new id in one call.
     local set = redis.pcall('HSETNX', base, field, value)
     if type(set) == 'table' and set.err then
@@ -153,4 +177,4 @@ end
 if mode == 'r' and #released > 0 then
   redis.call('PUBLISH', ARGV[4], table.concat(released))
 end
-return { table.concat(answers), evictions }
+return { table.concat(answers), evictions, buckets_read, claims_read }
