@@ -95,9 +95,6 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-# field LINE NAME: a number of a JSON line.
-field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 # rates SIDE STORE BATCH SCENARIO: ids/s of every round, one a line
 rates() {
   grep "^$1 $2 $3 " "$work/results" | grep "\"scenario\":\"$4\"" | while read -r l; do field "$l" ids_per_s; done

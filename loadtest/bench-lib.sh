@@ -81,6 +81,23 @@ start_shards() {
   shards="$(IFS=,; echo "${uris[*]}")"
 }
 
+# flush_shards: empties the shards of start_shards but for their topology record, which a running agent
+# checks on every call.
+flush_shards() {
+  local p t
+  for p in "${ports[@]}"; do
+    t="$(redis-cli -p "$p" get dd:topology)"
+    redis-cli -p "$p" flushall >/dev/null
+    [ -z "$t" ] || redis-cli -p "$p" set dd:topology "$t" >/dev/null
+  done
+}
+
+# field LINE NAME: a number of a JSON line (the first one of that name).
+field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
+
+# median: of the numbers on stdin, 0 when there are none.
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
 # start_agent PORT ARGS...: the agent jar, waited for until /health/ready answers.
 start_agent() {
   local port=$1

@@ -67,16 +67,6 @@ cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "$name: agent on port $port ($settings), shards $shards, $(nproc) cores ($cpu_model), $ids ids," \
   "batches $batches, workers $worker_counts, $rounds rounds" >&2
 
-flush() {
-  # Everything but the shard's topology record, which the running agent checks on every call.
-  local p t
-  for p in "${ports[@]}"; do
-    t="$(redis-cli -p "$p" get dd:topology)"
-    redis-cli -p "$p" flushall >/dev/null
-    [ -z "$t" ] || redis-cli -p "$p" set dd:topology "$t" >/dev/null
-  done
-}
-
 # run_side SIDE BATCH WORKERS ROUND: on flushed shards, one load generator run: a warm-up of WARMUP fresh ids
 # (cold and retry, in the same JVM, not measured), then cold and retry over IDS fresh ids, each with the
 # shards' and the agent's CPU time per id (--cpu-redis, --cpu-agent); its JSON lines go to rows.jsonl.
@@ -87,7 +77,7 @@ run_side() {
   else
     target=(--direct "$shards")
   fi
-  flush
+  flush_shards
   lines=()
   run_load --scenario cold,retry --ids "$ids" --warmup "$warmup" --batch "$batch" --workers "$workers" \
     --cpu-redis "$(IFS=,; echo "${shard_pids[*]}")" "${target[@]}"
@@ -99,7 +89,7 @@ run_side() {
 
 if [ "$agent_warmup" -gt 0 ]; then
   echo "$name: warming the agent up: $agent_warmup ids, cold then retry" >&2
-  flush
+  flush_shards
   lines=()
   run_load --scenario cold,retry --ids "$agent_warmup" --batch 1000 --workers 4 --target "http://127.0.0.1:$port" \
     "${event_args[@]}" --run-id agent-warmup
@@ -116,10 +106,6 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-# field LINE NAME: a number of a JSON line (the first one of that name).
-field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
-# median of numbers on stdin
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 # med SIDE BATCH WORKERS SCENARIO FIELD: the median of FIELD over the rounds.
 med() {
   grep -h "\"side\":\"$1\",\"batch\":$2,\"workers\":$3," "$work/rows.jsonl" | grep "\"scenario\":\"$4\"" |
@@ -138,7 +124,7 @@ for side in agent direct; do
   else
     target=(--direct "$shards")
   fi
-  flush
+  flush_shards
   echo "$name: $side at $rate ids/s (half its maximum)" >&2
   lines=()
   run_load --scenario cold --ids "$ids" --warmup "$warmup" --batch "$rate_batch" --workers "$rate_workers" --rate "$rate" \

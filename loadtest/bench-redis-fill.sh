@@ -41,15 +41,6 @@ agent_pid="${pids[-1]}"
 cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 cpu_list="$(IFS=,; echo "${shard_pids[*]}")"
 
-flush() {
-  # Everything but the shard's topology record, which the running agent checks on every call.
-  local p t
-  for p in "${ports[@]}"; do
-    t="$(redis-cli -p "$p" get dd:topology)"
-    redis-cli -p "$p" flushall >/dev/null
-    [ -z "$t" ] || redis-cli -p "$p" set dd:topology "$t" >/dev/null
-  done
-}
 # metric NAME: the sum of a counter over the agent's shards, from /metrics.
 metric() {
   curl -fsS "http://127.0.0.1:$port/metrics" | awk -v n="$1" '$1 ~ "^"n"({|$)" {s += $NF} END {printf "%.0f", s}'
@@ -64,7 +55,7 @@ used_memory() {
 
 if [ "$agent_warmup" -gt 0 ]; then
   echo "$name: warming the agent up: $agent_warmup ids, cold then retry" >&2
-  flush
+  flush_shards
   run_load --scenario cold,retry --ids "$agent_warmup" --batch "$batch" --workers "$workers" \
     --target "http://127.0.0.1:$port" --run-id fill-warmup
 fi
@@ -72,7 +63,7 @@ lines=()
 
 for round in $(seq 1 "$rounds"); do
   for fill in $fills; do
-    flush
+    flush_shards
     empty="$(used_memory)"
     if [ "$fill" -gt 0 ]; then
       echo "$name: round $round: filling $buckets buckets with $fill claims each" >&2
@@ -96,7 +87,7 @@ for round in $(seq 1 "$rounds"); do
         >>"$work/rows.jsonl"
     done
   done
-  flush
+  flush_shards
   lines=()
   echo "$name: round $round: Tapjoy's design" >&2
   run_load --scenario cold --ids "$ids" --batch "$batch" --workers "$workers" --direct "$shards" --cpu-redis "$cpu_list" \
@@ -106,8 +97,6 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 med() { grep -h "\"side\":\"$1\",\"fill\":$2," "$work/rows.jsonl" | while read -r l; do field "$l" "$3"; done | median; }
 
 errors=0

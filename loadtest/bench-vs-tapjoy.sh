@@ -47,27 +47,18 @@ start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" "${layout_
 echo "$name: agent on port $port, shards $shards, $(nproc) cores, $ids ids, batch $batch, $workers workers," \
   "event time $event_time" >&2
 
-flush() {
-  # Everything but the shard's topology record, which the running agent checks on every call.
-  local p t
-  for p in "${ports[@]}"; do
-    t="$(redis-cli -p "$p" get dd:topology)"
-    redis-cli -p "$p" flushall >/dev/null
-    [ -z "$t" ] || redis-cli -p "$p" set dd:topology "$t" >/dev/null
-  done
-}
 
 common=(--scenario all --ids "$ids" --batch "$batch" --workers "$workers" --warmup "$warmup")
 for round in $(seq 1 "$rounds"); do
   echo "$name: round $round: agent" >&2
-  flush
+  flush_shards
   report=()
   [ -n "${REPORT_DIR:-}" ] && mkdir -p "$REPORT_DIR" && report=(--report "$REPORT_DIR/agent-round$round.html")
   run_load "${common[@]}" --target "http://127.0.0.1:$port" "${event_args[@]}" "${report[@]}"
   for line in "${lines[@]}"; do [[ "$line" == *'"format":"binary'* ]] && echo "agent $line"; done >>"$work/agent.jsonl"
   lines=()
   echo "$name: round $round: direct (Tapjoy)" >&2
-  flush
+  flush_shards
   [ -n "${REPORT_DIR:-}" ] && report=(--report "$REPORT_DIR/direct-round$round.html")
   run_load "${common[@]}" --direct "$shards" "${report[@]}"
   for line in "${lines[@]}"; do echo "direct $line"; done >>"$work/direct.jsonl"
@@ -75,10 +66,7 @@ for round in $(seq 1 "$rounds"); do
 done
 
 # field LINE NAME: a number of a JSON line.
-field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
 
-# median of numbers on stdin
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo
 printf '%-10s %12s %13s %13s %10s %11s %8s %14s\n' scenario "agent/direct" "agent ids/s" "direct ids/s" \
