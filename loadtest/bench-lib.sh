@@ -92,6 +92,11 @@ flush_shards() {
   done
 }
 
+# agent_metric PORT NAME: the sum of a counter of the agent on PORT over its tags, from /metrics.
+agent_metric() {
+  curl -fsS "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 ~ "^"n"({|$)" {s += $NF} END {printf "%.0f", s}'
+}
+
 # field LINE NAME: a number of a JSON line (the first one of that name).
 field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
 

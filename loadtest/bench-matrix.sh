@@ -10,12 +10,16 @@
 # running is: AGENT_WARMUP fresh ids, cold then retry, in batches of 1,000 from 4 workers, not measured
 # (without it the agent's JIT leaves the per-request code interpreted for the first runs: its CPU per cold
 # id read 3.3, 2.6 and 1.7 µs in three consecutive rounds). Then per round, batch size and worker count,
-# for each side (agent, then direct: Tapjoy's Lua sent straight to the shards), on shards flushed of
-# everything but their topology records:
+# for each side (the agent and direct: Tapjoy's Lua sent straight to the shards; the agent first in odd
+# rounds, direct first in even ones), on shards flushed of everything but their topology records:
 #   1. a warm-up of WARMUP fresh ids, cold then retry (not measured: both JVMs' JIT, connections, Redis's
 #      allocator), in the same load generator run as
 #   2. cold: IDS fresh ids; then retry: the same ids and owners again, each measured apart, with the shards'
 #      and the agent's CPU time (utime+stime from /proc, measured by the load generator) per id.
+# The agent's rows also give the mean claims a fingerprint bucket held when the run's claim calls read it
+# (its dedup_redis_bucket_claims_read_total over dedup_redis_buckets_read_total, over the warm-up, cold and
+# retry passes; 0 with event time): the benchmark starts from flushed shards, so its buckets are nearly
+# empty, where Redis CPU per new id is lowest (bench-redis-fill.sh measures it as they fill).
 # Then, per side, the latency at a fixed offered load of half the cold maximum measured at RATE_BATCH ids a
 # batch and RATE_WORKERS workers (`--rate`). Prints a Markdown table of medians over ROUNDS, then every
 # JSON line. Every process is stopped by its PID however the script ends. Exit status: the load
@@ -79,10 +83,19 @@ run_side() {
   fi
   flush_shards
   lines=()
+  local buckets_before claims_before seen=0
+  buckets_before="$(agent_metric "$port" dedup_redis_buckets_read_total)"
+  claims_before="$(agent_metric "$port" dedup_redis_bucket_claims_read_total)"
   run_load --scenario cold,retry --ids "$ids" --warmup "$warmup" --batch "$batch" --workers "$workers" \
     --cpu-redis "$(IFS=,; echo "${shard_pids[*]}")" "${target[@]}"
+  if [ "$side" = agent ]; then
+    # The mean claims a fingerprint bucket held when the run's claim calls read it (0: event time).
+    seen="$(awk -v b="$(( $(agent_metric "$port" dedup_redis_buckets_read_total) - buckets_before ))" \
+      -v c="$(( $(agent_metric "$port" dedup_redis_bucket_claims_read_total) - claims_before ))" \
+      'BEGIN {printf "%.1f", (b > 0 ? c / b : 0)}')"
+  fi
   for line in "${lines[@]}"; do
-    echo "{\"side\":\"$side\",\"batch\":$batch,\"workers\":$workers,\"round\":$round,\"run\":$line}" \
+    echo "{\"side\":\"$side\",\"batch\":$batch,\"workers\":$workers,\"round\":$round,\"claims_seen\":$seen,\"run\":$line}" \
       >>"$work/rows.jsonl"
   done
 }
@@ -98,7 +111,11 @@ fi
 for round in $(seq 1 "$rounds"); do
   for batch in $batches; do
     for workers in $worker_counts; do
-      for side in agent direct; do
+      # Odd rounds run the agent first, even rounds Tapjoy's design: a slow moment of the shared machine
+      # does not always fall on the same side.
+      sides="agent direct"
+      [ $((round % 2)) -eq 0 ] && sides="direct agent"
+      for side in $sides; do
         echo "$name: round $round, batch $batch, $workers workers: $side" >&2
         run_side "$side" "$batch" "$workers" "$round"
       done
@@ -143,21 +160,22 @@ echo
 echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: $settings, warmed up with $agent_warmup ids ·" \
   "$ids ids a run after a warm-up run of $warmup, medians of $rounds · ledger errors: $errors"
 echo
-echo "| batch | workers | scenario | agent ids/s | Tapjoy ids/s | agent/Tapjoy | agent p50 / p99 ms | Tapjoy p50 / p99 ms | Redis CPU µs/id agent | Redis CPU µs/id Tapjoy | agent CPU µs/id |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| batch | workers | scenario | agent ids/s | Tapjoy ids/s | agent/Tapjoy | agent p50 / p99 ms | Tapjoy p50 / p99 ms | Redis CPU µs/id agent | Redis CPU µs/id Tapjoy | agent CPU µs/id | claims per bucket read |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for batch in $batches; do
   for workers in $worker_counts; do
     for scenario in cold retry; do
       a="$(med agent "$batch" "$workers" "$scenario" ids_per_s)"
       d="$(med direct "$batch" "$workers" "$scenario" ids_per_s)"
-      printf '| %s | %s | %s | %.0f | %.0f | %sx | %s / %s | %s / %s | %s | %s | %s |\n' \
+      printf '| %s | %s | %s | %.0f | %.0f | %sx | %s / %s | %s / %s | %s | %s | %s | %s |\n' \
         "$batch" "$workers" "$scenario" "$a" "$d" \
         "$(awk -v a="$a" -v d="$d" 'BEGIN {printf "%.2f", (d > 0 ? a / d : 0)}')" \
         "$(med agent "$batch" "$workers" "$scenario" p50_ms)" "$(med agent "$batch" "$workers" "$scenario" p99_ms)" \
         "$(med direct "$batch" "$workers" "$scenario" p50_ms)" "$(med direct "$batch" "$workers" "$scenario" p99_ms)" \
         "$(med agent "$batch" "$workers" "$scenario" redis_cpu_us_per_id)" \
         "$(med direct "$batch" "$workers" "$scenario" redis_cpu_us_per_id)" \
-        "$(med agent "$batch" "$workers" "$scenario" agent_cpu_us_per_id)"
+        "$(med agent "$batch" "$workers" "$scenario" agent_cpu_us_per_id)" \
+        "$(med agent "$batch" "$workers" "$scenario" claims_seen)"
     done
   done
 done
