@@ -236,15 +236,12 @@ final class CallGathering {
         int at = 0;
         int n = 0;
         for (ShardCalls.Call c : calls) {
-            int perBucket = c.keysPerBucket();
             int[] renumbered = new int[c.buckets().length + 1];
             for (int k = 0; k < c.buckets().length; k++) {
                 long bucket = c.buckets()[k];
                 Integer known = index.get(bucket);
                 if (known == null) {
-                    for (int j = k * perBucket; j < (k + 1) * perBucket; j++) {
-                        keys.add(c.keys()[j]);
-                    }
+                    keys.add(c.keys()[k]);
                     buckets.add(bucket);
                     known = buckets.size();
                     index.put(bucket, known);

@@ -186,7 +186,7 @@ final class FingerprintBuckets {
     private CompletionStage<byte[]> runRouted(Batch batch, Mode mode, int expiry, boolean sliding, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(),
-                packing(batch, expiry, buckets, routing, keys, 1),
+                packing(batch, expiry, buckets, routing, keys),
                 port.shards(),
                 ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
@@ -359,10 +359,9 @@ final class FingerprintBuckets {
     /**
      * The batch's items in this layout, each with the claim's {@code expiry}, for {@link ShardCalls}: the
      * id's route half picks one of {@code buckets}, {@code routing} (jump hash) the bucket's shard; a call
-     * declares {@code declaredLevels} keys per bucket.
+     * declares each bucket's first level ({@link #withEveryLevel} sends a call again with all of them).
      */
-    static ShardCalls.Packing packing(
-            Batch batch, int expiry, int buckets, Routing routing, RedisKeys keys, int declaredLevels) {
+    static ShardCalls.Packing packing(Batch batch, int expiry, int buckets, Routing routing, RedisKeys keys) {
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int i) {
@@ -375,8 +374,8 @@ final class FingerprintBuckets {
             }
 
             @Override
-            public byte[][] keys(int shard, long bucket) {
-                return bucketKeys(keys, shard, (int) bucket, declaredLevels);
+            public byte[] key(int shard, long bucket) {
+                return bucketKey(keys, shard, (int) bucket);
             }
 
             @Override

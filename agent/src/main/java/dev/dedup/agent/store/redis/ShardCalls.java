@@ -20,16 +20,10 @@ final class ShardCalls {
     static final int MAX_ITEMS_PER_CALL = 4096;
 
     /**
-     * One script call: its shard, its keys, the buckets they name (same order, {@link #keysPerBucket} keys
-     * each), its items (one argument) and where each answer goes in the batch.
+     * One script call: its shard, its keys, the buckets they name (same order, one key each), its items (one
+     * argument) and where each answer goes in the batch.
      */
-    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {
-
-        /** Keys of each bucket: bucket {@code j} (0-based) has {@code keys[j * n .. j * n + n - 1]}. */
-        int keysPerBucket() {
-            return buckets.length == 0 ? 1 : keys.length / buckets.length;
-        }
-    }
+    record Call(int shard, byte[][] keys, long[] buckets, byte[] items, int[] indexes) {}
 
     /** How one layout files items: the bucket of each, its shard and key, and the bytes of an item. */
     interface Packing {
@@ -38,17 +32,14 @@ final class ShardCalls {
 
         int shard(long bucket);
 
-        /**
-         * The keys {@code bucket}, which lives on {@code shard}, declares in a call, as many for every bucket:
-         * its first key, then any others the script may read or write.
-         */
-        byte[][] keys(int shard, long bucket);
+        /** The key {@code bucket}, which lives on {@code shard}, declares in a call. */
+        byte[] key(int shard, long bucket);
 
         int itemBytes();
 
         /**
          * Writes item {@code i} at {@code at}, naming its bucket by its 1-based index among the call's
-         * buckets (with one key per bucket, its key's index in the call's keys).
+         * buckets, which is its key's index in the call's keys.
          */
         void write(byte[] items, int at, int keyIndex, int i);
     }
@@ -153,7 +144,7 @@ final class ShardCalls {
         int n = to - from;
         int itemBytes = packing.itemBytes();
         BucketIndex bucketIndex = new BucketIndex(n);
-        List<byte[]> keys = new ArrayList<>();
+        byte[][] keys = new byte[n][];
         long[] buckets = new long[n];
         int distinct = 0;
         byte[] items = new byte[n * itemBytes];
@@ -164,14 +155,19 @@ final class ShardCalls {
             int k = bucketIndex.get(bucket);
             if (k == 0) {
                 buckets[distinct] = bucket;
-                java.util.Collections.addAll(keys, packing.keys(shard, bucket));
+                keys[distinct] = packing.key(shard, bucket);
                 k = ++distinct;
                 bucketIndex.put(bucket, k);
             }
             packing.write(items, (j - from) * itemBytes, k, i);
             indexes[j - from] = i;
         }
-        return new Call(shard, keys.toArray(byte[][]::new), java.util.Arrays.copyOf(buckets, distinct), items, indexes);
+        return new Call(
+                shard,
+                java.util.Arrays.copyOf(keys, distinct),
+                java.util.Arrays.copyOf(buckets, distinct),
+                items,
+                indexes);
     }
 
     /** Bucket to its 1-based index among a call's buckets (0: not yet there): open addressing on longs. */

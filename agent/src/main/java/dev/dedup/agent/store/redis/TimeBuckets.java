@@ -196,8 +196,8 @@ final class TimeBuckets {
             }
 
             @Override
-            public byte[][] keys(int shard, long bucket) {
-                return new byte[][] {TimeBuckets.this.key(shard, bucket)};
+            public byte[] key(int shard, long bucket) {
+                return TimeBuckets.this.key(shard, bucket);
             }
 
             @Override

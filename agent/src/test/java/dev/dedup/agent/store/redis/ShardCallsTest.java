@@ -30,7 +30,7 @@ class ShardCallsTest {
         RedisKeys names = new RedisKeys("dd");
         Batch batch = batch(5000);
         ShardCalls calls = ShardCalls.plan(
-                batch.size(), FingerprintBuckets.packing(batch, 123, 64, Routing.single(3), names, 1), 3, 700);
+                batch.size(), FingerprintBuckets.packing(batch, 123, 64, Routing.single(3), names), 3, 700);
         int[] seen = new int[batch.size()];
         for (ShardCalls.Call call : calls.calls()) {
             assertTrue(call.indexes().length <= 700, "at most maxItems a call");
@@ -60,17 +60,22 @@ class ShardCallsTest {
     }
 
     @Test
-    void onACluster_everyBucketDeclaresEveryLevel_andItemsNameTheirBucket() {
+    void onACluster_aBucketsEveryLevelIsNamed_inItsFirstLevelsSlot() {
         RedisKeys names = RedisKeys.clustered("dd", 4);
         int levels = FingerprintBuckets.declaredLevels(names, 8);
         assertEquals(8, levels);
-        Batch batch = batch(3000);
-        ShardCalls calls = ShardCalls.plan(
-                batch.size(), FingerprintBuckets.packing(batch, 123, 64, Routing.single(4), names, levels), 4, 4096);
-        for (ShardCalls.Call call : calls.calls()) {
-            assertEquals(8, call.keysPerBucket());
-            assertEquals(call.buckets().length * 8, call.keys().length);
-            assertLevelsDeclared(names, call);
+        for (int bucket = 0; bucket < 64; bucket++) {
+            int group = FingerprintBuckets.shard(bucket, 4);
+            byte[][] keys = FingerprintBuckets.bucketKeys(names, group, bucket, levels);
+            assertEquals(8, keys.length);
+            byte[] first = FingerprintBuckets.bucketKey(names, group, bucket);
+            assertArrayEquals(first, keys[0], "bucket " + bucket + "'s level 0");
+            for (int l = 1; l < 8; l++) {
+                byte[] level = Arrays.copyOf(first, first.length + 1);
+                level[first.length] = (byte) l;
+                assertArrayEquals(level, keys[l], "bucket " + bucket + "'s level " + l);
+                assertEquals(RedisKeys.slot(first), RedisKeys.slot(level), "one slot");
+            }
         }
     }
 
@@ -80,26 +85,31 @@ class ShardCallsTest {
     }
 
     @Test
-    void mergedCalls_keepEachBucketsLevelsTogether_andRenumberItemsByBucket() {
+    void mergedCalls_declareEachBucketOnce_andRenumberItemsByBucket() {
         RedisKeys names = RedisKeys.clustered("dd", 2);
         Batch first = batch(300);
         Batch second = batch(500); // the same ids and more: shares buckets with the first
         ShardCalls.Call a = ShardCalls.plan(
-                        first.size(), FingerprintBuckets.packing(first, 1, 64, Routing.single(2), names, 4), 2, 4096)
+                        first.size(), FingerprintBuckets.packing(first, 1, 64, Routing.single(2), names), 2, 4096)
                 .calls()
                 .get(0);
         ShardCalls.Call b = ShardCalls.plan(
-                        second.size(), FingerprintBuckets.packing(second, 1, 64, Routing.single(2), names, 4), 2, 4096)
+                        second.size(), FingerprintBuckets.packing(second, 1, 64, Routing.single(2), names), 2, 4096)
                 .calls()
                 .get(0);
         ShardCalls.Call merged = CallGathering.merge(java.util.List.of(a, b), FingerprintBuckets.ITEM_BYTES);
-        assertEquals(4, merged.keysPerBucket());
+        assertEquals(merged.buckets().length, merged.keys().length, "one key a bucket");
         assertEquals(a.indexes().length + b.indexes().length, merged.indexes().length);
         Set<Long> distinct = new HashSet<>();
         for (long bucket : merged.buckets()) {
             assertTrue(distinct.add(bucket), "a bucket appears once in a merged call");
         }
-        assertLevelsDeclared(names, merged);
+        for (int j = 0; j < merged.buckets().length; j++) {
+            assertArrayEquals(
+                    FingerprintBuckets.bucketKey(names, merged.shard(), (int) merged.buckets()[j]),
+                    merged.keys()[j],
+                    "bucket " + j + "'s key");
+        }
         ByteBuffer items = ByteBuffer.wrap(merged.items());
         for (int j = 0; j < merged.indexes().length; j++) {
             Batch batch = j < a.indexes().length ? first : second;
@@ -109,21 +119,6 @@ class ShardCallsTest {
                     FingerprintBuckets.bucket(batch.route(i), 64),
                     merged.buckets()[bucketIndex - 1],
                     "merged item " + j + " names its bucket");
-        }
-    }
-
-    /** Bucket j's keys are its levels, in order, each level 0's key plus the level's byte. */
-    private static void assertLevelsDeclared(RedisKeys names, ShardCalls.Call call) {
-        int n = call.keysPerBucket();
-        for (int j = 0; j < call.buckets().length; j++) {
-            byte[] first = FingerprintBuckets.bucketKey(names, call.shard(), (int) call.buckets()[j]);
-            assertArrayEquals(first, call.keys()[j * n], "bucket " + j + "'s level 0");
-            for (int l = 1; l < n; l++) {
-                byte[] level = Arrays.copyOf(first, first.length + 1);
-                level[first.length] = (byte) l;
-                assertArrayEquals(level, call.keys()[j * n + l], "bucket " + j + "'s level " + l);
-                assertEquals(RedisKeys.slot(first), RedisKeys.slot(level), "one slot");
-            }
         }
     }
 }
