@@ -97,6 +97,21 @@ agent_metric() {
   curl -fsS "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 ~ "^"n"({|$)" {s += $NF} END {printf "%.0f", s}'
 }
 
+# bucket_reads PORT: "<buckets> <claims>", the fingerprint buckets the agent's claim calls have read and the
+# claims those held, for claims_per_bucket_read.
+bucket_reads() {
+  echo "$(agent_metric "$1" dedup_redis_buckets_read_total) $(agent_metric "$1" dedup_redis_bucket_claims_read_total)"
+}
+
+# claims_per_bucket_read PORT BEFORE: the mean claims a bucket held when the agent's calls read it since
+# BEFORE (what bucket_reads printed then); 0 when they read none (event time).
+claims_per_bucket_read() {
+  awk -v before="$2" -v now="$(bucket_reads "$1")" 'BEGIN {
+    split(before, b, " "); split(now, n, " ")
+    printf "%.1f", (n[1] > b[1] ? (n[2] - b[2]) / (n[1] - b[1]) : 0)
+  }'
+}
+
 # field LINE NAME: a number of a JSON line (the first one of that name).
 field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
 

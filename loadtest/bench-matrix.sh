@@ -83,16 +83,13 @@ run_side() {
   fi
   flush_shards
   lines=()
-  local buckets_before claims_before seen=0
-  buckets_before="$(agent_metric "$port" dedup_redis_buckets_read_total)"
-  claims_before="$(agent_metric "$port" dedup_redis_bucket_claims_read_total)"
+  local reads seen=0
+  reads="$(bucket_reads "$port")"
   run_load --scenario cold,retry --ids "$ids" --warmup "$warmup" --batch "$batch" --workers "$workers" \
     --cpu-redis "$(IFS=,; echo "${shard_pids[*]}")" "${target[@]}"
   if [ "$side" = agent ]; then
     # The mean claims a fingerprint bucket held when the run's claim calls read it (0: event time).
-    seen="$(awk -v b="$(( $(agent_metric "$port" dedup_redis_buckets_read_total) - buckets_before ))" \
-      -v c="$(( $(agent_metric "$port" dedup_redis_bucket_claims_read_total) - claims_before ))" \
-      'BEGIN {printf "%.1f", (b > 0 ? c / b : 0)}')"
+    seen="$(claims_per_bucket_read "$port" "$reads")"
   fi
   for line in "${lines[@]}"; do
     echo "{\"side\":\"$side\",\"batch\":$batch,\"workers\":$workers,\"round\":$round,\"claims_seen\":$seen,\"run\":$line}" \

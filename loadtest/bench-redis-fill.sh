@@ -68,16 +68,13 @@ for round in $(seq 1 "$rounds"); do
     fi
     lines=()
     echo "$name: round $round, fill $fill: measuring $ids cold ids" >&2
-    buckets_before="$(agent_metric "$port" dedup_redis_buckets_read_total)"
-    claims_before="$(agent_metric "$port" dedup_redis_bucket_claims_read_total)"
+    reads="$(bucket_reads "$port")"
     run_load --scenario cold --ids "$ids" --batch "$batch" --workers "$workers" --target "http://127.0.0.1:$port" \
       --cpu-redis "$cpu_list" --cpu-agent "$agent_pid" --run-id "measure-$round-$fill"
     claimed=$(( fill * buckets + ids ))
     per_id="$(awk -v a="$(used_memory)" -v e="$empty" -v n="$claimed" 'BEGIN {printf "%.1f", (a - e) / n}')"
     # What the agent says its calls found: the mean claims of the buckets they read.
-    seen="$(awk -v b="$(( $(agent_metric "$port" dedup_redis_buckets_read_total) - buckets_before ))" \
-      -v c="$(( $(agent_metric "$port" dedup_redis_bucket_claims_read_total) - claims_before ))" \
-      'BEGIN {printf "%.1f", (b > 0 ? c / b : 0)}')"
+    seen="$(claims_per_bucket_read "$port" "$reads")"
     for line in "${lines[@]}"; do
       echo "{\"side\":\"agent\",\"fill\":$fill,\"round\":$round,\"bytes_per_id\":$per_id,\"claims_seen\":$seen,\"run\":$line}" \
         >>"$work/rows.jsonl"

@@ -33,31 +33,23 @@ final class CallGathering {
     static final long MAX_HOLD_MICROS = 500;
 
     /**
-     * What a gathered call's batch gets back: its items' answers, the script's count (or 0), and what else the
-     * script counted (the fingerprint claim script: buckets read, claims they held; else empty). A merged
-     * call's counts go to its first batch only, so that each is counted once.
+     * What a gathered call's batch gets back: its items' answers, the script's count (or 0), and the buckets
+     * whose first level the fingerprint claim script read with the claims they held (0 for other scripts). A
+     * merged call's counts go to its first batch only, so that each is counted once.
      */
-    record Reply(byte[] answers, long count, long[] more) {
-
-        private static final long[] NONE = new long[0];
+    record Reply(byte[] answers, long count, long bucketsRead, long claimsRead) {
 
         Reply(byte[] answers, long count) {
-            this(answers, count, NONE);
+            this(answers, count, 0, 0);
         }
 
-        /** A script's reply {@code {answers, count, more...}}, {@code {answers, count}} or {@code {answers}}. */
+        /** A script's reply {@code {answers, count, buckets read, claims read}}, or a prefix of it. */
         static Reply of(List<Object> reply) {
-            long count = reply.size() > 1 && reply.get(1) instanceof Long c ? c : 0;
-            long[] more = reply.size() > 2 ? new long[reply.size() - 2] : NONE;
-            for (int i = 0; i < more.length; i++) {
-                more[i] = reply.get(i + 2) instanceof Long m ? m : 0;
-            }
-            return new Reply((byte[]) reply.get(0), count, more);
+            return new Reply((byte[]) reply.get(0), number(reply, 1), number(reply, 2), number(reply, 3));
         }
 
-        /** The script's {@code i}-th count after {@link #count}, 0 when it answered none. */
-        long more(int i) {
-            return i < more.length ? more[i] : 0;
+        private static long number(List<Object> reply, int i) {
+            return reply.size() > i && reply.get(i) instanceof Long n ? n : 0;
         }
     }
 
@@ -208,11 +200,12 @@ final class CallGathering {
                     // The shard answered fewer verdicts than items: let ShardCalls name the mismatch.
                     p.reply().complete(new Reply(new byte[0], 0));
                 } else {
+                    byte[] mine = java.util.Arrays.copyOfRange(all, at, at + n);
                     p.reply()
-                            .complete(new Reply(
-                                    java.util.Arrays.copyOfRange(all, at, at + n),
-                                    i == 0 ? count : 0,
-                                    i == 0 ? reply.more() : Reply.NONE));
+                            .complete(
+                                    i == 0
+                                            ? new Reply(mine, count, reply.bucketsRead(), reply.claimsRead())
+                                            : new Reply(mine, 0));
                 }
                 at += n;
             }

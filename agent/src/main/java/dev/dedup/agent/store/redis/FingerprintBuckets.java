@@ -209,10 +209,9 @@ final class FingerprintBuckets {
 
     /** Counts what a claim call read of its buckets' first levels (dedup.lua's last two counts). */
     private CallGathering.Reply countReads(int shard, CallGathering.Reply reply) {
-        long read = reply.more(0);
-        if (read > 0) {
-            bucketsRead[shard].increment(read);
-            bucketClaimsRead[shard].increment(reply.more(1));
+        if (reply.bucketsRead() > 0) {
+            bucketsRead[shard].increment(reply.bucketsRead());
+            bucketClaimsRead[shard].increment(reply.claimsRead());
         }
         return reply;
     }

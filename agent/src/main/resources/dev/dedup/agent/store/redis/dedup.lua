@@ -74,6 +74,20 @@ end
 local buckets_read = 0
 local claims_read = 0
 
+-- The length of a bucket's first level; a claim call counts it in buckets_read and claims_read when it
+-- first reads it.
+local function first_len(base)
+  local n = len_cache[base]
+  if n == nil then
+    n = len(base)
+    if mode == 'c' then
+      buckets_read = buckets_read + 1
+      claims_read = claims_read + n
+    end
+  end
+  return n
+end
+
 -- Only the first levels are declared (a Redis Cluster): a bucket whose first level is full, or would be by
 -- this call's claims, may need another level, which must be declared so that a slot being migrated cannot
 -- show it empty. Ask for them before anything is written.
@@ -86,30 +100,13 @@ if first_only then
     end
   end
   for b = 1, #KEYS - 1 do
-    local n = len(KEYS[b])
-    if n + (claims[b] or 0) >= cap then return { '', -1 } end
-    if mode == 'c' then
-      buckets_read = buckets_read + 1
-      claims_read = claims_read + n
-    end
+    if first_len(KEYS[b]) + (claims[b] or 0) >= cap then return { '', -1 } end
   end
 end
 
 local answers = {}
 local evictions = 0
 local released = {}
-
--- The length of a bucket's first level, counted in buckets_read and claims_read when first read (on a
--- cluster's first call, the check above has read them all, and counted them).
-local function first_len(base)
-  local n = len_cache[base]
-  if n == nil then
-    n = len(base)
-    buckets_read = buckets_read + 1
-    claims_read = claims_read + n
-  end
-  return n
-end
 
 for at = 1, #items, 15 do
   local b = (struct.unpack('>H', items, at) - 1) * stride + 1
