@@ -140,6 +140,47 @@ class RedisEventTimeIT {
         }
     }
 
+    /** What Redis holds for {@code key} (hex), value and key, by {@code MEMORY USAGE}. */
+    private static long memoryUsage(RedisServer redis, String key) throws Exception {
+        return (Long) redis.call(
+                "MEMORY".getBytes(StandardCharsets.US_ASCII),
+                "USAGE".getBytes(StandardCharsets.US_ASCII),
+                java.util.HexFormat.of().parseHex(key));
+    }
+
+    @Test
+    void aBucketGrowsByAppends_andFromItsSettledFillIsWrittenWhole_exactlySized() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+                Agent agent = agent(redis, 384, 8, 0)) {
+            AgentHttp http = new AgentHttp(agent.port());
+            List<Item> claimed = new ArrayList<>();
+            int perBatch = 10;
+            for (int batch = 0; batch * perBatch < 100; batch++) {
+                List<Item> items = stamped("grow-" + batch, 0, perBatch, "o", NOW);
+                assertEquals(Collections.nCopies(perBatch, "new"), http.claim(RedisTier.NS, items));
+                claimed.addAll(items);
+                Map<String, Long> buckets = buckets(redis);
+                assertEquals(Map.of(buckets.keySet().iterator().next(), (long) claimed.size()), buckets);
+                String key = buckets.keySet().iterator().next();
+                long bytes = claimed.size() * 11L;
+                // An exactly sized string: its allocation's size class (a step of at most a quarter), the
+                // key and the object.
+                long exact = bytes + bytes / 4 + 100;
+                long held = memoryUsage(redis, key);
+                if (claimed.size() == 70) {
+                    // appended to since 10 records: Redis grew it greedily
+                    assertTrue(held > exact, "70 records, appended: " + held + " bytes");
+                } else if (claimed.size() >= 80) {
+                    // written whole from 75 records on
+                    assertTrue(held <= exact, claimed.size() + " records: " + held + " bytes");
+                }
+            }
+            assertEquals(Collections.nCopies(100, "retry"), http.claim(RedisTier.NS, claimed));
+            List<String> copies = http.claim(RedisTier.NS, withOwner(claimed, "other"));
+            assertEquals(List.of(), RedisTier.slippedDuplicates(claimed, copies));
+        }
+    }
+
     @Test
     void aReleaseLeavesATombstone_thatTheNextClaimOfTheIdReuses() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));

@@ -1,7 +1,13 @@
 -- Claims or releases ids filed by event time on one shard; the layout: TimeBuckets.java. A bucket is one
 -- Redis string of 11-byte records (7-byte field, 4-byte owner tag), read once per call (GET) and written
--- once (SET), whatever the number of its ids in the call: a lookup is a memory search of the string, and
--- a new claim an append, with no per-entry decoding.
+-- once, whatever the number of its ids in the call: a lookup is a memory search of the string, and a new
+-- claim an append, with no per-entry decoding.
+--
+-- What a call costs the shard is mostly Lua's: every string Lua is handed (each bucket GET reads) is hashed
+-- byte by byte, as is every string it makes. So a bucket that only gains claims gets them by APPEND, without
+-- building it again in Lua; but APPEND leaves the string up to twice its length in memory (Redis grows it
+-- greedily) for as long as the key lives, so once a bucket holds `settle` records it is written whole (SET),
+-- exactly sized, and a bucket that fills as planned ends that way.
 --
 -- ARGV[1]    'c' claim, 'r' release
 -- ARGV[2]    the items, 13 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
@@ -11,7 +17,10 @@
 -- ARGV[5]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the
 --            expiry of a new key (relative, so that the agent's clock decides, as everywhere else); 0 or
 --            less means the key's claims are over, whatever Redis still holds
--- KEYS[#KEYS], ARGV[6]: the topology record and its expected value, checked by guard.lua first
+-- ARGV[6]    '1' when no key index and field come twice in the items (the agent checked): an id is then
+--            looked for in its bucket only, never among the claims this call appends; '0' otherwise
+-- ARGV[7]    settle: records from which a bucket is written whole instead of appended to
+-- KEYS[#KEYS], ARGV[8]: the topology record and its expected value, checked by guard.lua first
 --
 -- Returns { answers, overfull }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate. Release: one byte
 -- per item, 1 released, 0 not held by that owner; the released fields are published, concatenated, on
@@ -21,21 +30,34 @@ local mode = ARGV[1]
 local items = ARGV[2]
 local cap = tonumber(ARGV[3])
 local ttls = ARGV[5]
+local distinct = ARGV[6] == '1'
+local settle = tonumber(ARGV[7])
 local REC = 11
 local TOMB = '\0\0\0\0'
+local sub, find, byte, concat = string.sub, string.find, string.byte, table.concat
 
 local blobs = {}   -- key index -> the bucket's records as read, with this call's in-place changes
 local existed = {} -- key index -> true when the key was there
 local changed = {} -- key index -> true when a record was changed in place
 local adds = {}    -- key index -> records appended by this call
-local seen = {}    -- key index -> field -> the record this call gave it (with TOMB once released)
+local added = {}   -- key index -> how many
+local seen = {}    -- key index -> field -> the record this call gave it (TOMB once released); unless distinct
 
 local function ttl_of(k)
   return struct.unpack('>i4', ttls, (k - 1) * 4 + 1)
 end
 
-local function blob_of(k)
+local answers = {}
+local n = 0
+local released = {}
+local overfull = 0
+
+for at = 1, #items, 13 do
+  local hi, lo = byte(items, at, at + 1)
+  local k = hi * 256 + lo
+  local field = sub(items, at + 2, at + 8)
   local b = blobs[k]
+  local s = nil
   if b == nil then
     b = ''
     if ttl_of(k) > 0 then
@@ -46,64 +68,52 @@ local function blob_of(k)
       end
     end
     blobs[k] = b
-    seen[k] = {}
+    if not distinct then
+      s = {}
+      seen[k] = s
+    end
+  elseif not distinct then
+    s = seen[k]
   end
-  return b
-end
-
--- The 1-based start of field's record in b, or nil.
-local function find(b, field)
-  local init = 1
-  while true do
-    local p = string.find(b, field, init, true)
-    if p == nil then return nil end
-    if (p - 1) % REC == 0 then return p end
-    init = p + 1
-  end
-end
-
-local answers = {}
-local released = {}
-local overfull = 0
-
-for at = 1, #items, 13 do
-  local k = struct.unpack('>H', items, at)
-  local field = string.sub(items, at + 2, at + 8)
-  local record = string.sub(items, at + 2, at + 12) -- field and owner tag: what a new claim appends
-  local b = blob_of(k)
-  local s = seen[k]
-  local v = s[field] -- this call's record of the id
+  local v = s and s[field] -- this call's record of the id
   local p = nil
-  if v == nil then
-    p = find(b, field)
-    if p then v = string.sub(b, p, p + 10) end
+  if not v then
+    -- The 1-based start of the field's record in the bucket, if any.
+    local init = 1
+    while true do
+      p = find(b, field, init, true)
+      if p == nil or (p - 1) % REC == 0 then break end
+      init = p + 1
+    end
+    if p then v = sub(b, p, p + 10) end
   end
-  local live = v ~= nil and string.sub(v, 8) ~= TOMB
+  local record = sub(items, at + 2, at + 12) -- field and owner tag: what a new claim appends
+  n = n + 1
   if mode == 'c' then
-    if live then
-      answers[#answers + 1] = v == record and '\1' or '\2'
+    if v and sub(v, 8) ~= TOMB then
+      answers[n] = v == record and '\1' or '\2'
     else
       if p then -- a released claim of this id: claimed anew in its record
-        blobs[k] = string.sub(b, 1, p - 1) .. record .. string.sub(b, p + 11)
+        blobs[k] = sub(b, 1, p - 1) .. record .. sub(b, p + 11)
         changed[k] = true
       else
-        local a = adds[k]
-        if a == nil then a = {} adds[k] = a end
-        if #b / REC + #a >= cap then overfull = overfull + 1 end
-        a[#a + 1] = record
+        local m = (added[k] or 0) + 1
+        if m == 1 then adds[k] = { record } else adds[k][m] = record end
+        added[k] = m
+        if #b / REC + m > cap then overfull = overfull + 1 end
       end
-      s[field] = record
-      answers[#answers + 1] = '\0'
+      if s then s[field] = record end
+      answers[n] = '\0'
     end
   else
-    if live and v == record and p then
-      blobs[k] = string.sub(b, 1, p + 6) .. TOMB .. string.sub(b, p + 11)
+    if v == record and p then -- live (an owner tag is never 0) and held by this owner
+      blobs[k] = sub(b, 1, p + 6) .. TOMB .. sub(b, p + 11)
       changed[k] = true
-      s[field] = field .. TOMB
+      if s then s[field] = field .. TOMB end
       released[#released + 1] = field
-      answers[#answers + 1] = '\1'
+      answers[n] = '\1'
     else
-      answers[#answers + 1] = '\0'
+      answers[n] = '\0'
     end
   end
 end
@@ -112,16 +122,20 @@ for k, b in pairs(blobs) do
   local a = adds[k]
   local ttl = ttl_of(k)
   if ttl > 0 and (a or changed[k]) then
-    local whole = a and (b .. table.concat(a)) or b
-    if existed[k] then
-      redis.call('SET', KEYS[k], whole, 'KEEPTTL')
+    if existed[k] and not changed[k] and #b / REC + added[k] < settle then
+      redis.call('APPEND', KEYS[k], concat(a))
     else
-      redis.call('SET', KEYS[k], whole, 'EX', ttl)
+      local whole = a and (b .. concat(a)) or b
+      if existed[k] then
+        redis.call('SET', KEYS[k], whole, 'KEEPTTL')
+      else
+        redis.call('SET', KEYS[k], whole, 'EX', ttl)
+      end
     end
   end
 end
 
 if mode == 'r' and #released > 0 then
-  redis.call('PUBLISH', ARGV[4], table.concat(released))
+  redis.call('PUBLISH', ARGV[4], concat(released))
 end
-return { table.concat(answers), overfull }
+return { concat(answers), overfull }
