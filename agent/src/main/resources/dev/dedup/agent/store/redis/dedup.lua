@@ -105,38 +105,53 @@ if first_only then
 end
 
 local answers = {}
+local n = 0
 local evictions = 0
 local released = {}
+local claiming = mode == 'c'
+local first = {} -- bucket index -> its first level's length, once a claim read it in the common case
+local sub, byte = string.sub, string.byte
 
 for at = 1, #items, 15 do
-  local b = (struct.unpack('>H', items, at) - 1) * stride + 1
+  local hi, lo = byte(items, at, at + 1)
+  local b = (hi * 256 + lo - 1) * stride + 1
   local base = KEYS[b]
-  local field = string.sub(items, at + 2, at + 8)
-  local value = string.sub(items, at + 9, at + 14)
+  local field = sub(items, at + 2, at + 8)
+  local value = sub(items, at + 9, at + 14)
+  n = n + 1
+  local fl = nil
+  if claiming then
+    fl = first[b]
+    if fl == nil then
+      fl = first_len(base)
+      first[b] = fl
+    end
+  end
 
-  if mode == 'c' and first_len(base) < cap then
+  if fl and fl < cap then
     -- The common case: only the first level can hold the id; HSETNX decides a new id in one call.
     local set = redis.pcall('HSETNX', base, field, value)
-    if type(set) == 'table' and set.err then
+    if set == 1 then
+      if fl == 0 then redis.call('PEXPIRE', base, key_ttl) end
+      first[b] = fl + 1
+      answers[n] = '\0'
+    elseif set == 0 then
+      local v = redis.call('HGET', base, field)
+      if alive(v) then
+        answers[n] = repeat_of(base, field, v, value)
+      else
+        redis.call('HSET', base, field, value)
+        answers[n] = '\0'
+      end
+    else
       -- Refused (out of memory): nothing was written yet; answer what can be answered without writing.
       local v = redis.call('HGET', base, field)
       if not (v and alive(v)) or sliding then return redis.error_reply(set.err) end
-      answers[#answers + 1] = owner_of(v) == owner_of(value) and '\1' or '\2'
-    elseif set == 1 then
-      local n = len(base)
-      if n == 0 then redis.call('PEXPIRE', base, key_ttl) end
-      len_cache[base] = n + 1
-      answers[#answers + 1] = '\0'
-    else
-      local v = redis.call('HGET', base, field)
-      if alive(v) then
-        answers[#answers + 1] = repeat_of(base, field, v, value)
-      else
-        redis.call('HSET', base, field, value)
-        answers[#answers + 1] = '\0'
-      end
+      answers[n] = owner_of(v) == owner_of(value) and '\1' or '\2'
     end
   else
+    if fl then len_cache[base] = fl end -- this call's claims counted in the common case
+    first[b] = nil
     local l, found = find(b, field)
     local live = found and alive(found)
     if mode == 'r' then
@@ -149,24 +164,24 @@ for at = 1, #items, 15 do
         if was_full and l < max_levels - 1 and len(level_key(b, l + 1)) > 0 then
           rebuild(b) -- keep every level before a non-empty one full
         end
-        answers[#answers + 1] = '\1'
+        answers[n] = '\1'
       else
-        answers[#answers + 1] = '\0'
+        answers[n] = '\0'
       end
     elseif live then
-      answers[#answers + 1] = repeat_of(level_key(b, l), field, found, value)
+      answers[n] = repeat_of(level_key(b, l), field, found, value)
     elseif found then
       redis.call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
-      answers[#answers + 1] = '\0'
+      answers[n] = '\0'
     else
       local target, evicted = level_with_room(b)
       evictions = evictions + evicted
       local key = level_key(b, target)
-      local n = len(key)
+      local held = len(key)
       redis.call('HSET', key, field, value)
-      if n == 0 then redis.call('PEXPIRE', key, key_ttl) end
-      len_cache[key] = n + 1
-      answers[#answers + 1] = '\0'
+      if held == 0 then redis.call('PEXPIRE', key, key_ttl) end
+      len_cache[key] = held + 1
+      answers[n] = '\0'
     end
   end
 end
@@ -174,4 +189,4 @@ end
 if mode == 'r' and #released > 0 then
   redis.call('PUBLISH', ARGV[4], table.concat(released))
 end
-return { table.concat(answers), evictions, buckets_read, claims_read }
+return { table.concat(answers, '', 1, n), evictions, buckets_read, claims_read }
