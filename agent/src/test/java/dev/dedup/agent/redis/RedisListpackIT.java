@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Bucket levels in Redis: a bucket that outgrows {@code redis-level-entries} chains further levels, each
@@ -46,10 +48,46 @@ class RedisListpackIT {
         return levels;
     }
 
-    /** Every level key of the shard that is not a listpack or holds more than {@code maxFields} fields. */
+    /**
+     * Stamps the shard's layout record as a deployment of layout v1 did (a first level's length read before
+     * every claim, no marks), so that the agent keeps to it; layout 2 (marked buckets) stamps nothing: a fresh
+     * shard gets it.
+     */
+    private static void stampLayout(RedisServer redis, int layout, int buckets, int levelEntries, int maxLevels)
+            throws Exception {
+        if (layout == 1) {
+            redis.call(
+                    "SET".getBytes(StandardCharsets.US_ASCII),
+                    "dd:layout".getBytes(StandardCharsets.US_ASCII),
+                    ("dedup-layout v1 buckets=" + buckets + " level-entries=" + levelEntries + " max-levels="
+                                    + maxLevels)
+                            .getBytes(StandardCharsets.US_ASCII));
+        }
+    }
+
+    private static String type(RedisServer redis, byte[] key) throws Exception {
+        Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
+        return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(reply);
+    }
+
+    /**
+     * Every level key of the shard that is not a listpack or holds more than {@code maxFields} fields, and
+     * every mark (a string at a bucket's name, layout v2) that is not "dedup-levels" followed by its first
+     * level.
+     */
     private static Map<String, String> inspectKeys(RedisServer redis, int maxFields) throws Exception {
         Map<String, String> wrong = new TreeMap<>();
         for (byte[] key : levelKeys(redis)) {
+            if (type(redis, key).equals("string")) {
+                Object mark = redis.call("GET".getBytes(StandardCharsets.US_ASCII), key);
+                byte[] first = java.util.Arrays.copyOf(key, key.length + 1);
+                if (key.length != 8
+                        || !"dedup-levels".equals(new String((byte[]) mark, StandardCharsets.US_ASCII))
+                        || !type(redis, first).equals("hash")) {
+                    wrong.put(HexFormat.of().formatHex(key), "a mark without its levels");
+                }
+                continue;
+            }
             String encoding = new String(
                     (byte[]) redis.call(
                             "OBJECT".getBytes(StandardCharsets.US_ASCII),
@@ -64,11 +102,12 @@ class RedisListpackIT {
         return wrong;
     }
 
-    @Test
-    void bucketsGrowingManyLevels_stayListpack_andForgetNothing() throws Exception {
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void bucketsGrowingManyLevels_stayListpack_andForgetNothing(int layout) throws Exception {
         int levelEntries = 16;
         int buckets = 8;
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+        try (RedisServer redis = started(layout, buckets, levelEntries, 64);
                 Agent agent = RedisTier.agent(
                         dir,
                         List.of(redis),
@@ -106,9 +145,10 @@ class RedisListpackIT {
      * A server whose {@code hash-max-listpack-entries} is below {@code redis-level-entries}: the agent
      * clamps its levels to fit, so buckets still stay listpack.
      */
-    @Test
-    void levelEntriesAboveTheServersListpackLimit_areClampedSoLevelsStayListpack() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"), "--hash-max-listpack-entries", "32");
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void levelEntriesAboveTheServersListpackLimit_areClampedSoLevelsStayListpack(int layout) throws Exception {
+        try (RedisServer redis = started(layout, 4, 30, 64, "--hash-max-listpack-entries", "32");
                 Agent agent = RedisTier.agent(
                         dir,
                         List.of(redis),
@@ -116,6 +156,7 @@ class RedisListpackIT {
                         0,
                         new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
+            assertEquals(layout == 1 ? 30 : 22, stats(http).getInteger("level_entries"), "32 - 2, less 8 for v2");
             List<Item> claimed = items("clamped", 0, 2000, "o");
             assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, claimed));
             assertEquals(Map.of(), inspectKeys(redis, 30), "keys not listpack or over-full");
@@ -130,7 +171,7 @@ class RedisListpackIT {
      */
     @Test
     void bucketsReadByClaims_andTheClaimsTheyHeld_areCounted() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+        try (RedisServer redis = started(1, 4, 256, 8);
                 Agent agent = RedisTier.agent(
                         dir,
                         List.of(redis),
@@ -173,10 +214,11 @@ class RedisListpackIT {
      * every fresh id is answered {@code new}, never {@code duplicate}, and the 8 claims forgotten are counted
      * in {@code dedup_redis_evictions_total}.
      */
-    @Test
-    void fullBucket_answersFreshIdsNew_andCountsTheClaimsItForgets() throws Exception {
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void fullBucket_answersFreshIdsNew_andCountsTheClaimsItForgets(int layout) throws Exception {
         FakeClock clock = new FakeClock(RedisTier.EPOCH);
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+        try (RedisServer redis = started(layout, 1, 8, 2);
                 Agent agent = RedisTier.agent(dir, List.of(redis), TINY, 0, clock)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = claimOneASecond(http, clock, 24);
@@ -203,10 +245,11 @@ class RedisListpackIT {
      * When a full bucket must forget, it forgets its oldest claims (those that expire soonest), like the
      * embedded store's sets, and keeps the recent ones, which are the likeliest to be delivered again.
      */
-    @Test
-    void fullBucket_forgetsItsOldestClaims() throws Exception {
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void fullBucket_forgetsItsOldestClaims(int layout) throws Exception {
         FakeClock clock = new FakeClock(RedisTier.EPOCH);
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+        try (RedisServer redis = started(layout, 1, 8, 2);
                 Agent agent = RedisTier.agent(dir, List.of(redis), TINY, 0, clock)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = claimOneASecond(http, clock, 24);
@@ -220,6 +263,19 @@ class RedisListpackIT {
                     RedisTier.slippedDuplicates(newest, http.claim(RedisTier.NS, newest)),
                     "recent claims forgotten while older ones were kept");
         }
+    }
+
+    /** A redis-server whose layout record is {@code layout}'s ({@link #stampLayout}). */
+    private RedisServer started(int layout, int buckets, int levelEntries, int maxLevels, String... args)
+            throws Exception {
+        RedisServer redis = RedisServer.start(dir.resolve("redis"), args);
+        stampLayout(redis, layout, buckets, levelEntries, maxLevels);
+        return redis;
+    }
+
+    private static io.vertx.core.json.JsonObject stats(AgentHttp http) {
+        return new io.vertx.core.json.JsonObject(AgentHttp.text(AgentHttp.ok(http.get("/v1/stats"))))
+                .getJsonObject("store");
     }
 
     private static List<Item> claimOneASecond(AgentHttp http, FakeClock clock, int n) {

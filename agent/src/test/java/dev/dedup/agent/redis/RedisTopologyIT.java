@@ -141,7 +141,7 @@ class RedisTopologyIT {
                     ConfigException.class,
                     () -> RedisTier.agent(dir, shards.subList(0, 2), other, 0, new FakeClock(RedisTier.EPOCH)));
             assertTrue(
-                    e.getMessage().contains("was written with buckets=1024 level-entries=64 max-levels=8"),
+                    e.getMessage().contains("was written with layout v2 buckets=1024 level-entries=64 max-levels=8"),
                     e.getMessage());
         }
         try (Agent same = agent(shards.subList(0, 2))) {

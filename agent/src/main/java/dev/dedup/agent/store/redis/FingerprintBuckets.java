@@ -25,6 +25,11 @@ import java.util.function.Function;
  * so each level stays a listpack whatever the volume. A level beyond the first holds claims only while
  * every level before it is full, so while the first level of a bucket has room an id can only be there.
  *
+ * <p>On standalone shards of layout v2 (the {@code <prefix>:layout} record every fresh shard gets; see {@link
+ * #agreeOrRefuse}) a bucket that fills its first level is <b>marked</b>: the level moves to the name plus a zero
+ * byte and a string takes the bucket's name, so that a claim's {@code HSETNX} on the name either decides the id
+ * alone or fails {@code WRONGTYPE}, and no claim reads a level's length first ({@code levels.lua}).
+ *
  * <p>A script call declares in {@code KEYS} each bucket's first level. While a slot of a Redis Cluster
  * migrates, its keys move a {@code MIGRATE} batch at a time and a node redirects ({@code ASK}) or refuses
  * ({@code TRYAGAIN}) a call by the keys it declares only: a level read without being declared would look
@@ -73,24 +78,45 @@ final class FingerprintBuckets {
     static final long NEEDS_LEVELS = -1;
 
     private static final byte[] ZERO = {'0'};
+    /** The claim script's flag on standalone shards of layout v2: buckets may be marked. */
+    private static final byte[] MARKED = {'3'};
+    /** The sweep's flag of it. */
+    private static final byte[] SWEEP_MARKED = {'2'};
+    /**
+     * Claims a level keeps below the server's {@code hash-max-listpack-entries}, besides 2, where buckets may be
+     * marked (at most a quarter of it): a bucket is marked once one of the new claims that read its length
+     * (one in 8 when levels hold more than 128) finds it full, so it may grow past {@code levelEntries}
+     * meanwhile; it outgrows the listpack only after 34 new claims in a row that do not read it ((7/8)^34,
+     * 1 %), which costs memory, never a claim.
+     */
+    static final int MARKED_MARGIN = 32;
 
     private final RedisPort port;
     private final Routing routing;
     private final Moves moves;
     private final RedisKeys keys;
     private final int buckets;
-    private final int levelEntries;
+    /** Claims a level holds: what the server allows, less the margin of layout v2 when the shards have it. */
+    private volatile int levelEntries;
+
     private final int maxLevels;
     private final byte[] channel;
-    private final byte[] capArg;
+    private volatile byte[] capArg;
     private final byte[] keyTtlArg = RedisKeys.ascii(KEY_TTL_MILLIS);
     private final byte[] levelsArg;
     /** Keys each bucket declares in a sweep, or in a claim sent again: 1, or every level on a Redis Cluster. */
     private final int declaredLevels;
-    /** The sweep's flag of it: '1' when every level is declared. */
-    private final byte[] declaredArg;
-    /** The claim script's flag of a first call: '0' standalone, '2' a cluster (levels on demand). */
-    private final byte[] firstCallArg;
+    /** The sweep's flag of it: '1' when every level is declared, '2' when buckets may be marked, else '0'. */
+    private volatile byte[] declaredArg;
+    /**
+     * The claim script's flag of a first call: '0' standalone, '3' standalone with marked buckets (layout v2),
+     * '2' a cluster (levels on demand).
+     */
+    private volatile byte[] firstCallArg;
+    /** The server's hash-max-listpack-entries, least over the shards (0: not read), and the entries asked for. */
+    private final int serverListpackEntries;
+
+    private final int askedLevelEntries;
 
     private final Counter[] evictions;
     /** Calls sent again with every level declared, per shard (group, on a cluster). */
@@ -120,23 +146,18 @@ final class FingerprintBuckets {
         this.buckets = options.buckets();
         this.maxLevels = options.maxLevels();
         this.channel = keys.releaseChannel();
-        int entries = options.levelEntries();
+        this.askedLevelEntries = options.levelEntries();
+        int least = 0;
         for (int s = 0; s < port.shards(); s++) {
             int serverMax = port.listpackEntries(s);
-            if (serverMax > 0 && entries > serverMax - 2) {
-                LOG.log(
-                        Level.WARNING,
-                        "redis shard " + port.name(s) + " has hash-max-listpack-entries " + serverMax
-                                + "; bucket levels hold " + (serverMax - 2) + " claims instead of " + entries);
-                entries = serverMax - 2;
+            if (serverMax > 0 && (least == 0 || serverMax < least)) {
+                least = serverMax;
             }
         }
-        this.levelEntries = Math.max(1, entries);
-        this.capArg = RedisKeys.ascii(levelEntries);
+        this.serverListpackEntries = least;
         this.levelsArg = RedisKeys.ascii(maxLevels);
         this.declaredLevels = declaredLevels(keys, maxLevels);
-        this.declaredArg = declaredLevels > 1 ? ONE : ZERO;
-        this.firstCallArg = declaredLevels > 1 ? FIRST_LEVELS_ONLY : ZERO;
+        useLayout(false);
         this.gathering = new CallGathering(port, RedisScript.DEDUP, ITEM_BYTES, registry);
         this.evictions = ShardCounters.of(
                 registry,
@@ -233,33 +254,75 @@ final class FingerprintBuckets {
                 .thenApply(CallGathering.Reply::of);
     }
 
+    /** Sets what the layout (v2: buckets may be marked) decides: the claims a level holds, the scripts' flags. */
+    private void useLayout(boolean marked) {
+        int entries = askedLevelEntries;
+        int allowed = serverListpackEntries - 2 - (marked ? margin(serverListpackEntries) : 0);
+        if (serverListpackEntries > 0 && entries > allowed) {
+            entries = allowed;
+        }
+        this.levelEntries = Math.max(1, entries);
+        this.capArg = RedisKeys.ascii(levelEntries);
+        this.declaredArg = declaredLevels > 1 ? ONE : marked ? SWEEP_MARKED : ZERO;
+        this.firstCallArg = declaredLevels > 1 ? FIRST_LEVELS_ONLY : marked ? MARKED : ZERO;
+    }
+
+    /** Of layout v2: {@link #MARKED_MARGIN}, or a quarter of a smaller server limit. */
+    static int margin(int serverListpackEntries) {
+        return Math.min(MARKED_MARGIN, serverListpackEntries / 4);
+    }
+
+    private String layout(int version) {
+        return "dedup-layout v" + version + " buckets=" + buckets + " level-entries=" + levelEntries + " max-levels="
+                + maxLevels;
+    }
+
     /**
-     * Checks, or stamps, every shard's record of this layout ({@code <prefix>:layout}: buckets, claims per level
-     * and levels), which decide where an id is looked for: an agent with other values would not find the claims
-     * made before and answer their copies {@code new}.
+     * Checks, or stamps, every shard's record of this layout ({@code <prefix>:layout}: its version, buckets,
+     * claims per level and levels), which decide where an id is looked for: an agent with other values would not
+     * find the claims made before and answer their copies {@code new}. Standalone shards that hold no record, or
+     * a record of v2, have layout v2 (buckets may be marked: {@code levels.lua}); shards of a deployment started
+     * before it keep v1 (a first level's length read before every claim), which agents of either version share.
+     * A Redis Cluster has v1.
      *
      * @throws ConfigException naming what differs (the agent exits 2)
      */
     void agreeOrRefuse(String keyPrefix) {
         byte[] key = (keyPrefix + ":layout").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        String mine =
-                "dedup-layout v1 buckets=" + buckets + " level-entries=" + levelEntries + " max-levels=" + maxLevels;
+        boolean marked = !keys.clustered();
+        for (int s = 0; s < port.shards() && marked; s++) {
+            marked = !layoutRecord(s, key, "").startsWith("dedup-layout v1 ");
+        }
+        useLayout(marked);
+        if (levelEntries < askedLevelEntries) {
+            LOG.log(
+                    Level.WARNING,
+                    "redis shards have hash-max-listpack-entries " + serverListpackEntries + "; bucket levels hold "
+                            + levelEntries + " claims instead of " + askedLevelEntries + " (2 below it"
+                            + (marked ? ", and " + margin(serverListpackEntries) + " more for layout v2)" : ")"));
+        }
+        String mine = layout(marked ? 2 : 1);
         for (int s = 0; s < port.shards(); s++) {
-            List<Object> reply = port.eval(s, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {
-                        mine.getBytes(java.nio.charset.StandardCharsets.US_ASCII)
-                    })
-                    .toCompletableFuture()
-                    .join();
-            String held = new String((byte[]) reply.get(0), java.nio.charset.StandardCharsets.US_ASCII);
+            String held = layoutRecord(s, key, mine);
             if (!held.equals(mine)) {
                 throw new dev.dedup.agent.config.ConfigException("redis: shard " + port.name(s) + " was written with "
-                        + held.replace("dedup-layout v1 ", "") + ", this agent has "
-                        + mine.replace("dedup-layout v1 ", "") + " (--redis-buckets, --redis-level-entries,"
-                        + " --redis-max-levels, the last two as the server's hash-max-listpack-entries allows):"
+                        + held.replace("dedup-", "") + ", this agent has " + mine.replace("dedup-", "")
+                        + " (--redis-buckets, --redis-level-entries, --redis-max-levels, the last two as the"
+                        + " server's hash-max-listpack-entries allows):"
                         + " claims made before would not be found. Start with the values the shards were"
                         + " written with");
             }
         }
+    }
+
+    /** Shard {@code s}'s layout record, stamped {@code mine} when it held none ('' only reads it); '' for none. */
+    private String layoutRecord(int s, byte[] key, String mine) {
+        List<Object> reply = port.eval(s, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {
+                    mine.getBytes(java.nio.charset.StandardCharsets.US_ASCII)
+                })
+                .toCompletableFuture()
+                .join();
+        return new String((byte[]) reply.get(0), java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** Buckets over all shards. */
@@ -304,9 +367,10 @@ final class FingerprintBuckets {
                         pending.stream().mapToLong(CompletableFuture::join).sum());
     }
 
-    /** {@code level_entries}, {@code max_levels}, {@code buckets}, and per shard its evictions. */
+    /** {@code layout}, {@code level_entries}, {@code max_levels}, {@code buckets}, and per shard its evictions. */
     void stats(Map<String, Object> s, List<Map<String, Object>> shards) {
         s.put("buckets", buckets);
+        s.put("layout", firstCallArg == MARKED ? "v2" : "v1");
         s.put("level_entries", levelEntries);
         s.put("max_levels", maxLevels);
         for (int i = 0; i < shards.size(); i++) {

@@ -174,9 +174,11 @@ final class Moves implements AutoCloseable {
         return once("b" + bucket, () -> {
             // Standalone shards only (a Redis Cluster has no shard list to change): the key is the same on both.
             byte[] base = FingerprintBuckets.bucketKey(keys, routing.source(bucket), bucket);
-            byte[][] levels = new byte[maxLevels][];
+            // Its first key (its one hash, or the mark of its levels: layout v2), then every level a mark names.
+            byte[][] levels = new byte[maxLevels + 1][];
+            levels[0] = base;
             for (int l = 0; l < maxLevels; l++) {
-                levels[l] = l == 0 ? base : RedisKeys.levelKey(base, l);
+                levels[l + 1] = RedisKeys.levelKey(base, l);
             }
             return move(routing.source(bucket), routing.target(bucket), keys.movedMarker(base, base.length), levels)
                     .thenAccept(moved -> {

@@ -131,7 +131,10 @@ final class RedisKeys {
         return key;
     }
 
-    /** Level {@code level} (1 to 255) of the fingerprint bucket whose first level is {@code first}: one byte more. */
+    /**
+     * Level {@code level} (1 to 255) of the fingerprint bucket whose first level is {@code first}: one byte more;
+     * level 0 of a marked bucket (layout v2) is {@code first} plus a zero byte.
+     */
     static byte[] levelKey(byte[] first, int level) {
         byte[] key = java.util.Arrays.copyOf(first, first.length + 1);
         key[first.length] = (byte) level;

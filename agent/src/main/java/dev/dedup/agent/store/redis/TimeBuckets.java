@@ -17,7 +17,8 @@ import java.util.concurrent.CompletionStage;
  * the same event second, so an id is looked for only among the claims of that second: the second is
  * split into {@code slices} buckets by the id's route half, sized so that a bucket holds about
  * {@link #TARGET_FILL} claims at the namespace's expected rate. A batch's ids fall into a few hundred
- * buckets, each read once and written once per script call.
+ * buckets, each read once and written once per script call: appended to while it holds fewer than {@link
+ * #SETTLE_RECORDS} records, written whole after.
  *
  * <p>A bucket is a Redis <em>string</em> {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}}
  * (13 bytes with the default prefix) of 11-byte records: the top 56 bits of the id's key (the same 7

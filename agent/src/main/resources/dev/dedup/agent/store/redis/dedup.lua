@@ -1,5 +1,6 @@
 -- Claims or releases ids on one shard, in the fingerprint layout (FingerprintBuckets.java); sent after
--- guard.lua and levels.lua, as one script. While the first level of a bucket has room, one HSETNX decides a new id.
+-- guard.lua and levels.lua, as one script. While the first level of a bucket has room, one HSETNX decides a new id
+-- (after a read of the level's length, unless the bucket may be marked: see levels.lua).
 --
 -- ARGV[1]    'c' claim, 'r' release
 -- ARGV[2]    the items, 15 bytes each, in batch order: u16 bucket index (1-based: the call's i-th bucket,
@@ -13,7 +14,9 @@
 -- ARGV[8]    '1' when the namespace's window slides: a live claim answered retry or duplicate gets the
 --            item's expiry (now + window) when that is later than its own; '0' for a fixed window
 -- ARGV[9]    '0' when KEYS holds level 0 of each bucket, KEYS[i], the others named from it (standalone
---            shards); on a Redis Cluster (levels.lua) '2' when it holds level 0 only, and the call answers
+--            shards); '3' when it holds each bucket's first key, which is the bucket's one hash or the mark
+--            of its levels (standalone shards of layout v2, levels.lua): a claim in a bucket not marked is
+--            one HSETNX; on a Redis Cluster (levels.lua) '2' when it holds level 0 only, and the call answers
 --            { '', -1 } without writing anything when a bucket may need another level, or '1' when it
 --            holds every level of each bucket: bucket i's levels are KEYS[(i - 1) * max_levels + 1 ..]
 -- KEYS[#KEYS], ARGV[10]: the topology record and its expected value, checked by guard.lua first
@@ -21,7 +24,8 @@
 -- Returns { answers, evictions, buckets read, claims read }. Claim: one byte per item, 0 new, 1 retry,
 -- 2 duplicate; evictions counts live claims dropped because every level of their bucket was full of them;
 -- the last two count the distinct buckets whose first level the call read and the claims those levels held
--- then (a cold id's HSETNX searches its whole first level: the shard's CPU per id grows with the mean).
+-- then (a cold id's HSETNX searches its whole first level: the shard's CPU per id grows with the mean); in
+-- buckets that may be marked, the new claims that read their bucket's length (one in 8) count instead.
 -- Release: one byte per item, 1 released, 0 not held by that owner (the counts are 0); the released fields
 -- are published, concatenated, on ARGV[4].
 
@@ -34,6 +38,7 @@ max_levels = tonumber(ARGV[7])
 local sliding = ARGV[8] == '1'
 declared = ARGV[9] == '1'
 first_only = ARGV[9] == '2'
+marked = ARGV[9] == '3'
 local stride = declared and max_levels or 1
 
 -- A live claim `v` answered for `value`: its verdict byte; in a sliding window it is renewed in `key`
@@ -104,6 +109,21 @@ if first_only then
   end
 end
 
+-- A claim whose HSETNX on `key` did not add it (`set` 0: the id is there, or an error): its verdict byte,
+-- or nil and the error to answer.
+local function not_added(set, key, field, value)
+  if set == 0 then
+    local v = redis.call('HGET', key, field)
+    if alive(v) then return repeat_of(key, field, v, value) end
+    redis.call('HSET', key, field, value) -- an expired claim of the same id
+    return '\0'
+  end
+  -- Refused (out of memory): nothing was written yet; answer what can be answered without writing.
+  local v = redis.call('HGET', key, field)
+  if not (v and alive(v)) or sliding then return nil, set.err end
+  return owner_of(v) == owner_of(value) and '\1' or '\2'
+end
+
 local answers = {}
 local n = 0
 local evictions = 0
@@ -111,6 +131,7 @@ local released = {}
 local claiming = mode == 'c'
 local first = {} -- bucket index -> its first level's length, once a claim read it in the common case
 local sub, byte = string.sub, string.byte
+local sample = math.max(32, math.min(256, math.floor(4096 / cap))) -- of 256: new claims that read a length
 
 for at = 1, #items, 15 do
   local hi, lo = byte(items, at, at + 1)
@@ -119,69 +140,92 @@ for at = 1, #items, 15 do
   local field = sub(items, at + 2, at + 8)
   local value = sub(items, at + 9, at + 14)
   n = n + 1
-  local fl = nil
-  if claiming then
-    fl = first[b]
-    if fl == nil then
-      fl = first_len(base)
-      first[b] = fl
+  local set = nil
+  if claiming and marked and not layered[b] then
+    -- A bucket not known to be marked: HSETNX decides the id alone, unless the bucket is marked.
+    set = redis.pcall('HSETNX', base, field, value)
+    if set == 1 then
+      -- One new claim in 8 (by its field's last byte; every one when levels hold 16 or fewer) reads the
+      -- length: to mark the bucket once full, to give a new key its TTL (the sweep gives it to those it
+      -- finds without), and to count.
+      if byte(field, 7) < sample then
+        local held = redis.call('HLEN', base)
+        buckets_read = buckets_read + 1
+        claims_read = claims_read + held - 1
+        redis.call('PEXPIRE', base, key_ttl)
+        if held >= cap then mark(b, held) end
+      end
+      if not layered[b] then layered[b] = false end
+      answers[n] = '\0'
+    elseif set ~= 0 and (string.find(set.err, 'WRONGTYPE', 1, true) == 1 or is_layered(b)) then
+      -- The bucket is marked (a refusal, out of memory, comes before the type is checked: is_layered
+      -- asks): decided with its levels below.
+      layered[b] = true
+      set = nil
+    else
+      layered[b] = false
+      local answer, err = not_added(set, base, field, value)
+      if err then return redis.error_reply(err) end
+      answers[n] = answer
     end
   end
-
-  if fl and fl < cap then
-    -- The common case: only the first level can hold the id; HSETNX decides a new id in one call.
-    local set = redis.pcall('HSETNX', base, field, value)
-    if set == 1 then
-      if fl == 0 then redis.call('PEXPIRE', base, key_ttl) end
-      first[b] = fl + 1
-      answers[n] = '\0'
-    elseif set == 0 then
-      local v = redis.call('HGET', base, field)
-      if alive(v) then
-        answers[n] = repeat_of(base, field, v, value)
-      else
-        redis.call('HSET', base, field, value)
-        answers[n] = '\0'
+  if set == nil then
+    if marked and is_layered(b) then base = level_key(b, 0) end
+    local fl = nil
+    if claiming then
+      fl = first[b]
+      if fl == nil then
+        fl = first_len(base)
+        first[b] = fl
       end
-    else
-      -- Refused (out of memory): nothing was written yet; answer what can be answered without writing.
-      local v = redis.call('HGET', base, field)
-      if not (v and alive(v)) or sliding then return redis.error_reply(set.err) end
-      answers[n] = owner_of(v) == owner_of(value) and '\1' or '\2'
     end
-  else
-    if fl then len_cache[base] = fl end -- this call's claims counted in the common case
-    first[b] = nil
-    local l, found = find(b, field)
-    local live = found and alive(found)
-    if mode == 'r' then
-      if live and owner_of(found) == owner_of(value) then
-        local key = level_key(b, l)
-        local was_full = len(key) >= cap
-        redis.call('HDEL', key, field)
-        len_cache[key] = nil
-        released[#released + 1] = field
-        if was_full and l < max_levels - 1 and len(level_key(b, l + 1)) > 0 then
-          rebuild(b) -- keep every level before a non-empty one full
-        end
-        answers[n] = '\1'
+
+    if fl and fl < cap then
+      -- Only the first level can hold the id; HSETNX decides a new id in one call.
+      local added = redis.pcall('HSETNX', base, field, value)
+      if added == 1 then
+        if fl == 0 then redis.call('PEXPIRE', base, key_ttl) end
+        first[b] = fl + 1
+        answers[n] = '\0'
       else
+        local answer, err = not_added(added, base, field, value)
+        if err then return redis.error_reply(err) end
+        answers[n] = answer
+      end
+    else
+      if fl then len_cache[base] = fl end -- this call's claims counted in the common case
+      first[b] = nil
+      local l, found = find(b, field)
+      local live = found and alive(found)
+      if mode == 'r' then
+        if live and owner_of(found) == owner_of(value) then
+          local key = level_key(b, l)
+          local was_full = len(key) >= cap
+          redis.call('HDEL', key, field)
+          len_cache[key] = nil
+          released[#released + 1] = field
+          if was_full and l < max_levels - 1 and len(level_key(b, l + 1)) > 0 then
+            rebuild(b) -- keep every level before a non-empty one full
+          end
+          answers[n] = '\1'
+        else
+          answers[n] = '\0'
+        end
+      elseif live then
+        answers[n] = repeat_of(level_key(b, l), field, found, value)
+      elseif found then
+        redis.call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
+        answers[n] = '\0'
+      else
+        local target, evicted = level_with_room(b)
+        evictions = evictions + evicted
+        local key = level_key(b, target)
+        local held = len(key)
+        redis.call('HSET', key, field, value)
+        if held == 0 then redis.call('PEXPIRE', key, key_ttl) end
+        len_cache[key] = held + 1
         answers[n] = '\0'
       end
-    elseif live then
-      answers[n] = repeat_of(level_key(b, l), field, found, value)
-    elseif found then
-      redis.call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
-      answers[n] = '\0'
-    else
-      local target, evicted = level_with_room(b)
-      evictions = evictions + evicted
-      local key = level_key(b, target)
-      local held = len(key)
-      redis.call('HSET', key, field, value)
-      if held == 0 then redis.call('PEXPIRE', key, key_ttl) end
-      len_cache[key] = held + 1
-      answers[n] = '\0'
     end
   end
 end

@@ -14,6 +14,15 @@
 -- asks for the rest when a bucket may need them (dedup.lua); the sweep declares every level. On standalone
 -- shards only level 0 is declared and the others are named from it.
 --
+-- Marked buckets (standalone shards whose layout record is v2, FingerprintBuckets.java): a bucket is its
+-- one hash KEYS[b] until that holds `cap` entries. Then it is marked: the hash moves to KEYS[b] .. '\0', a
+-- string (the mark) takes its name, and its levels are KEYS[b] .. '\0', '\1', ... as above. So a claim's
+-- HSETNX on KEYS[b] either decides the id alone (the bucket has no other level) or fails WRONGTYPE (it
+-- has): no length need be read first, which was half the calls of a new id. A bucket is marked when one
+-- of the new claims that read its length (one in 8) finds it full, so it may hold a few more than `cap`
+-- before (FingerprintBuckets keeps `cap` 34 below the server's hash-max-listpack-entries). The mark has no
+-- TTL; the sweep unmarks a bucket whose claims fit its first level again.
+--
 -- The script that follows sets these from its arguments before it calls anything here:
 local now        -- whole seconds, the agent's clock
 local key_ttl    -- TTL in milliseconds given to level keys when written or swept
@@ -21,6 +30,9 @@ local cap        -- entries per level
 local max_levels -- most levels per bucket
 local declared   -- true when every level of a bucket is in KEYS (a Redis Cluster)
 local first_only -- true when KEYS holds each bucket's first level only, on a Redis Cluster (dedup.lua)
+local marked     -- true when buckets may be marked (standalone shards, layout v2)
+
+local layered = {} -- bucket b -> true when it is marked, false when not; nil until known (marked only)
 
 local RANGE = 1048576 -- expiry seconds are kept modulo 2^20
 local HALF = 524288
@@ -45,6 +57,7 @@ end
 -- Level l's key of bucket b.
 local function level_key(b, l)
   if declared then return KEYS[b + l] end
+  if layered[b] then return KEYS[b] .. string.char(l) end
   if l == 0 then return KEYS[b] end
   if first_only then error('DEDUPLEVELS level ' .. l .. ' of ' .. KEYS[b] .. ' is not declared') end
   return KEYS[b] .. string.char(l)
@@ -121,4 +134,42 @@ local function rebuild(b)
     len_cache[key] = #flat / 2
   end
   return evicted
+end
+
+-- Whether bucket b is marked (always false unless `marked`): its first key's type, read once a call.
+local function is_layered(b)
+  local m = layered[b]
+  if m == nil then
+    m = marked and redis.call('TYPE', KEYS[b])['ok'] == 'string'
+    layered[b] = m
+  end
+  return m
+end
+
+-- Marks bucket b, whose hash KEYS[b] holds `held` entries: the hash becomes its first level (keeping its
+-- TTL), the mark takes its name.
+local function mark(b, held)
+  local first = KEYS[b] .. '\0'
+  redis.call('RENAME', KEYS[b], first)
+  redis.call('SET', KEYS[b], 'dedup-levels')
+  len_cache[KEYS[b]] = nil
+  layered[b] = true
+  len_cache[first] = held
+end
+
+-- Unmarks bucket b when its claims fit its first level with a quarter of it to spare: the first level
+-- takes the bucket's name again, replacing the mark (or the mark goes, with no claims left).
+local function unmark(b)
+  if not layered[b] or len(level_key(b, 1)) > 0 then return end
+  local first = level_key(b, 0)
+  local n = len(first)
+  if n > cap - math.floor(cap / 4) then return end
+  if n == 0 then
+    redis.call('DEL', KEYS[b])
+  else
+    redis.call('RENAME', first, KEYS[b])
+  end
+  len_cache[first] = nil
+  layered[b] = false
+  len_cache[KEYS[b]] = n
 end

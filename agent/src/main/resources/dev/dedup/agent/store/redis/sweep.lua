@@ -10,8 +10,12 @@
 -- ARGV[3]    TTL in milliseconds given to the marker and to every level kept
 -- ARGV[4]    cap: entries per level
 -- ARGV[5]    most levels per bucket
--- ARGV[6]    '1' when KEYS holds every level of each bucket (a Redis Cluster, levels.lua), else '0'
+-- ARGV[6]    '1' when KEYS holds every level of each bucket (a Redis Cluster, levels.lua); '2' when it
+--            holds each bucket's first key, which may be the mark of its levels (layout v2: levels.lua);
+--            else '0'
 --
+-- On shards of layout v2 it also unmarks a bucket whose claims fit its first level again, and gives a TTL
+-- to the keys that claims left without one.
 -- Returns { '', entries removed }, or { 'skipped', 0 } when another agent swept this slot already.
 
 now = tonumber(ARGV[2])
@@ -19,6 +23,7 @@ key_ttl = tonumber(ARGV[3])
 cap = tonumber(ARGV[4])
 max_levels = tonumber(ARGV[5])
 declared = ARGV[6] == '1'
+marked = ARGV[6] == '2'
 
 local marker = KEYS[1]
 local slot = ARGV[1]
@@ -27,6 +32,7 @@ redis.call('SET', marker, slot, 'PX', key_ttl)
 local removed = 0
 for b = 2, #KEYS, declared and max_levels or 1 do
   local stale = false
+  is_layered(b)
   for l = 0, max_levels - 1 do
     local key = level_key(b, l)
     local all = redis.call('HGETALL', key)
@@ -37,5 +43,6 @@ for b = 2, #KEYS, declared and max_levels or 1 do
     redis.call('PEXPIRE', key, key_ttl)
   end
   if stale then rebuild(b) end
+  unmark(b)
 end
 return { '', removed }

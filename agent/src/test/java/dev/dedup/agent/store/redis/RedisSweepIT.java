@@ -14,13 +14,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The hourly sweep of the fingerprint layout, on a real redis-server, with a fake clock: Redis memory
- * stays bounded only because ended claims are swept out of their buckets.
+ * stays bounded only because ended claims are swept out of their buckets. Each test runs on shards of
+ * layout v1 (stamped as a deployment started before v2) and of v2 (marked buckets, which the sweep unmarks
+ * when their claims fit one level again).
  */
 class RedisSweepIT {
 
@@ -42,9 +44,12 @@ class RedisSweepIT {
     private Topology topology;
     private FingerprintBuckets layout;
 
-    @BeforeEach
-    void start() throws Exception {
+    /** A shard of {@code layout} (1: its record stamped first, as a deployment of v1 left it) and the layout on it. */
+    void start(int layout) throws Exception {
         redis = RedisServer.start(dir.resolve("redis"));
+        if (layout == 1) {
+            redis.call("SET", "dd:layout", "dedup-layout v1 buckets=" + BUCKETS + " level-entries=64 max-levels=8");
+        }
         RedisOptions options = new RedisOptions(List.of(redis.uri()), Duration.ofSeconds(5), BUCKETS, 64, 8, "dd", 64);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         port = new LettuceShards(options, registry, List.of(RedisScript.DEDUP, RedisScript.SWEEP));
@@ -52,7 +57,9 @@ class RedisSweepIT {
         topology = Topology.agreeOrRefuse(port, new RedisKeys("dd"), routing, false, clock, registry);
         Moves moves = new Moves(
                 topology.guarded(), routing, new RedisKeys("dd"), BUCKETS, 8, clock, Long.MIN_VALUE, registry);
-        layout = new FingerprintBuckets(topology.guarded(), routing, moves, options, new RedisKeys("dd"), registry);
+        this.layout =
+                new FingerprintBuckets(topology.guarded(), routing, moves, options, new RedisKeys("dd"), registry);
+        this.layout.agreeOrRefuse("dd");
     }
 
     @AfterEach
@@ -68,8 +75,10 @@ class RedisSweepIT {
         }
     }
 
-    @Test
-    void aSweepAfterTheWindowRemovesEndedClaims_keepsLiveOnes_andRefreshesTheKeysItKeeps() throws Exception {
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void aSweepAfterTheWindowRemovesEndedClaims_keepsLiveOnes_andRefreshesTheKeysItKeeps(int version) throws Exception {
+        start(version);
         RedisSweeper sweeper = new RedisSweeper(layout, 3600, clock);
         sweeper.sweepDue(); // the first tick: only the slot due now, with nothing ended yet
         claim(batch("short", 0, 2000, "w1"), HOUR);
@@ -95,8 +104,10 @@ class RedisSweepIT {
         }
     }
 
-    @Test
-    void aRangeIsSweptByTheFirstAgentToGetThere_theOthersSkipIt() throws Exception {
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void aRangeIsSweptByTheFirstAgentToGetThere_theOthersSkipIt(int version) throws Exception {
+        start(version);
         claim(batch("short", 0, 4000, "w1"), HOUR);
         clock.advance(Duration.ofHours(2));
         RedisSweeper first = new RedisSweeper(layout, 3600, clock);
@@ -119,12 +130,16 @@ class RedisSweepIT {
         assertEquals(0, entries());
     }
 
-    @Test
-    void aBucketWhoseLevelsOverflowedIsRebuiltIntoItsLiveClaims() throws Exception {
+    @ParameterizedTest(name = "layout v{0}")
+    @ValueSource(ints = {1, 2})
+    void aBucketWhoseLevelsOverflowedIsRebuiltIntoItsLiveClaims(int version) throws Exception {
+        start(version);
         // 1,024 buckets of 64 entries a level: 150,000 claims spill into second and third levels.
         claim(batch("short", 0, 100_000, "w1"), HOUR);
         claim(batch("long", 0, 50_000, "w1"), DAY);
         long levelsBefore = bucketKeys().size();
+        long marksBefore = marks();
+        assertEquals(version == 1, marksBefore == 0, marksBefore + " buckets marked");
         clock.advance(Duration.ofHours(2));
         RedisSweeper sweeper = new RedisSweeper(layout, 3600, clock);
         sweeper.sweepDue();
@@ -135,6 +150,11 @@ class RedisSweepIT {
         assertTrue(
                 bucketKeys().size() < levelsBefore,
                 "levels emptied by the sweep are gone: " + bucketKeys().size() + " keys of " + levelsBefore);
+        if (version == 2) {
+            // ~49 live claims a bucket: those at 48 or fewer fit their first level with a quarter to spare
+            long marksAfter = marks();
+            assertTrue(marksAfter < marksBefore / 2, marksAfter + " of " + marksBefore + " buckets still marked");
+        }
         byte[] again = claim(batch("long", 0, 50_000, "w2"), DAY);
         for (int i = 0; i < again.length; i++) {
             assertEquals(2, again[i], "long-" + i + " was kept through the rebuild");
@@ -164,11 +184,29 @@ class RedisSweepIT {
                 .toList();
     }
 
-    /** Claims held, over every level of every bucket. */
+    private String type(byte[] key) throws Exception {
+        Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
+        return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(reply);
+    }
+
+    /** Claims held, over every level of every bucket (a mark, layout v2, holds none). */
     private long entries() throws Exception {
         long n = 0;
         for (byte[] key : bucketKeys()) {
-            n += (Long) redis.call("HLEN".getBytes(StandardCharsets.US_ASCII), key);
+            if (type(key).equals("hash")) {
+                n += (Long) redis.call("HLEN".getBytes(StandardCharsets.US_ASCII), key);
+            }
+        }
+        return n;
+    }
+
+    /** Buckets marked (layout v2): a string at the bucket's name. */
+    private long marks() throws Exception {
+        long n = 0;
+        for (byte[] key : bucketKeys()) {
+            if (type(key).equals("string")) {
+                n++;
+            }
         }
         return n;
     }
