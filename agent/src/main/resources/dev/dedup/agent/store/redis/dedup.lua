@@ -146,16 +146,15 @@ for at = 1, #items, 15 do
     set = redis.pcall('HSETNX', base, field, value)
     if set == 1 then
       -- One new claim in 8 (by its field's last byte; every one when levels hold 16 or fewer) reads the
-      -- length: to mark the bucket once full, to give a new key its TTL (the sweep gives it to those it
-      -- finds without), and to count.
+      -- length: to mark the bucket once full, to give a key of a few claims its TTL (the sweep gives it to
+      -- those it finds without), and to count.
       if byte(field, 7) < sample then
         local held = redis.call('HLEN', base)
         buckets_read = buckets_read + 1
         claims_read = claims_read + held - 1
-        redis.call('PEXPIRE', base, key_ttl)
+        if held <= 16 then redis.call('PEXPIRE', base, key_ttl) end
         if held >= cap then mark(b, held) end
       end
-      if not layered[b] then layered[b] = false end
       answers[n] = '\0'
     elseif set ~= 0 and (string.find(set.err, 'WRONGTYPE', 1, true) == 1 or is_layered(b)) then
       -- The bucket is marked (a refusal, out of memory, comes before the type is checked: is_layered
@@ -163,7 +162,6 @@ for at = 1, #items, 15 do
       layered[b] = true
       set = nil
     else
-      layered[b] = false
       local answer, err = not_added(set, base, field, value)
       if err then return redis.error_reply(err) end
       answers[n] = answer
