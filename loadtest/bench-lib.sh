@@ -1,7 +1,8 @@
 # Shared by the bench-*.sh scripts: sourced, not run. Starts and stops the processes of a benchmark
 # (the agent jar, redis-server), always by PID, and runs the load generator.
 # Expects: root (the repository), name (the script's name for messages), work (a temp directory).
-# REDIS_SERVER (default redis-server) is the server program the shards run, e.g. valkey-server.
+# REDIS_SERVER (default redis-server) is the server program the shards run, e.g. valkey-server; REDIS_ARGS,
+# more flags for every server started (start_redis).
 
 agent_jar="$root/agent/target/dedup-agent.jar"
 redis_server="${REDIS_SERVER:-redis-server}"
@@ -50,13 +51,14 @@ cleanup() {
   rm -rf "$work"
 }
 
-# start_redis PORT [ARGS...]: a $REDIS_SERVER keeping nothing on disk, evicting nothing, with ARGS.
+# start_redis PORT [ARGS...]: a $REDIS_SERVER keeping nothing on disk, evicting nothing, with REDIS_ARGS and ARGS.
 start_redis() {
   local port=$1
   shift
   command -v "$redis_server" >/dev/null || { echo "$name: $redis_server is not installed" >&2; exit 2; }
+  # shellcheck disable=SC2086
   "$redis_server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --maxmemory-policy noeviction \
-    --dir "$work" --logfile "$work/redis-$port.log" --daemonize no "$@" >/dev/null 2>&1 &
+    --dir "$work" --logfile "$work/redis-$port.log" --daemonize no ${REDIS_ARGS:-} "$@" >/dev/null 2>&1 &
   pids+=($!)
   for _ in $(seq 1 100); do
     redis-cli -p "$port" ping >/dev/null 2>&1 && return 0

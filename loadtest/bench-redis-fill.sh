@@ -8,7 +8,10 @@
 # row is measured once, on flushed shards, at the same batch size.
 #
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
-# persisted) and one agent (defaults, fingerprint layout), stopped by PID however the script ends.
+# persisted; hash-max-listpack-entries 512 as in deploy/kubernetes/redis/redis.conf, so that a level holds
+# the agent's default 384 claims: at Redis's default of 128 a bucket planned for 200 would span levels)
+# and one agent (defaults, fingerprint layout), stopped by PID however the script ends. REDIS_ARGS replaces
+# the servers' flags.
 # Environment: FILLS (claims per bucket before measuring, default "0 50 100 200 350"), BUCKETS (the
 # agent's --redis-buckets, default 16384: its default), IDS (300000: few enough that the fill moves by
 # IDS / BUCKETS during the measurement), BATCH (1000), WORKERS (4), ROUNDS (3: medians), AGENT_WARMUP
@@ -32,6 +35,7 @@ rounds="${ROUNDS:-3}"
 agent_warmup="${AGENT_WARMUP:-1000000}"
 
 require_jars
+REDIS_ARGS="${REDIS_ARGS---hash-max-listpack-entries 512}"
 start_shards 3
 shard_pids=("${pids[@]}")
 port="$(free_port)"
@@ -99,7 +103,8 @@ done <"$work/rows.jsonl"
 
 echo
 echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: --redis-buckets $buckets ${AGENT_ARGS:-}, warmed up with" \
-  "$agent_warmup ids · $ids cold ids measured, batch $batch, $workers workers, medians of $rounds · ledger errors: $errors"
+  "$agent_warmup ids · redis-server $REDIS_ARGS · $ids cold ids measured, batch $batch, $workers workers, medians of $rounds ·" \
+  "ledger errors: $errors"
 echo
 echo "| claims per bucket before | side | ids/s | Redis CPU µs/id | agent CPU µs/id | Redis bytes/id | claims the agent saw per bucket read |"
 echo "|---|---|---|---|---|---|---|"
