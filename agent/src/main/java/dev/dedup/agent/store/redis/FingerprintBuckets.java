@@ -85,7 +85,7 @@ final class FingerprintBuckets {
     /**
      * Claims a level keeps below the server's {@code hash-max-listpack-entries}, besides 2, where buckets may be
      * marked (at most a quarter of it): a bucket is marked once one of the new claims that read its length
-     * (one in 8 when levels hold more than 128) finds it full, so it may grow past {@code levelEntries}
+     * (one in 8 when levels hold 128 or more, more often below) finds it full, so it may grow past {@code levelEntries}
      * meanwhile; it outgrows the listpack only after 34 new claims in a row that do not read it ((7/8)^34,
      * 1 %), which costs memory, never a claim.
      */

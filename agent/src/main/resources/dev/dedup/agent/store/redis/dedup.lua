@@ -145,7 +145,7 @@ for at = 1, #items, 15 do
     -- A bucket not known to be marked: HSETNX decides the id alone, unless the bucket is marked.
     set = redis.pcall('HSETNX', base, field, value)
     if set == 1 then
-      -- One new claim in 8 (by its field's last byte; every one when levels hold 16 or fewer) reads the
+      -- One new claim in 8 (by its field's last byte; more below 128 claims a level, every one at 16) reads the
       -- length: to mark the bucket once full, to give a key of a few claims its TTL (the sweep gives it to
       -- those it finds without), and to count.
       if byte(field, 7) < sample then
