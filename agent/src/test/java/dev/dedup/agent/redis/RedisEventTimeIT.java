@@ -67,11 +67,7 @@ class RedisEventTimeIT {
         Map<String, Long> out = new TreeMap<>();
         for (byte[] key : redis.keys()) {
             if (key.length == 13 && key[2] == '{' && key[3] == 't' && key[12] == '}') {
-                Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
-                String type = reply instanceof byte[] bytes
-                        ? new String(bytes, StandardCharsets.US_ASCII)
-                        : String.valueOf(reply);
-                assertEquals("string", type);
+                assertEquals("string", redis.type(key));
                 long bytes = (Long) redis.call("STRLEN".getBytes(StandardCharsets.US_ASCII), key);
                 assertEquals(0, bytes % 11, "whole 11-byte records");
                 out.put(java.util.HexFormat.of().formatHex(key), bytes / 11);

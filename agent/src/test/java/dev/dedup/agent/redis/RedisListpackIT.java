@@ -65,11 +65,6 @@ class RedisListpackIT {
         }
     }
 
-    private static String type(RedisServer redis, byte[] key) throws Exception {
-        Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
-        return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(reply);
-    }
-
     /**
      * Every level key of the shard that is not a listpack or holds more than {@code maxFields} fields, and
      * every mark (a string at a bucket's name, layout v2) that is not "dedup-levels" followed by its first
@@ -78,12 +73,12 @@ class RedisListpackIT {
     private static Map<String, String> inspectKeys(RedisServer redis, int maxFields) throws Exception {
         Map<String, String> wrong = new TreeMap<>();
         for (byte[] key : levelKeys(redis)) {
-            if (type(redis, key).equals("string")) {
+            if (redis.type(key).equals("string")) {
                 Object mark = redis.call("GET".getBytes(StandardCharsets.US_ASCII), key);
                 byte[] first = java.util.Arrays.copyOf(key, key.length + 1);
                 if (key.length != 8
                         || !"dedup-levels".equals(new String((byte[]) mark, StandardCharsets.US_ASCII))
-                        || !type(redis, first).equals("hash")) {
+                        || !redis.type(first).equals("hash")) {
                     wrong.put(HexFormat.of().formatHex(key), "a mark without its levels");
                 }
                 continue;

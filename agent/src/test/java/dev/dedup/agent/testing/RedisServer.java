@@ -226,6 +226,12 @@ public final class RedisServer implements AutoCloseable {
         return call(args);
     }
 
+    /** {@code TYPE key}: {@code string}, {@code hash}, ..., {@code none}. */
+    public String type(byte[] key) throws IOException {
+        Object reply = call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
+        return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(reply);
+    }
+
     /** Every key of the database, by SCAN (binary keys intact). */
     public List<byte[]> keys() throws IOException {
         List<byte[]> keys = new ArrayList<>();

@@ -129,7 +129,6 @@ local n = 0
 local evictions = 0
 local released = {}
 local claiming = mode == 'c'
-local first = {} -- bucket index -> its first level's length, once a claim read it in the common case
 local sub, byte = string.sub, string.byte
 local sample = math.max(32, math.min(256, math.floor(4096 / cap))) -- of 256: new claims that read a length
 
@@ -170,20 +169,14 @@ for at = 1, #items, 15 do
   if set == nil then
     if marked and is_layered(b) then base = level_key(b, 0) end
     local fl = nil
-    if claiming then
-      fl = first[b]
-      if fl == nil then
-        fl = first_len(base)
-        first[b] = fl
-      end
-    end
+    if claiming then fl = first_len(base) end
 
     if fl and fl < cap then
       -- Only the first level can hold the id; HSETNX decides a new id in one call.
       local added = redis.pcall('HSETNX', base, field, value)
       if added == 1 then
         if fl == 0 then redis.call('PEXPIRE', base, key_ttl) end
-        first[b] = fl + 1
+        len_cache[base] = fl + 1
         answers[n] = '\0'
       else
         local answer, err = not_added(added, base, field, value)
@@ -191,8 +184,6 @@ for at = 1, #items, 15 do
         answers[n] = answer
       end
     else
-      if fl then len_cache[base] = fl end -- this call's claims counted in the common case
-      first[b] = nil
       local l, found = find(b, field)
       local live = found and alive(found)
       if mode == 'r' then

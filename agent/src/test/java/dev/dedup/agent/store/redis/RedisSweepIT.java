@@ -185,16 +185,11 @@ class RedisSweepIT {
                 .toList();
     }
 
-    private String type(byte[] key) throws Exception {
-        Object reply = redis.call("TYPE".getBytes(StandardCharsets.US_ASCII), key);
-        return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(reply);
-    }
-
     /** Claims held, over every level of every bucket (a mark, layout v2, holds none). */
     private long entries() throws Exception {
         long n = 0;
         for (byte[] key : bucketKeys()) {
-            if (type(key).equals("hash")) {
+            if (redis.type(key).equals("hash")) {
                 n += (Long) redis.call("HLEN".getBytes(StandardCharsets.US_ASCII), key);
             }
         }
@@ -205,7 +200,7 @@ class RedisSweepIT {
     private long marks() throws Exception {
         long n = 0;
         for (byte[] key : bucketKeys()) {
-            if (type(key).equals("string")) {
+            if (redis.type(key).equals("string")) {
                 n++;
             }
         }
