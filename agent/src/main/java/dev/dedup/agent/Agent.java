@@ -83,7 +83,7 @@ public final class Agent implements AutoCloseable {
             LOG.log(
                     System.Logger.Level.INFO,
                     "dedup-agent listening on http://" + options.http().host() + ":" + agent.port + " (store "
-                            + store.kind() + ": " + describe(options) + ")");
+                            + store.kind() + ": " + describe(options, stores) + ")");
             return agent;
         } catch (Exception e) {
             vertx.close();
@@ -133,10 +133,10 @@ public final class Agent implements AutoCloseable {
         return new Stores(embedded, embedded);
     }
 
-    private static String describe(AgentOptions options) {
-        if (options.redis().enabled()) {
+    private static String describe(AgentOptions options, Stores stores) {
+        if (stores.ranges() instanceof RedisStore redis) {
             return options.redis().uris().stream().map(RedisOptions::redact).toList() + ", "
-                    + options.redis().buckets() + " buckets, near-cache "
+                    + redis.buckets() + " buckets, near-cache "
                     + options.nearCache().maxEntries()
                     + " ids; window " + Durations.format(options.windows().defaultWindow());
         }

@@ -123,7 +123,10 @@ public final class ConfigLoader {
                 "redis-timeout",
                 "how long a shard may take to answer before the batch is answered 503 (default "
                         + Durations.format(RedisOptions.DEFAULT_TIMEOUT) + ")");
-        s.put("redis-buckets", "hash buckets over all shards (default " + RedisOptions.DEFAULT_BUCKETS + ")");
+        s.put(
+                "redis-buckets",
+                "hash buckets over all shards (default: the count the shards recorded, " + RedisOptions.DEFAULT_BUCKETS
+                        + " on fresh shards)");
         s.put(
                 "redis-level-entries",
                 "claims per bucket level, below hash-max-listpack-entries (default "
@@ -332,7 +335,7 @@ public final class ConfigLoader {
         RedisOptions redis = new RedisOptions(
                 uris,
                 get("redis-timeout", v -> Durations.parse(origin("redis-timeout"), v), RedisOptions.DEFAULT_TIMEOUT),
-                get("redis-buckets", v -> integer("redis-buckets", v), RedisOptions.DEFAULT_BUCKETS),
+                get("redis-buckets", v -> integer("redis-buckets", v), RedisOptions.RECORDED_BUCKETS),
                 get("redis-level-entries", v -> integer("redis-level-entries", v), RedisOptions.DEFAULT_LEVEL_ENTRIES),
                 get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
                 get(

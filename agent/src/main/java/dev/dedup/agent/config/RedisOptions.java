@@ -14,7 +14,8 @@ import java.util.List;
  * @param timeout     how long one script call may take before the batch is answered 503
  * @param buckets     hash buckets over all shards; each bucket grows extra levels when it holds more than
  *                    {@code levelEntries} claims, so this sets the volume above which lookups slow down,
- *                    not a limit
+ *                    not a limit. {@link #RECORDED_BUCKETS} (0, what an agent gets unless told otherwise):
+ *                    the count the shards recorded, or {@link #DEFAULT_BUCKETS} on shards that record none
  * @param levelEntries claims one level of a bucket holds; kept below the server's
  *                    {@code hash-max-listpack-entries} so every level stays a compact listpack
  * @param maxLevels   levels a bucket may grow before it forgets its soonest-expiring claims
@@ -54,10 +55,18 @@ public record RedisOptions(
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /**
-     * 16 Ki buckets: ~240 claims each at 4 M ids, 24 at 400 K (where a bucket's own ~150 bytes still add
-     * only ~6 per id), second levels from ~6 M ids on, and room for 50 M live ids before a bucket forgets.
+     * 64 Ki buckets, what fresh shards are stamped with: ~60 claims each at 4 M ids (a new id's search of its
+     * bucket costs the shards ~40 % less there than at 210, measured), ~15 at 1 M (~25 bytes of Redis an id
+     * instead of 19: a few MB in all), second levels from 25 M ids on with levels of 384, and room for 200 M
+     * live ids before a bucket forgets (49 M on servers left at hash-max-listpack-entries 128).
      */
-    public static final int DEFAULT_BUCKETS = 1 << 14;
+    public static final int DEFAULT_BUCKETS = 1 << 16;
+
+    /**
+     * The bucket count of an agent not told one: the count the shards recorded (so agents started before the
+     * default changed, and shards they stamped, keep theirs), or {@link #DEFAULT_BUCKETS} on fresh shards.
+     */
+    public static final int RECORDED_BUCKETS = 0;
 
     public static final int DEFAULT_LEVEL_ENTRIES = 384;
     public static final int DEFAULT_MAX_LEVELS = 8;
@@ -115,7 +124,11 @@ public record RedisOptions(
                 "redis-timeout",
                 Durations.format(timeout),
                 "use 10ms or more");
-        ConfigException.require(buckets >= 1 && buckets <= (1 << 30), "redis-buckets", buckets, "use 1 to 2^30");
+        ConfigException.require(
+                buckets >= RECORDED_BUCKETS && buckets <= (1 << 30),
+                "redis-buckets",
+                buckets,
+                "use 1 to 2^30, or 0 for what the shards recorded");
         ConfigException.require(
                 levelEntries >= 8 && levelEntries <= 4096,
                 "redis-level-entries",
@@ -194,11 +207,29 @@ public record RedisOptions(
         return new RedisOptions(
                 List.of(),
                 DEFAULT_TIMEOUT,
-                DEFAULT_BUCKETS,
+                RECORDED_BUCKETS,
                 DEFAULT_LEVEL_ENTRIES,
                 DEFAULT_MAX_LEVELS,
                 DEFAULT_KEY_PREFIX,
                 DEFAULT_MAX_IN_FLIGHT);
+    }
+
+    /** These options with {@code count} buckets: what an agent not told a count resolves it to. */
+    public RedisOptions withBuckets(int count) {
+        return new RedisOptions(
+                uris,
+                timeout,
+                count,
+                levelEntries,
+                maxLevels,
+                timeBucketRecords,
+                keyPrefix,
+                maxInFlight,
+                caFile,
+                waitReplicas,
+                adoptEmptyShards,
+                transition,
+                clusterGroups);
     }
 
     public RedisOptions withWaitReplicas(int replicas) {

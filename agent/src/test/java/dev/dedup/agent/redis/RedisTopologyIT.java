@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.ConfigException;
+import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.AgentProcess;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.wire.Item;
+import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -147,6 +149,56 @@ class RedisTopologyIT {
         try (Agent same = agent(shards.subList(0, 2))) {
             assertEquals(200, new AgentHttp(same.port()).get("/health/ready").statusCode());
         }
+    }
+
+    /** Every setting of {@link #LAYOUT} but the bucket count, which the agent is not told. */
+    private static final RedisTier.Layout UNTOLD = new RedisTier.Layout(
+            LAYOUT.timeout(), RedisOptions.RECORDED_BUCKETS, LAYOUT.levelEntries(), LAYOUT.maxLevels());
+
+    private static String layoutRecord(RedisServer shard) throws Exception {
+        Object held = shard.call("GET", "dd:layout");
+        return held == null ? null : new String((byte[]) held, StandardCharsets.US_ASCII);
+    }
+
+    private static long statsBuckets(Agent agent) {
+        return new JsonObject(AgentHttp.text(AgentHttp.ok(new AgentHttp(agent.port()).get("/v1/stats"))))
+                .getJsonObject("store")
+                .getLong("buckets");
+    }
+
+    @Test
+    void anAgentNotToldABucketCount_takesTheShardsRecorded_andFindsTheClaimsMadeBefore() throws Exception {
+        List<Item> claimed = items("before", 0, 2000, "o1");
+        try (Agent told = agent(shards.subList(0, 2))) {
+            assertEquals(Collections.nCopies(2000, "new"), new AgentHttp(told.port()).claim(RedisTier.NS, claimed));
+        }
+        try (Agent untold = RedisTier.agent(dir, shards.subList(0, 2), UNTOLD, 0, new FakeClock(RedisTier.EPOCH))) {
+            assertEquals(LAYOUT.buckets(), statsBuckets(untold));
+            List<Item> copies = withOwner(claimed, "o2");
+            List<String> verdicts = new AgentHttp(untold.port()).claim(RedisTier.NS, copies);
+            assertEquals(List.of(), RedisTier.slippedDuplicates(copies, verdicts), "copies answered new");
+        }
+        assertTrue(
+                layoutRecord(shards.get(1)).contains(" buckets=" + LAYOUT.buckets() + " "),
+                layoutRecord(shards.get(1)));
+    }
+
+    @Test
+    void freshShards_getTheDefaultBucketCount_whenTheAgentIsNotToldOne() throws Exception {
+        try (Agent untold = RedisTier.agent(dir, shards.subList(0, 2), UNTOLD, 0, new FakeClock(RedisTier.EPOCH))) {
+            assertEquals(RedisOptions.DEFAULT_BUCKETS, statsBuckets(untold));
+            assertEquals(
+                    Collections.nCopies(100, "new"),
+                    new AgentHttp(untold.port()).claim(RedisTier.NS, items("fresh", 0, 100, "o1")));
+        }
+        for (RedisServer shard : shards.subList(0, 2)) {
+            assertTrue(
+                    layoutRecord(shard).contains(" buckets=" + RedisOptions.DEFAULT_BUCKETS + " "),
+                    layoutRecord(shard));
+        }
+        // Told another count, an agent is refused as before.
+        ConfigException e = assertThrows(ConfigException.class, () -> agent(shards.subList(0, 2)));
+        assertTrue(e.getMessage().contains("buckets=" + RedisOptions.DEFAULT_BUCKETS), e.getMessage());
     }
 
     @Test

@@ -288,7 +288,7 @@ final class FingerprintBuckets {
      * @throws ConfigException naming what differs (the agent exits 2)
      */
     void agreeOrRefuse(String keyPrefix) {
-        byte[] key = (keyPrefix + ":layout").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] key = layoutKey(keyPrefix);
         boolean marked = !keys.clustered();
         for (int s = 0; s < port.shards() && marked; s++) {
             marked = !layoutRecord(s, key, "").startsWith("dedup-layout v1 ");
@@ -315,8 +315,50 @@ final class FingerprintBuckets {
         }
     }
 
+    /**
+     * {@code options} with the bucket count an agent not told one ({@link RedisOptions#RECORDED_BUCKETS}) takes:
+     * the count of the first shard whose layout record has one, else {@link RedisOptions#DEFAULT_BUCKETS}, which
+     * {@link #agreeOrRefuse} then stamps. A count given explicitly is kept, and checked there.
+     */
+    static RedisOptions withRecordedBuckets(RedisOptions options, RedisPort port) {
+        if (options.buckets() != RedisOptions.RECORDED_BUCKETS) {
+            return options;
+        }
+        byte[] key = layoutKey(options.keyPrefix());
+        for (int s = 0; s < port.shards(); s++) {
+            int recorded = recordedBuckets(layoutRecord(port, s, key, ""));
+            if (recorded > 0) {
+                LOG.log(Level.INFO, "redis: " + recorded + " buckets, as shard " + port.name(s) + " recorded");
+                return options.withBuckets(recorded);
+            }
+        }
+        return options.withBuckets(RedisOptions.DEFAULT_BUCKETS);
+    }
+
+    /** The {@code buckets=} count of a layout record; 0 when it has none. */
+    static int recordedBuckets(String record) {
+        for (String part : record.split(" ")) {
+            if (part.startsWith("buckets=")) {
+                try {
+                    return Integer.parseInt(part.substring("buckets=".length()));
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
+    }
+
+    private static byte[] layoutKey(String keyPrefix) {
+        return (keyPrefix + ":layout").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
     /** Shard {@code s}'s layout record, stamped {@code mine} when it held none ('' only reads it); '' for none. */
     private String layoutRecord(int s, byte[] key, String mine) {
+        return layoutRecord(port, s, key, mine);
+    }
+
+    private static String layoutRecord(RedisPort port, int s, byte[] key, String mine) {
         List<Object> reply = port.eval(s, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {
                     mine.getBytes(java.nio.charset.StandardCharsets.US_ASCII)
                 })

@@ -53,8 +53,8 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
      * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts.
      * {@code windows} names the namespaces filed by event time, for {@code /v1/stats}.
      */
-    public RedisStore(RedisOptions options, WindowOptions windows, LongSupplier clockMillis, MeterRegistry registry) {
-        this.options = options;
+    public RedisStore(RedisOptions asked, WindowOptions windows, LongSupplier clockMillis, MeterRegistry registry) {
+        RedisOptions options = asked;
         this.windows = windows;
         this.clockMillis = clockMillis;
         List<RedisScript> scripts = List.of(
@@ -79,6 +79,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             agreed = Topology.agreeOrRefuse(shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
+            options = FingerprintBuckets.withRecordedBuckets(options, port);
             this.moves = new Moves(
                     port,
                     routing,
@@ -97,6 +98,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             this.times = new TimeBuckets(port, routing, slicing, options.timeBucketRecords(), keys, registry);
             this.ranges = new RedisRanges(port, routing, moves, keys);
             agreed.onCutOver(moves::walk);
+            this.options = options;
         } catch (RuntimeException e) {
             if (agreed != null) {
                 agreed.close();
@@ -110,6 +112,11 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public String kind() {
         return "redis";
+    }
+
+    /** Fingerprint buckets over all shards: as configured, or as the shards recorded. */
+    public int buckets() {
+        return options.buckets();
     }
 
     @Override
