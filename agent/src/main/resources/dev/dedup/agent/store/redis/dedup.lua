@@ -33,7 +33,7 @@ local mode = ARGV[1]
 local items = ARGV[2]
 cap = tonumber(ARGV[3])
 now = tonumber(ARGV[5])
-key_ttl = tonumber(ARGV[6])
+key_ttl = ARGV[6] -- passed on as it came: a number would be formatted back into a string at every PEXPIRE
 max_levels = tonumber(ARGV[7])
 local sliding = ARGV[8] == '1'
 declared = ARGV[9] == '1'

@@ -19,7 +19,7 @@
 -- Returns { '', entries removed }, or { 'skipped', 0 } when another agent swept this slot already.
 
 now = tonumber(ARGV[2])
-key_ttl = tonumber(ARGV[3])
+key_ttl = ARGV[3] -- passed on as it came (SET PX, PEXPIRE)
 cap = tonumber(ARGV[4])
 max_levels = tonumber(ARGV[5])
 declared = ARGV[6] == '1'
