@@ -6,10 +6,10 @@
 #
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
 # persisted, noeviction) and agent/target/dedup-agent.jar --redis on them (plus AGENT_ARGS, printed with
-# every row: empty means the defaults). First the agent is warmed up once, as a sidecar that has been
-# running is: AGENT_WARMUP fresh ids, cold then retry, in batches of 1,000 from 4 workers, not measured
-# (without it the agent's JIT leaves the per-request code interpreted for the first runs: its CPU per cold
-# id read 3.3, 2.6 and 1.7 µs in three consecutive rounds). Then per round, batch size and worker count,
+# every row: empty means the defaults). First the agent is warmed up, as a sidecar that has been running is:
+# passes of AGENT_WARMUP fresh ids, cold then retry, not measured, until its JIT compilers settle
+# (warm_agent in bench-lib.sh; a fixed 3,000,000 ids left them compiling through the first rounds on a slow
+# day, and the agent's CPU per cold id read 3.1, 2.3 and 1.7 µs in consecutive rounds). Then per round, batch size and worker count,
 # for each side (the agent and direct: Tapjoy's Lua sent straight to the shards; the agent first in odd
 # rounds, direct first in even ones), on shards flushed of everything but their topology records:
 #   1. a warm-up of WARMUP fresh ids, cold then retry (not measured: both JVMs' JIT, connections, Redis's
@@ -25,9 +25,9 @@
 # JSON line. Every process is stopped by its PID however the script ends. Exit status: the load
 # generator's worst (3 when any verdict was wrong).
 #
-# Environment: IDS (1000000), WARMUP (200000), AGENT_WARMUP (3000000; 0 skips it), BATCHES ("500 1000
-# 10000"), WORKER_COUNTS ("1 4 16"), ROUNDS (3), EVENT_TIME (0: the agent's default fingerprint layout and
-# no event times; 1: the namespace filed by event time, --namespace-event-rate loadtest=33334, and the
+# Environment: IDS (1000000), WARMUP (200000), AGENT_WARMUP (1000000 ids a warm-up pass; 0 skips the
+# warm-up), WARMUP_PASSES (10 at most), BATCHES ("500 1000 10000"), WORKER_COUNTS ("1 4 16"), ROUNDS (3),
+# EVENT_TIME (0: the agent's default fingerprint layout and no event times; 1: the namespace filed by event time, --namespace-event-rate loadtest=33334, and the
 # generator sends event times; Tapjoy's side always files by event time), RATE_BATCH (1000), RATE_WORKERS
 # (4), AGENT_ARGS (more agent flags: every one is a non-default setting and is printed), AGENT_JAVA_OPTS,
 # LOADTEST_JAVA_OPTS, REDIS_SERVER.
@@ -43,7 +43,7 @@ trap 'exit 130' INT TERM
 
 ids="${IDS:-1000000}"
 warmup="${WARMUP:-200000}"
-agent_warmup="${AGENT_WARMUP:-3000000}"
+agent_warmup="${AGENT_WARMUP:-1000000}"
 batches="${BATCHES:-500 1000 10000}"
 worker_counts="${WORKER_COUNTS:-1 4 16}"
 rounds="${ROUNDS:-3}"
@@ -97,12 +97,11 @@ run_side() {
   done
 }
 
+warmed="not warmed up"
 if [ "$agent_warmup" -gt 0 ]; then
-  echo "$name: warming the agent up: $agent_warmup ids, cold then retry" >&2
-  flush_shards
-  lines=()
-  run_load --scenario cold,retry --ids "$agent_warmup" --batch 1000 --workers 4 --target "http://127.0.0.1:$port" \
-    "${event_args[@]}" --run-id agent-warmup
+  echo "$name: warming the agent up: passes of $agent_warmup ids, cold then retry, until its JIT settles" >&2
+  warm_agent "$port" "$agent_pid" "$agent_warmup" "${event_args[@]}"
+  warmed="warmed up with $warm_passes passes of $agent_warmup ids (JIT compilers $warm_compile s in the last)"
 fi
 
 for round in $(seq 1 "$rounds"); do
@@ -154,7 +153,7 @@ while read -r l; do
 done <"$work/rows.jsonl"
 
 echo
-echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: $settings, warmed up with $agent_warmup ids ·" \
+echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: $settings, $warmed ·" \
   "$ids ids a run after a warm-up run of $warmup, medians of $rounds · ledger errors: $errors"
 echo
 echo "| batch | workers | scenario | agent ids/s | Tapjoy ids/s | agent/Tapjoy | agent p50 / p99 ms | Tapjoy p50 / p99 ms | Redis CPU µs/id agent | Redis CPU µs/id Tapjoy | agent CPU µs/id | claims per bucket read |"

@@ -13,9 +13,11 @@
 # and one agent (defaults, fingerprint layout), stopped by PID however the script ends. REDIS_ARGS replaces
 # the servers' flags.
 # Environment: FILLS (claims per bucket before measuring, default "0 50 100 200 350"), BUCKETS (the
-# agent's --redis-buckets, default 16384: its default), IDS (300000: few enough that the fill moves by
+# agent's --redis-buckets, default 16384, not the agent's 65,536: what is measured is the fill, which fewer
+# buckets reach with fewer ids), IDS (300000: few enough that the fill moves by
 # IDS / BUCKETS during the measurement), BATCH (1000), WORKERS (4), ROUNDS (3: medians), AGENT_WARMUP
-# (1000000 ids, cold then retry, before anything is measured), AGENT_ARGS, REDIS_SERVER.
+# (1000000 ids a warm-up pass, cold then retry, repeated until the agent's JIT settles: warm_agent in
+# bench-lib.sh), WARMUP_PASSES (10 at most), AGENT_ARGS, REDIS_SERVER.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,10 +56,8 @@ used_memory() {
 }
 
 if [ "$agent_warmup" -gt 0 ]; then
-  echo "$name: warming the agent up: $agent_warmup ids, cold then retry" >&2
-  flush_shards
-  run_load --scenario cold,retry --ids "$agent_warmup" --batch "$batch" --workers "$workers" \
-    --target "http://127.0.0.1:$port" --run-id fill-warmup
+  echo "$name: warming the agent up: passes of $agent_warmup ids, cold then retry, until its JIT settles" >&2
+  warm_agent "$port" "$agent_pid" "$agent_warmup"
 fi
 lines=()
 
@@ -103,7 +103,7 @@ done <"$work/rows.jsonl"
 
 echo
 echo "$(date -u +%F) · $cpu_model, $(nproc) cores · agent: --redis-buckets $buckets ${AGENT_ARGS:-}, warmed up with" \
-  "$agent_warmup ids · redis-server $REDIS_ARGS · $ids cold ids measured, batch $batch, $workers workers, medians of $rounds ·" \
+  "${warm_passes:-0} passes of $agent_warmup ids · redis-server $REDIS_ARGS · $ids cold ids measured, batch $batch, $workers workers, medians of $rounds ·" \
   "ledger errors: $errors"
 echo
 echo "| claims per bucket before | side | ids/s | Redis CPU µs/id | agent CPU µs/id | Redis bytes/id | claims the agent saw per bucket read |"

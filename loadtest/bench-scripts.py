@@ -4,7 +4,8 @@
 layout on the shard alone, where the agent's own work and the HTTP hops add no noise.
 
   fingerprint  guard.lua + levels.lua + dedup.lua: calls of CALL_IDS items into BUCKETS buckets (one shard's
-               share of the agent's default 16,384 over three), after FILL claims a bucket; ARGV[9] is
+               share of 16,384 over three, the agent's default before 65,536: the harness figures of
+               docs/performance.md were measured so), after FILL claims a bucket; ARGV[9] is
                LAYOUT ('0' layout v1, '3' layout v2: marked buckets).
   event-time   guard.lua + timed.lua: per second of event time, CALLS_PER_SECOND calls of CALL_IDS items into
                SLICES buckets (one shard's share of 334 a second at 33,334 ids a second), as the bar cell
