@@ -124,37 +124,51 @@ local function not_added(set, key, field, value)
   return owner_of(v) == owner_of(value) and '\1' or '\2'
 end
 
-local answers = {}
+-- The items' verdict bytes so far; nil while every one is '\0' (a cold batch: no table to fill, the reply is
+-- then n zero bytes).
+local answers = nil
 local n = 0
+
+-- Item n's verdict byte, on every path but the cold one (which writes it only once a table exists).
+local function answered(a)
+  if answers == nil then
+    if a == '\0' then return end
+    answers = {}
+    for i = 1, n - 1 do answers[i] = '\0' end
+  end
+  answers[n] = a
+end
+
 local evictions = 0
 local released = {}
 local claiming = mode == 'c'
 local sub, byte = string.sub, string.byte
+local keys, call, pcall_ = KEYS, redis.call, redis.pcall -- the loop's globals as locals: a lookup an id less
 local sample = math.max(32, math.min(256, math.floor(4096 / cap))) -- of 256: new claims that read a length
 
 for at = 1, #items, 15 do
   local hi, lo = byte(items, at, at + 1)
   local b = (hi * 256 + lo - 1) * stride + 1
-  local base = KEYS[b]
+  local base = keys[b]
   local field = sub(items, at + 2, at + 8)
   local value = sub(items, at + 9, at + 14)
   n = n + 1
   local set = nil
   if claiming and marked and not layered[b] then
     -- A bucket not known to be marked: HSETNX decides the id alone, unless the bucket is marked.
-    set = redis.pcall('HSETNX', base, field, value)
+    set = pcall_('HSETNX', base, field, value)
     if set == 1 then
       -- One new claim in 8 (by its field's last byte; more below 128 claims a level, every one at 16) reads the
       -- length: to mark the bucket once full, to give a key of a few claims its TTL (the sweep gives it to
       -- those it finds without), and to count.
       if byte(field, 7) < sample then
-        local held = redis.call('HLEN', base)
+        local held = call('HLEN', base)
         buckets_read = buckets_read + 1
         claims_read = claims_read + held - 1
-        if held <= 16 then redis.call('PEXPIRE', base, key_ttl) end
+        if held <= 16 then call('PEXPIRE', base, key_ttl) end
         if held >= cap then mark(b, held) end
       end
-      answers[n] = '\0'
+      if answers then answers[n] = '\0' end
     elseif set ~= 0 and (string.find(set.err, 'WRONGTYPE', 1, true) == 1 or is_layered(b)) then
       -- The bucket is marked (a refusal, out of memory, comes before the type is checked: is_layered
       -- asks): decided with its levels below.
@@ -163,7 +177,7 @@ for at = 1, #items, 15 do
     else
       local answer, err = not_added(set, base, field, value)
       if err then return redis.error_reply(err) end
-      answers[n] = answer
+      answered(answer)
     end
   end
   if set == nil then
@@ -173,15 +187,15 @@ for at = 1, #items, 15 do
 
     if fl and fl < cap then
       -- Only the first level can hold the id; HSETNX decides a new id in one call.
-      local added = redis.pcall('HSETNX', base, field, value)
+      local added = pcall_('HSETNX', base, field, value)
       if added == 1 then
         if fl == 0 then redis.call('PEXPIRE', base, key_ttl) end
         len_cache[base] = fl + 1
-        answers[n] = '\0'
+        answered('\0')
       else
         local answer, err = not_added(added, base, field, value)
         if err then return redis.error_reply(err) end
-        answers[n] = answer
+        answered(answer)
       end
     else
       local l, found = find(b, field)
@@ -196,15 +210,15 @@ for at = 1, #items, 15 do
           if was_full and l < max_levels - 1 and len(level_key(b, l + 1)) > 0 then
             rebuild(b) -- keep every level before a non-empty one full
           end
-          answers[n] = '\1'
+          answered('\1')
         else
-          answers[n] = '\0'
+          answered('\0')
         end
       elseif live then
-        answers[n] = repeat_of(level_key(b, l), field, found, value)
+        answered(repeat_of(level_key(b, l), field, found, value))
       elseif found then
         redis.call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
-        answers[n] = '\0'
+        answered('\0')
       else
         local target, evicted = level_with_room(b)
         evictions = evictions + evicted
@@ -213,7 +227,7 @@ for at = 1, #items, 15 do
         redis.call('HSET', key, field, value)
         if held == 0 then redis.call('PEXPIRE', key, key_ttl) end
         len_cache[key] = held + 1
-        answers[n] = '\0'
+        answered('\0')
       end
     end
   end
@@ -222,4 +236,4 @@ end
 if mode == 'r' and #released > 0 then
   redis.call('PUBLISH', ARGV[4], table.concat(released))
 end
-return { table.concat(answers, '', 1, n), evictions, buckets_read, claims_read }
+return { answers and table.concat(answers, '', 1, n) or string.rep('\0', n), evictions, buckets_read, claims_read }
