@@ -35,6 +35,7 @@ local settle = tonumber(ARGV[7])
 local REC = 11
 local TOMB = '\0\0\0\0'
 local sub, find, byte, concat = string.sub, string.find, string.byte, table.concat
+local call = redis.call
 
 local blobs = {}   -- key index -> the bucket's records as read, with this call's in-place changes
 local existed = {} -- key index -> true when the key was there
@@ -47,8 +48,20 @@ local function ttl_of(k)
   return struct.unpack('>i4', ttls, (k - 1) * 4 + 1)
 end
 
-local answers = {}
+-- The items' verdict bytes so far; nil while every one is '\0' (a cold call: no table to fill, the reply is
+-- then n zero bytes).
+local answers = nil
 local n = 0
+
+-- Item n's verdict byte, when it may not be '\0'.
+local function answered(a)
+  if answers == nil then
+    if a == '\0' then return end
+    answers = {}
+    for i = 1, n - 1 do answers[i] = '\0' end
+  end
+  answers[n] = a
+end
 local released = {}
 local overfull = 0
 
@@ -61,7 +74,7 @@ for at = 1, #items, 13 do
   if b == nil then
     b = ''
     if ttl_of(k) > 0 then
-      local got = redis.call('GET', KEYS[k])
+      local got = call('GET', KEYS[k])
       if got then
         b = got
         existed[k] = true
@@ -91,7 +104,7 @@ for at = 1, #items, 13 do
   n = n + 1
   if mode == 'c' then
     if v and sub(v, 8) ~= TOMB then
-      answers[n] = v == record and '\1' or '\2'
+      answered(v == record and '\1' or '\2')
     else
       if p then -- a released claim of this id: claimed anew in its record
         blobs[k] = sub(b, 1, p - 1) .. record .. sub(b, p + 11)
@@ -103,7 +116,7 @@ for at = 1, #items, 13 do
         if #b / REC + m > cap then overfull = overfull + 1 end
       end
       if s then s[field] = record end
-      answers[n] = '\0'
+      if answers then answers[n] = '\0' end
     end
   else
     if v == record and p then -- live (an owner tag is never 0) and held by this owner
@@ -111,8 +124,8 @@ for at = 1, #items, 13 do
       changed[k] = true
       if s then s[field] = field .. TOMB end
       released[#released + 1] = field
-      answers[n] = '\1'
-    else
+      answered('\1')
+    elseif answers then
       answers[n] = '\0'
     end
   end
@@ -138,4 +151,4 @@ end
 if mode == 'r' and #released > 0 then
   redis.call('PUBLISH', ARGV[4], concat(released))
 end
-return { concat(answers), overfull }
+return { answers and concat(answers, '', 1, n) or string.rep('\0', n), overfull }
