@@ -5,13 +5,13 @@
 # the agent's own CPU (what it takes from the executor beside it), both from /proc.
 #
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
-# persisted, noeviction) and agent/target/dedup-agent.jar --redis on them (plus AGENT_ARGS, printed with
-# every row: empty means the defaults). First the agent is warmed up, as a sidecar that has been running is:
-# passes of AGENT_WARMUP fresh ids, cold then retry, not measured, until its JIT compilers settle
-# (warm_agent in bench-lib.sh; a fixed 3,000,000 ids left them compiling through the first rounds on a slow
-# day, and the agent's CPU per cold id read 3.1, 2.3 and 1.7 µs in consecutive rounds). Then per round, batch size and worker count,
-# for each side (the agent and direct: Tapjoy's Lua sent straight to the shards; the agent first in odd
-# rounds, direct first in even ones), on shards flushed of everything but their topology records:
+# persisted, noeviction) and agent/target/dedup-agent.jar --redis on them (plus AGENT_ARGS, printed with every
+# row: empty means the defaults). First the agent is warmed up, as a sidecar that has been running is: passes
+# of AGENT_WARMUP fresh ids, cold then retry, not measured, until its JIT compilers settle (warm_agent in
+# bench-lib.sh; a fixed 3,000,000 ids left them compiling through the first rounds on a slow day, and the
+# agent's CPU per cold id read 3.1, 2.3 and 1.7 µs in consecutive rounds). Then per round, batch size and
+# worker count, for each side (the agent and direct: Tapjoy's Lua sent straight to the shards; the agent first
+# in odd rounds, direct first in even ones), on shards flushed of everything but their topology records:
 #   1. a warm-up of WARMUP fresh ids, cold then retry (not measured: both JVMs' JIT, connections, Redis's
 #      allocator), in the same load generator run as
 #   2. cold: IDS fresh ids; then retry: the same ids and owners again, each measured apart, with the shards'
@@ -25,12 +25,12 @@
 # JSON line. Every process is stopped by its PID however the script ends. Exit status: the load
 # generator's worst (3 when any verdict was wrong).
 #
-# Environment: IDS (1000000), WARMUP (200000), AGENT_WARMUP (1000000 ids a warm-up pass; 0 skips the
-# warm-up), WARMUP_PASSES (10 at most), BATCHES ("500 1000 10000"), WORKER_COUNTS ("1 4 16"), ROUNDS (3),
-# EVENT_TIME (0: the agent's default fingerprint layout and no event times; 1: the namespace filed by event time, --namespace-event-rate loadtest=33334, and the
-# generator sends event times; Tapjoy's side always files by event time), RATE_BATCH (1000), RATE_WORKERS
-# (4), AGENT_ARGS (more agent flags: every one is a non-default setting and is printed), AGENT_JAVA_OPTS,
-# LOADTEST_JAVA_OPTS, REDIS_SERVER.
+# Environment: IDS (1000000), WARMUP (200000), AGENT_WARMUP (1000000 ids a warm-up pass; 0 skips the warm-up),
+# WARMUP_PASSES (10 at most), BATCHES ("500 1000 10000"), WORKER_COUNTS ("1 4 16"), ROUNDS (3), EVENT_TIME (0:
+# the agent's default fingerprint layout and no event times; 1: the namespace filed by event time,
+# --namespace-event-rate loadtest=33334, and the generator sends event times; Tapjoy's side always files by
+# event time), RATE_BATCH (1000), RATE_WORKERS (4), AGENT_ARGS (more agent flags: every one is a non-default
+# setting and is printed), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS, REDIS_SERVER.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"

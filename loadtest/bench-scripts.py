@@ -3,16 +3,16 @@
 (the server's utime + stime from /proc over the measured calls), to compare two versions of a script or of a
 layout on the shard alone, where the agent's own work and the HTTP hops add no noise.
 
-  fingerprint  guard.lua + levels.lua + dedup.lua: calls of CALL_IDS items into BUCKETS buckets (one shard's
-               share of 16,384 over three, the agent's default before 65,536: the harness figures of
+  fingerprint  guard.lua + levels.lua + answers.lua + dedup.lua: calls of CALL_IDS items into BUCKETS buckets
+               (one shard's share of 16,384 over three, the agent's default before 65,536: the harness figures of
                docs/performance.md were measured so), after FILL claims a bucket; ARGV[9] is
                LAYOUT ('0' layout v1, '3' layout v2: marked buckets).
   tapjoy       loadtest's tapjoy.lua (Tapjoy's design, as bench-matrix.sh's other side runs it): per second of
                event time, RATE ids in batches of BATCH, each batch one call per bucket it touches (the
                second's slice: RATE / 100 slices), ids 16 bytes and owners 8 as the load generator sends
                them; the first second is not measured.
-  event-time   guard.lua + timed.lua: per second of event time, CALLS_PER_SECOND calls of CALL_IDS items into
-               SLICES buckets (one shard's share of 334 a second at 33,334 ids a second), as the bar cell
+  event-time   guard.lua + answers.lua + timed.lua: per second of event time, CALLS_PER_SECOND calls of CALL_IDS
+               items into SLICES buckets (one shard's share of 334 a second at 33,334 ids a second), as the bar cell
                of bench-matrix.sh brings them; DISTINCT ('1': the agent found no repeat in a call) and
                SETTLE (records from which a bucket is written whole) as the agent sends them.
 
@@ -271,8 +271,8 @@ def main():
     kind = sys.argv[1]
     last = sys.argv[2] if len(sys.argv) > 2 else {'fingerprint': 'dedup.lua', 'event-time': 'timed.lua',
                                                   'tapjoy': TAPJOY}[kind]
-    files = {'fingerprint': ['guard.lua', 'levels.lua', last], 'event-time': ['guard.lua', last],
-             'tapjoy': [last]}[kind]
+    files = {'fingerprint': ['guard.lua', 'levels.lua', 'answers.lua', last],
+             'event-time': ['guard.lua', 'answers.lua', last], 'tapjoy': [last]}[kind]
     rounds = sorted(one_round(kind, files, seed) for seed in range(1, env('ROUNDS', 3) + 1))
     unit = 'instructions' if os.environ.get('COUNT', 'cpu') == 'instructions' else 'Redis CPU µs'
     print('%s %s: %s per new id %s, median %.3f' % (kind, os.path.basename(last), unit,

@@ -15,12 +15,15 @@ import java.security.NoSuchAlgorithmException;
  */
 record RedisScript(String name, byte[] body, String sha, boolean guarded) {
 
-    /** The fingerprint layout's claims and releases: {@code guard.lua}, {@code levels.lua}, {@code dedup.lua}. */
-    static final RedisScript DEDUP = of("guard.lua", "levels.lua", "dedup.lua");
+    /**
+     * The fingerprint layout's claims and releases: {@code guard.lua}, {@code levels.lua}, {@code answers.lua},
+     * {@code dedup.lua}.
+     */
+    static final RedisScript DEDUP = of("guard.lua", "levels.lua", "answers.lua", "dedup.lua");
     /** The fingerprint layout's hourly sweep: {@code levels.lua} then {@code sweep.lua}. */
     static final RedisScript SWEEP = of("levels.lua", "sweep.lua");
     /** The event-time layout's claims and releases. */
-    static final RedisScript TIMED = of("guard.lua", "timed.lua");
+    static final RedisScript TIMED = of("guard.lua", "answers.lua", "timed.lua");
     /** Committed ranges of ordered streams. */
     static final RedisScript RANGES = of("guard.lua", "ranges.lua");
     /** Moves a bucket or a stream's ranges to its shard in a changed shard list. */

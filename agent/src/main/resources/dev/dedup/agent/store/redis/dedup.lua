@@ -1,6 +1,6 @@
 -- Claims or releases ids on one shard, in the fingerprint layout (FingerprintBuckets.java); sent after
--- guard.lua and levels.lua, as one script. While the first level of a bucket has room, one HSETNX decides a new id
--- (after a read of the level's length, unless the bucket may be marked: see levels.lua).
+-- guard.lua, levels.lua and answers.lua, as one script. While the first level of a bucket has room, one HSETNX
+-- decides a new id (after a read of the level's length, unless the bucket may be marked: see levels.lua).
 --
 -- ARGV[1]    'c' claim, 'r' release
 -- ARGV[2]    the items, 15 bytes each, in batch order: u16 bucket index (1-based: the call's i-th bucket,
@@ -46,8 +46,8 @@ local stride = declared and max_levels or 1
 local function repeat_of(key, field, v, value)
   if sliding and left_of(value) > left_of(v) then
     local _, lo = struct.unpack('>HI4', value)
-    local n = owner_of(v) * RANGE + lo % RANGE
-    redis.call('HSET', key, field, struct.pack('>HI4', math.floor(n / 4294967296), n % 4294967296))
+    local renewed = owner_of(v) * RANGE + lo % RANGE
+    redis.call('HSET', key, field, struct.pack('>HI4', math.floor(renewed / 4294967296), renewed % 4294967296))
   end
   return owner_of(v) == owner_of(value) and '\1' or '\2'
 end
@@ -82,15 +82,15 @@ local claims_read = 0
 -- The length of a bucket's first level; a claim call counts it in buckets_read and claims_read when it
 -- first reads it.
 local function first_len(base)
-  local n = len_cache[base]
-  if n == nil then
-    n = len(base)
+  local held = len_cache[base]
+  if held == nil then
+    held = len(base)
     if mode == 'c' then
       buckets_read = buckets_read + 1
-      claims_read = claims_read + n
+      claims_read = claims_read + held
     end
   end
-  return n
+  return held
 end
 
 -- Only the first levels are declared (a Redis Cluster): a bucket whose first level is full, or would be by
@@ -122,21 +122,6 @@ local function not_added(set, key, field, value)
   local v = redis.call('HGET', key, field)
   if not (v and alive(v)) or sliding then return nil, set.err end
   return owner_of(v) == owner_of(value) and '\1' or '\2'
-end
-
--- The items' verdict bytes so far; nil while every one is '\0' (a cold batch: no table to fill, the reply is
--- then n zero bytes).
-local answers = nil
-local n = 0
-
--- Item n's verdict byte, on every path but the cold one (which writes it only once a table exists).
-local function answered(a)
-  if answers == nil then
-    if a == '\0' then return end
-    answers = {}
-    for i = 1, n - 1 do answers[i] = '\0' end
-  end
-  answers[n] = a
 end
 
 local evictions = 0
@@ -189,7 +174,7 @@ for at = 1, #items, 15 do
       -- Only the first level can hold the id; HSETNX decides a new id in one call.
       local added = pcall_('HSETNX', base, field, value)
       if added == 1 then
-        if fl == 0 then redis.call('PEXPIRE', base, key_ttl) end
+        if fl == 0 then call('PEXPIRE', base, key_ttl) end
         len_cache[base] = fl + 1
         answered('\0')
       else
@@ -204,7 +189,7 @@ for at = 1, #items, 15 do
         if live and owner_of(found) == owner_of(value) then
           local key = level_key(b, l)
           local was_full = len(key) >= cap
-          redis.call('HDEL', key, field)
+          call('HDEL', key, field)
           len_cache[key] = nil
           released[#released + 1] = field
           if was_full and l < max_levels - 1 and len(level_key(b, l + 1)) > 0 then
@@ -217,15 +202,15 @@ for at = 1, #items, 15 do
       elseif live then
         answered(repeat_of(level_key(b, l), field, found, value))
       elseif found then
-        redis.call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
+        call('HSET', level_key(b, l), field, value) -- an expired claim of the same id
         answered('\0')
       else
         local target, evicted = level_with_room(b)
         evictions = evictions + evicted
         local key = level_key(b, target)
         local held = len(key)
-        redis.call('HSET', key, field, value)
-        if held == 0 then redis.call('PEXPIRE', key, key_ttl) end
+        call('HSET', key, field, value)
+        if held == 0 then call('PEXPIRE', key, key_ttl) end
         len_cache[key] = held + 1
         answered('\0')
       end
@@ -236,4 +221,4 @@ end
 if mode == 'r' and #released > 0 then
   redis.call('PUBLISH', ARGV[4], table.concat(released))
 end
-return { answers and table.concat(answers, '', 1, n) or string.rep('\0', n), evictions, buckets_read, claims_read }
+return { verdicts(), evictions, buckets_read, claims_read }

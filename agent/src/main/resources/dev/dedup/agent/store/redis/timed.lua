@@ -48,20 +48,6 @@ local function ttl_of(k)
   return struct.unpack('>i4', ttls, (k - 1) * 4 + 1)
 end
 
--- The items' verdict bytes so far; nil while every one is '\0' (a cold call: no table to fill, the reply is
--- then n zero bytes).
-local answers = nil
-local n = 0
-
--- Item n's verdict byte, when it may not be '\0'.
-local function answered(a)
-  if answers == nil then
-    if a == '\0' then return end
-    answers = {}
-    for i = 1, n - 1 do answers[i] = '\0' end
-  end
-  answers[n] = a
-end
 local released = {}
 local overfull = 0
 
@@ -151,4 +137,4 @@ end
 if mode == 'r' and #released > 0 then
   redis.call('PUBLISH', ARGV[4], concat(released))
 end
-return { answers and concat(answers, '', 1, n) or string.rep('\0', n), overfull }
+return { verdicts(), overfull }
