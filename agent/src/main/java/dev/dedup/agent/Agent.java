@@ -3,7 +3,6 @@ package dev.dedup.agent;
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.Durations;
-import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.MetricNames;
@@ -135,8 +134,7 @@ public final class Agent implements AutoCloseable {
 
     private static String describe(AgentOptions options, Stores stores) {
         if (stores.ranges() instanceof RedisStore redis) {
-            return options.redis().uris().stream().map(RedisOptions::redact).toList() + ", "
-                    + redis.buckets() + " buckets, near-cache "
+            return redis + ", near-cache "
                     + options.nearCache().maxEntries()
                     + " ids; window " + Durations.format(options.windows().defaultWindow());
         }

@@ -93,8 +93,10 @@ class MonitoringIT {
                     input_series:
                       - series: 'dedup_errors_total{namespace="spark",pod="exec-1",kind="unavailable"}'
                         values: '0+10x20'
-                      - series: 'dedup_redis_evictions_total{namespace="spark",pod="exec-1",shard="0"}'
-                        values: '0 0 0 5 5 5 5 5 5 5'
+                      - series: 'dedup_redis_memory_used_bytes{namespace="spark",pod="exec-1",shard="0"}'
+                        values: '500+50x20'
+                      - series: 'dedup_redis_memory_max_bytes{namespace="spark",pod="exec-1",shard="0"}'
+                        values: '1000x20'
                       - series: 'dedup_claims_total{namespace="spark",pod="exec-1",verdict="new"}'
                         values: '0+1000x30'
                       - series: 'cache_gets_total{namespace="spark",pod="exec-1",cache="near_cache",result="hit"}'
@@ -111,13 +113,16 @@ class MonitoringIT {
                             exp_annotations:
                               summary: "dedup agent spark/exec-1 answers 503"
                               description: "The agent cannot decide (its store is down, slow, out of memory or read-only), so its workers retry and make no progress. See dedup_store_errors_total by kind and the agent's log."
-                      - eval_time: 5m
-                        alertname: DedupRedisForgettingClaims
+                      - eval_time: 8m
+                        alertname: DedupRedisNearlyFull
+                        exp_alerts: []
+                      - eval_time: 17m
+                        alertname: DedupRedisNearlyFull
                         exp_alerts:
                           - exp_labels: {severity: warning, namespace: spark, shard: "0"}
                             exp_annotations:
-                              summary: "dedup: full Redis buckets forgot live claims on shard 0"
-                              description: "Every level of some fingerprint buckets was full of live claims, so the claims expiring soonest were dropped: their second copies will be answered new. Raise --redis-buckets (about ids per window / 200) or --redis-max-levels."
+                              summary: "dedup: Redis shard 0 is over 80 % of its maxmemory"
+                              description: "At maxmemory the shard refuses new claims (503, kind oom) until claims end. Raise its maxmemory, add a shard (a declared change of the shard list), or shorten the window (docs/redis.md)."
                       - eval_time: 5m
                         alertname: DedupRedisShardLostItsData
                         exp_alerts:

@@ -124,15 +124,6 @@ public final class ConfigLoader {
                 "how long a shard may take to answer before the batch is answered 503 (default "
                         + Durations.format(RedisOptions.DEFAULT_TIMEOUT) + ")");
         s.put(
-                "redis-buckets",
-                "hash buckets over all shards (default: the count the shards recorded, " + RedisOptions.DEFAULT_BUCKETS
-                        + " on fresh shards)");
-        s.put(
-                "redis-level-entries",
-                "claims per bucket level, below hash-max-listpack-entries (default "
-                        + RedisOptions.DEFAULT_LEVEL_ENTRIES + ")");
-        s.put("redis-max-levels", "levels a bucket may grow (default " + RedisOptions.DEFAULT_MAX_LEVELS + ")");
-        s.put(
                 "redis-time-bucket-records",
                 "claims an event-time bucket is planned to hold; more are counted in"
                         + " dedup_redis_overfull_total (default " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS + ")");
@@ -335,9 +326,6 @@ public final class ConfigLoader {
         RedisOptions redis = new RedisOptions(
                 uris,
                 get("redis-timeout", v -> Durations.parse(origin("redis-timeout"), v), RedisOptions.DEFAULT_TIMEOUT),
-                get("redis-buckets", v -> integer("redis-buckets", v), RedisOptions.RECORDED_BUCKETS),
-                get("redis-level-entries", v -> integer("redis-level-entries", v), RedisOptions.DEFAULT_LEVEL_ENTRIES),
-                get("redis-max-levels", v -> integer("redis-max-levels", v), RedisOptions.DEFAULT_MAX_LEVELS),
                 get(
                         "redis-time-bucket-records",
                         v -> integer("redis-time-bucket-records", v),

@@ -6,19 +6,13 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The Redis store: its shards and how claims are laid out in them.
+ * The Redis store: its shards and how the agent talks to them. How claims are laid out is not a setting: the
+ * fingerprint tables size themselves as claims arrive.
  *
  * @param uris        one URI per shard ({@code redis://host:port}, {@code rediss://} for TLS, credentials in
  *                    the URI, or {@code redis-sentinel://s1:26379,s2:26379#master} for a Sentinel-managed
  *                    primary, followed to its replica on failover); empty means the embedded store
  * @param timeout     how long one script call may take before the batch is answered 503
- * @param buckets     hash buckets over all shards; each bucket grows extra levels when it holds more than
- *                    {@code levelEntries} claims, so this sets the volume above which lookups slow down,
- *                    not a limit. {@link #RECORDED_BUCKETS} (0, what an agent gets unless told otherwise):
- *                    the count the shards recorded, or {@link #DEFAULT_BUCKETS} on shards that record none
- * @param levelEntries claims one level of a bucket holds; kept below the server's
- *                    {@code hash-max-listpack-entries} so every level stays a compact listpack
- * @param maxLevels   levels a bucket may grow before it forgets its soonest-expiring claims
  * @param timeBucketRecords claims a bucket of a namespace filed by event time is planned to hold (its
  *                    event rate sizes the buckets for about 100); a bucket takes any number, and claims
  *                    beyond this are counted ({@code dedup_redis_overfull_total}) as a sign that the
@@ -41,9 +35,6 @@ import java.util.List;
 public record RedisOptions(
         List<String> uris,
         Duration timeout,
-        int buckets,
-        int levelEntries,
-        int maxLevels,
         int timeBucketRecords,
         String keyPrefix,
         int maxInFlight,
@@ -54,22 +45,6 @@ public record RedisOptions(
         int clusterGroups) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
-    /**
-     * 64 Ki buckets, what fresh shards are stamped with: ~60 claims each at 4 M ids (a new id's search of its
-     * bucket costs the shards ~40 % less there than at 210, measured), ~15 at 1 M (~25 bytes of Redis an id
-     * instead of 19: a few MB in all), second levels from 25 M ids on with levels of 384, and room for 200 M
-     * live ids before a bucket forgets (49 M on servers left at hash-max-listpack-entries 128).
-     */
-    public static final int DEFAULT_BUCKETS = 1 << 16;
-
-    /**
-     * The bucket count of an agent not told one: the count the shards recorded (so agents started before the
-     * default changed, and shards they stamped, keep theirs), or {@link #DEFAULT_BUCKETS} on fresh shards.
-     */
-    public static final int RECORDED_BUCKETS = 0;
-
-    public static final int DEFAULT_LEVEL_ENTRIES = 384;
-    public static final int DEFAULT_MAX_LEVELS = 8;
     public static final int DEFAULT_TIME_BUCKET_RECORDS = 384;
     public static final String DEFAULT_KEY_PREFIX = "dd";
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
@@ -79,8 +54,6 @@ public record RedisOptions(
 
     public static final String CLUSTER_SCHEME = "redis-cluster://";
     public static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
-    /** Expiries are kept modulo 2^20 seconds and levels are trimmed hourly: windows must stay under this. */
-    public static final Duration MAX_WINDOW = Duration.ofDays(5);
 
     public RedisOptions {
         uris = List.copyOf(uris);
@@ -125,17 +98,6 @@ public record RedisOptions(
                 Durations.format(timeout),
                 "use 10ms or more");
         ConfigException.require(
-                buckets >= RECORDED_BUCKETS && buckets <= (1 << 30),
-                "redis-buckets",
-                buckets,
-                "use 1 to 2^30, or 0 for what the shards recorded");
-        ConfigException.require(
-                levelEntries >= 8 && levelEntries <= 4096,
-                "redis-level-entries",
-                levelEntries,
-                "use 8 to 4096 (and below the server's hash-max-listpack-entries)");
-        ConfigException.require(maxLevels >= 1 && maxLevels <= 64, "redis-max-levels", maxLevels, "use 1 to 64");
-        ConfigException.require(
                 timeBucketRecords >= 1 && timeBucketRecords <= 1_000_000,
                 "redis-time-bucket-records",
                 timeBucketRecords,
@@ -175,146 +137,105 @@ public record RedisOptions(
                 "is the same list as redis: nothing changes, so drop redis-previous and redis-cutover");
     }
 
-    /**
-     * Without a CA file ({@code rediss://} shards are checked against the JVM's default trust store),
-     * waiting for no replica, with the default planned records per event-time bucket.
-     */
-    public RedisOptions(
-            List<String> uris,
-            Duration timeout,
-            int buckets,
-            int levelEntries,
-            int maxLevels,
-            String keyPrefix,
-            int maxInFlight) {
-        this(
-                uris,
-                timeout,
-                buckets,
-                levelEntries,
-                maxLevels,
-                DEFAULT_TIME_BUCKET_RECORDS,
-                keyPrefix,
-                maxInFlight,
-                null,
-                DEFAULT_WAIT_REPLICAS,
-                false,
-                null,
-                DEFAULT_CLUSTER_GROUPS);
-    }
-
+    /** No Redis: the embedded store. */
     public static RedisOptions none() {
-        return new RedisOptions(
-                List.of(),
-                DEFAULT_TIMEOUT,
-                RECORDED_BUCKETS,
-                DEFAULT_LEVEL_ENTRIES,
-                DEFAULT_MAX_LEVELS,
-                DEFAULT_KEY_PREFIX,
-                DEFAULT_MAX_IN_FLIGHT);
+        return builder(List.of()).build();
     }
 
-    /** These options with {@code count} buckets: what an agent not told a count resolves it to. */
-    public RedisOptions withBuckets(int count) {
-        return new RedisOptions(
-                uris,
-                timeout,
-                count,
-                levelEntries,
-                maxLevels,
-                timeBucketRecords,
-                keyPrefix,
-                maxInFlight,
-                caFile,
-                waitReplicas,
-                adoptEmptyShards,
-                transition,
-                clusterGroups);
+    /** Options for the shards {@code uris}, every other setting at its default until set. */
+    public static Builder builder(List<String> uris) {
+        return new Builder(uris);
     }
 
-    public RedisOptions withWaitReplicas(int replicas) {
-        return new RedisOptions(
-                uris,
-                timeout,
-                buckets,
-                levelEntries,
-                maxLevels,
-                timeBucketRecords,
-                keyPrefix,
-                maxInFlight,
-                caFile,
-                replicas,
-                adoptEmptyShards,
-                transition,
-                clusterGroups);
+    /** A builder holding these options, to change some. */
+    public Builder toBuilder() {
+        return new Builder(uris)
+                .timeout(timeout)
+                .timeBucketRecords(timeBucketRecords)
+                .keyPrefix(keyPrefix)
+                .maxInFlight(maxInFlight)
+                .caFile(caFile)
+                .waitReplicas(waitReplicas)
+                .adoptEmptyShards(adoptEmptyShards)
+                .transition(transition)
+                .clusterGroups(clusterGroups);
     }
 
-    public RedisOptions withTimeBucketRecords(int records) {
-        return new RedisOptions(
-                uris,
-                timeout,
-                buckets,
-                levelEntries,
-                maxLevels,
-                records,
-                keyPrefix,
-                maxInFlight,
-                caFile,
-                waitReplicas,
-                adoptEmptyShards,
-                transition,
-                clusterGroups);
-    }
+    /** Builds {@link RedisOptions}; {@link #build} checks every value. */
+    public static final class Builder {
+        private final List<String> uris;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private int timeBucketRecords = DEFAULT_TIME_BUCKET_RECORDS;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+        private Path caFile;
+        private int waitReplicas = DEFAULT_WAIT_REPLICAS;
+        private boolean adoptEmptyShards;
+        private ShardTransition transition;
+        private int clusterGroups = DEFAULT_CLUSTER_GROUPS;
 
-    public RedisOptions withAdoptEmptyShards(boolean adopt) {
-        return new RedisOptions(
-                uris,
-                timeout,
-                buckets,
-                levelEntries,
-                maxLevels,
-                timeBucketRecords,
-                keyPrefix,
-                maxInFlight,
-                caFile,
-                waitReplicas,
-                adopt,
-                transition,
-                clusterGroups);
-    }
+        private Builder(List<String> uris) {
+            this.uris = uris;
+        }
 
-    public RedisOptions withTransition(ShardTransition t) {
-        return new RedisOptions(
-                uris,
-                timeout,
-                buckets,
-                levelEntries,
-                maxLevels,
-                timeBucketRecords,
-                keyPrefix,
-                maxInFlight,
-                caFile,
-                waitReplicas,
-                adoptEmptyShards,
-                t,
-                clusterGroups);
-    }
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
 
-    public RedisOptions withClusterGroups(int groups) {
-        return new RedisOptions(
-                uris,
-                timeout,
-                buckets,
-                levelEntries,
-                maxLevels,
-                timeBucketRecords,
-                keyPrefix,
-                maxInFlight,
-                caFile,
-                waitReplicas,
-                adoptEmptyShards,
-                transition,
-                groups);
+        public Builder timeBucketRecords(int records) {
+            this.timeBucketRecords = records;
+            return this;
+        }
+
+        public Builder keyPrefix(String prefix) {
+            this.keyPrefix = prefix;
+            return this;
+        }
+
+        public Builder maxInFlight(int calls) {
+            this.maxInFlight = calls;
+            return this;
+        }
+
+        public Builder caFile(Path file) {
+            this.caFile = file;
+            return this;
+        }
+
+        public Builder waitReplicas(int replicas) {
+            this.waitReplicas = replicas;
+            return this;
+        }
+
+        public Builder adoptEmptyShards(boolean adopt) {
+            this.adoptEmptyShards = adopt;
+            return this;
+        }
+
+        public Builder transition(ShardTransition transition) {
+            this.transition = transition;
+            return this;
+        }
+
+        public Builder clusterGroups(int groups) {
+            this.clusterGroups = groups;
+            return this;
+        }
+
+        public RedisOptions build() {
+            return new RedisOptions(
+                    uris,
+                    timeout,
+                    timeBucketRecords,
+                    keyPrefix,
+                    maxInFlight,
+                    caFile,
+                    waitReplicas,
+                    adoptEmptyShards,
+                    transition,
+                    clusterGroups);
+        }
     }
 
     /** Whether {@code uri} names a Redis Cluster (by some of its nodes) rather than one shard. */

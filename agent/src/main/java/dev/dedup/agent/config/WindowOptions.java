@@ -124,6 +124,15 @@ public record WindowOptions(
         return perNamespace.getOrDefault(namespace, defaultWindow).toMillis();
     }
 
+    /** The longest window of any namespace. */
+    public long longestMillis() {
+        long longest = defaultWindow.toMillis();
+        for (Duration w : perNamespace.values()) {
+            longest = Math.max(longest, w.toMillis());
+        }
+        return longest;
+    }
+
     /** For {@code /v1/stats}: the default and the named windows, formatted. */
     public Map<String, String> describe() {
         Map<String, String> out = new TreeMap<>();

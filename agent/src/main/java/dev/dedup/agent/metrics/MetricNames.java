@@ -20,8 +20,6 @@ public final class MetricNames {
 
     /** Script calls per shard, tags {@code shard}, {@code op=claim|release|sweep|range_check|range_commit}. */
     public static final String REDIS_SCRIPT = "dedup.redis.script";
-    /** Live claims a full bucket forgot, tag {@code shard}. */
-    public static final String REDIS_EVICTIONS = "dedup.redis.evictions";
 
     public static final String REDIS_OVERFULL = "dedup.redis.overfull";
     /**
@@ -33,23 +31,23 @@ public final class MetricNames {
     /** Script calls of concurrent batches sent merged with others, tags {@code shard}, {@code script}. */
     public static final String REDIS_GATHERED = "dedup.redis.calls.gathered";
     /**
-     * Claim and release calls on a Redis Cluster sent again with every level of their buckets declared (a
-     * bucket's first level was full, or the call filled it), tag {@code shard}: buckets beyond their first
-     * level, which more {@code --redis-buckets} avoid.
+     * Buckets of a fingerprint table, tags {@code shard} and {@code table}: what it has grown to by splitting as
+     * claims arrived (and shrunk to by merging as they ended).
      */
-    public static final String REDIS_LEVELS_DECLARED = "dedup.redis.calls.levels.declared";
+    public static final String REDIS_TABLE_BUCKETS = "dedup.redis.table.buckets";
+    /** Records a fingerprint table holds (claims, and ended ones not yet dropped), tags {@code shard}, {@code table}. */
+    public static final String REDIS_TABLE_CLAIMS = "dedup.redis.table.claims";
+    /** Buckets a fingerprint table split or merged, tags {@code shard}, {@code op=split|merge}. */
+    public static final String REDIS_TABLE_RESIZES = "dedup.redis.table.resizes";
     /**
-     * Fingerprint buckets whose first level claim calls read (once per bucket and call), tag {@code shard};
-     * with {@link #REDIS_BUCKET_CLAIMS_READ}, the mean claims a bucket held when read: what a new id's search
-     * costs the shard, which more {@code --redis-buckets} lower (docs/redis.md#sizing-the-buckets).
+     * Claim calls the shard sent back because another agent had split or merged one of their buckets since
+     * this agent last saw the table (they are sent again, addressed anew), tag {@code shard}.
      */
-    public static final String REDIS_BUCKETS_READ = "dedup.redis.buckets.read";
-    /** Claims held by the first levels counted in {@link #REDIS_BUCKETS_READ}, tag {@code shard}. */
-    public static final String REDIS_BUCKET_CLAIMS_READ = "dedup.redis.bucket.claims.read";
-    /** Buckets and streams moved by a change of the shard list, tag {@code unit}. */
-    public static final String REDIS_MOVED = "dedup.redis.moved";
-    /** Claims and range keys moved by a change of the shard list. */
-    public static final String REDIS_MOVED_ENTRIES = "dedup.redis.moved.entries";
+    public static final String REDIS_STALE_CALLS = "dedup.redis.calls.stale";
+    /** Memory a Redis shard uses, tag {@code shard}. */
+    public static final String REDIS_MEMORY_USED = "dedup.redis.memory.used";
+    /** A Redis shard's maxmemory (0: none), tag {@code shard}. */
+    public static final String REDIS_MEMORY_MAX = "dedup.redis.memory.max";
     /** Ranges of ordered streams checked, tag {@code done=none|partial|all}: how much was committed already. */
     public static final String RANGES_CHECKED = "dedup.ranges.checked";
     /** Ranges of ordered streams committed. */

@@ -334,21 +334,8 @@ class ConfigLoaderTest {
         assertTrue(error(List.of("--embedded-ways", "3"), Map.of()).startsWith("embedded-ways: 3"));
         assertTrue(error(List.of("--namespace-window", "bad ns=1h"), Map.of()).contains("namespace.bad ns.window"));
         assertTrue(error(List.of("--namespace-window", "clicks"), Map.of()).startsWith("--namespace-window: 'clicks'"));
-        String buckets = error(List.of("--redis", "redis://a:1", "--redis-buckets", "-1"), Map.of());
-        assertTrue(
-                buckets.startsWith("redis-buckets: -1") && buckets.contains("0 for what the shards recorded"), buckets);
-    }
-
-    @Test
-    void theBucketCount_isTheShardsRecordedUnlessGiven() {
-        assertEquals(
-                RedisOptions.RECORDED_BUCKETS,
-                load(List.of("--redis", "redis://a:1"), Map.of()).redis().buckets());
-        assertEquals(
-                4096,
-                load(List.of("--redis", "redis://a:1"), Map.of("DEDUP_REDIS_BUCKETS", "4096"))
-                        .redis()
-                        .buckets());
+        assertTrue(error(List.of("--redis", "redis://a:1", "--redis-buckets", "4096"), Map.of())
+                .startsWith("--redis-buckets: unknown setting"));
     }
 
     @Test

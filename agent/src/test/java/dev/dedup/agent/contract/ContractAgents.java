@@ -90,9 +90,11 @@ final class ContractAgents {
             long maxBody,
             WindowOptions windows,
             FakeClock clock) {
-        RedisOptions redis = new RedisOptions(uris, Duration.ofSeconds(5), 64, 16, 4, "dd", 1024)
-                .withTimeBucketRecords(16)
-                .withClusterGroups(groups);
+        RedisOptions redis = RedisOptions.builder(uris)
+                .timeout(Duration.ofSeconds(5))
+                .timeBucketRecords(16)
+                .clusterGroups(groups)
+                .build();
         return Agent.start(
                 new AgentOptions(
                         http(maxBatch, maxBody),

@@ -97,7 +97,10 @@ class OpenApiContractIT {
         RedisServer redis = RedisServer.start(dir.resolve("redis"));
         try (Agent onRedis = agent(
                 HttpOptionsFor.open(),
-                new RedisOptions(List.of(redis.uri()), Duration.ofMillis(500), 64, 16, 4, "dd", 64),
+                RedisOptions.builder(List.of(redis.uri()))
+                        .timeout(Duration.ofMillis(500))
+                        .maxInFlight(64)
+                        .build(),
                 "redis")) {
             check(onRedis.port(), "get", "/v1/stats", null, null, null, 200);
             redis.close(); // the store cannot answer: 503 with Retry-After, never a guess

@@ -58,8 +58,9 @@ class RangeConsumerSimulationIT {
     @Test
     void onRedis_everyRecordIsOutputOnce_exceptBatchesCrashedBetweenOutputAndCommit() throws Exception {
         try (RedisServer redis = RedisServer.startWithAof(dir.resolve("redis"))) {
-            simulate(() ->
-                    options(new RedisOptions(List.of(redis.uri()), Duration.ofSeconds(5), 1024, 64, 8, "dd", 1024)));
+            simulate(() -> options(RedisOptions.builder(List.of(redis.uri()))
+                    .timeout(Duration.ofSeconds(5))
+                    .build()));
         }
     }
 

@@ -41,7 +41,7 @@ class RedisAgentKillIT {
             throws Exception {
         try (RedisServer s1 = RedisServer.start(work.resolve("r1"));
                 RedisServer s2 = RedisServer.start(work.resolve("r2"))) {
-            String[] args = {"--redis", s1.uri() + "," + s2.uri(), "--redis-buckets", "1024"};
+            String[] args = {"--redis", s1.uri() + "," + s2.uri()};
             Map<Integer, Boolean> answered = new ConcurrentHashMap<>();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger next = new AtomicInteger();

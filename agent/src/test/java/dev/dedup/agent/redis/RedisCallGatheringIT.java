@@ -63,7 +63,7 @@ class RedisCallGatheringIT {
         try (Agent agent = RedisTier.agentAt(
                 dir,
                 shards.stream().map(RedisServer::uri).toList(),
-                RedisTier.Layout.roomy(Duration.ofSeconds(5)),
+                RedisTier.Layout.defaults(Duration.ofSeconds(5)),
                 0,
                 new FakeClock(RedisTier.EPOCH),
                 0,

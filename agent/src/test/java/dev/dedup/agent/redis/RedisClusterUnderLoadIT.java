@@ -131,7 +131,7 @@ class RedisClusterUnderLoadIT {
         return RedisTier.agentAt(
                 dir,
                 List.of(cluster.uri()),
-                RedisTier.Layout.roomy(Duration.ofMillis(1000)),
+                RedisTier.Layout.defaults(Duration.ofMillis(1000)),
                 0,
                 new FakeClock(RedisTier.EPOCH));
     }

@@ -41,11 +41,11 @@ class RedisEventTimeIT {
     @TempDir
     Path dir;
 
-    private Agent agent(RedisServer redis, int levelEntries, int maxLevels, long nearCache) {
+    private Agent agent(RedisServer redis, int bucketRecords, long nearCache) {
         return RedisTier.agentAt(
                 dir,
                 List.of(redis.uri()),
-                new RedisTier.Layout(TIMEOUT, 64, levelEntries, maxLevels),
+                new RedisTier.Layout(TIMEOUT, bucketRecords),
                 nearCache,
                 new FakeClock(RedisTier.EPOCH),
                 0,
@@ -83,7 +83,7 @@ class RedisEventTimeIT {
     @Test
     void aBurstAboveTheRate_makesItsBucketLonger_countedAsOverfull_andForgetsNothing() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 16, 64, 0)) {
+                Agent agent = agent(redis, 16, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             for (int batch = 0; batch < 3; batch++) {
@@ -118,7 +118,7 @@ class RedisEventTimeIT {
                 Agent agent = RedisTier.agentAt(
                         dir,
                         List.of(redis.uri()),
-                        new RedisTier.Layout(TIMEOUT, 64, 384, 8),
+                        new RedisTier.Layout(TIMEOUT, 384),
                         0,
                         new FakeClock(RedisTier.EPOCH),
                         0,
@@ -147,7 +147,7 @@ class RedisEventTimeIT {
     @Test
     void aBucketGrowsByAppends_andFromItsSettledFillIsWrittenWhole_exactlySized() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 384, 8, 0)) {
+                Agent agent = agent(redis, 384, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             int perBatch = 10;
@@ -180,7 +180,7 @@ class RedisEventTimeIT {
     @Test
     void aReleaseLeavesATombstone_thatTheNextClaimOfTheIdReuses() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 16, 8, 0)) {
+                Agent agent = agent(redis, 16, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("tomb", 0, 48, "o", NOW);
             assertEquals(Collections.nCopies(48, "new"), http.claim(RedisTier.NS, items));
@@ -203,7 +203,7 @@ class RedisEventTimeIT {
     @Test
     void keysExpireWithTheirSecond_andMessagesOlderThanTheWindowAreNotKept() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 64, 8, 0)) {
+                Agent agent = agent(redis, 64, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             long window = RedisTier.WINDOW.toSeconds();
 
@@ -241,8 +241,8 @@ class RedisEventTimeIT {
     @Test
     void twoAgentsShareTheBuckets_andAReleaseReachesTheOthersNearCache() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent a = agent(redis, 64, 8, 4096);
-                Agent b = agent(redis, 64, 8, 4096)) {
+                Agent a = agent(redis, 64, 4096);
+                Agent b = agent(redis, 64, 4096)) {
             AgentHttp httpA = new AgentHttp(a.port());
             AgentHttp httpB = new AgentHttp(b.port());
             List<Item> items = stamped("shared", 0, 200, "a", NOW - 1);
@@ -270,12 +270,12 @@ class RedisEventTimeIT {
     void aChangedEventRate_isRefused_insteadOfForgetting() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
             List<Item> claimed = stamped("r", 0, 500, "o1", NOW - 10);
-            try (Agent first = agent(redis, 64, 8, 0)) {
+            try (Agent first = agent(redis, 64, 0)) {
                 assertEquals(
                         500,
                         new AgentHttp(first.port()).claim(RedisTier.NS, claimed).size());
             }
-            RedisTier.Layout layout = new RedisTier.Layout(TIMEOUT, 64, 64, 8);
+            RedisTier.Layout layout = new RedisTier.Layout(TIMEOUT, 64);
             ConfigException e = assertThrows(
                     ConfigException.class,
                     () -> RedisTier.agentAt(

@@ -116,7 +116,7 @@ class RedisFailoverUnderLoadIT {
             try (Agent agent = RedisTier.agentAt(
                     d,
                     List.of(uri),
-                    RedisTier.Layout.roomy(Duration.ofMillis(500)),
+                    RedisTier.Layout.defaults(Duration.ofMillis(500)),
                     0,
                     new FakeClock(RedisTier.EPOCH),
                     waitReplicas)) {

@@ -65,7 +65,7 @@ class RedisOutOfMemoryIT {
         return RedisTier.agent(
                 dir,
                 List.of(redis),
-                new RedisTier.Layout(Duration.ofSeconds(5), 1024, 64, 8),
+                RedisTier.Layout.defaults(Duration.ofSeconds(5)),
                 0,
                 new FakeClock(RedisTier.EPOCH));
     }

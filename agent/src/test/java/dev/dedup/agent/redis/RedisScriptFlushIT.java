@@ -34,10 +34,10 @@ class RedisScriptFlushIT {
     @TempDir
     Path dir;
 
-    /** The claim script's SHA: {@code guard.lua}, {@code levels.lua}, {@code answers.lua}, {@code dedup.lua}, sent as one. */
+    /** The claim script's SHA: {@code guard.lua}, {@code answers.lua}, {@code records.lua}, {@code claims.lua}, sent as one. */
     private static String scriptSha() throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-1");
-        for (String part : List.of("guard.lua", "levels.lua", "answers.lua", "dedup.lua")) {
+        for (String part : List.of("guard.lua", "answers.lua", "records.lua", "claims.lua")) {
             try (InputStream in =
                     RedisScriptFlushIT.class.getResourceAsStream("/dev/dedup/agent/store/redis/" + part)) {
                 sha.update(in.readAllBytes());

@@ -37,18 +37,10 @@ final class RedisTier {
 
     private RedisTier() {}
 
-    /** The Redis settings a test varies. */
-    record Layout(Duration timeout, int buckets, int levelEntries, int maxLevels) {
+    /** The Redis settings a test varies: the call timeout, and the claims an event-time bucket is planned for. */
+    record Layout(Duration timeout, int timeBucketRecords) {
         static Layout defaults(Duration timeout) {
-            return new Layout(timeout, 1024, 64, 8);
-        }
-
-        /**
-         * Room for 8 M claims before a bucket forgets any: for tests that claim as fast as they can for
-         * seconds (the defaults hold 512 K, which a fast run can reach).
-         */
-        static Layout roomy(Duration timeout) {
-            return new Layout(timeout, 16_384, 64, 8);
+            return new Layout(timeout, 64);
         }
     }
 
@@ -103,12 +95,13 @@ final class RedisTier {
             WindowOptions windows,
             boolean adoptEmptyShards,
             ShardTransition transition) {
-        RedisOptions redis = new RedisOptions(
-                        uris, layout.timeout(), layout.buckets(), layout.levelEntries(), layout.maxLevels(), "dd", 1024)
-                .withWaitReplicas(waitReplicas)
-                .withTimeBucketRecords(layout.levelEntries())
-                .withAdoptEmptyShards(adoptEmptyShards)
-                .withTransition(transition);
+        RedisOptions redis = RedisOptions.builder(uris)
+                .timeout(layout.timeout())
+                .waitReplicas(waitReplicas)
+                .timeBucketRecords(layout.timeBucketRecords())
+                .adoptEmptyShards(adoptEmptyShards)
+                .transition(transition)
+                .build();
         return Agent.start(
                 new AgentOptions(
                         new HttpOptions(

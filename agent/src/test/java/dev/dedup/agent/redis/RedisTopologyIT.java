@@ -8,13 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.ConfigException;
-import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.AgentProcess;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.wire.Item;
-import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -128,77 +126,6 @@ class RedisTopologyIT {
             assertEquals(200, new AgentHttp(agent.port()).get("/health/ready").statusCode());
         }
         assertTrue(record(shards.get(1)).endsWith("shard=1 of=2"), record(shards.get(1)));
-    }
-
-    @Test
-    void anAgentWithAnotherBucketLayout_isRefused_naming_whatTheShardsWereWrittenWith() {
-        try (Agent agent = agent(shards.subList(0, 2))) {
-            new AgentHttp(agent.port()).claim(RedisTier.NS, items("t", 0, 100, "o1"));
-        }
-        for (RedisTier.Layout other : List.of(
-                new RedisTier.Layout(Duration.ofSeconds(5), 2048, 64, 8),
-                new RedisTier.Layout(Duration.ofSeconds(5), 1024, 128, 8),
-                new RedisTier.Layout(Duration.ofSeconds(5), 1024, 64, 4))) {
-            ConfigException e = assertThrows(
-                    ConfigException.class,
-                    () -> RedisTier.agent(dir, shards.subList(0, 2), other, 0, new FakeClock(RedisTier.EPOCH)));
-            assertTrue(
-                    e.getMessage().contains("was written with layout v2 buckets=1024 level-entries=64 max-levels=8"),
-                    e.getMessage());
-        }
-        try (Agent same = agent(shards.subList(0, 2))) {
-            assertEquals(200, new AgentHttp(same.port()).get("/health/ready").statusCode());
-        }
-    }
-
-    /** Every setting of {@link #LAYOUT} but the bucket count, which the agent is not told. */
-    private static final RedisTier.Layout UNTOLD = new RedisTier.Layout(
-            LAYOUT.timeout(), RedisOptions.RECORDED_BUCKETS, LAYOUT.levelEntries(), LAYOUT.maxLevels());
-
-    private static String layoutRecord(RedisServer shard) throws Exception {
-        Object held = shard.call("GET", "dd:layout");
-        return held == null ? null : new String((byte[]) held, StandardCharsets.US_ASCII);
-    }
-
-    private static long statsBuckets(Agent agent) {
-        return new JsonObject(AgentHttp.text(AgentHttp.ok(new AgentHttp(agent.port()).get("/v1/stats"))))
-                .getJsonObject("store")
-                .getLong("buckets");
-    }
-
-    @Test
-    void anAgentNotToldABucketCount_takesTheShardsRecorded_andFindsTheClaimsMadeBefore() throws Exception {
-        List<Item> claimed = items("before", 0, 2000, "o1");
-        try (Agent told = agent(shards.subList(0, 2))) {
-            assertEquals(Collections.nCopies(2000, "new"), new AgentHttp(told.port()).claim(RedisTier.NS, claimed));
-        }
-        try (Agent untold = RedisTier.agent(dir, shards.subList(0, 2), UNTOLD, 0, new FakeClock(RedisTier.EPOCH))) {
-            assertEquals(LAYOUT.buckets(), statsBuckets(untold));
-            List<Item> copies = withOwner(claimed, "o2");
-            List<String> verdicts = new AgentHttp(untold.port()).claim(RedisTier.NS, copies);
-            assertEquals(List.of(), RedisTier.slippedDuplicates(copies, verdicts), "copies answered new");
-        }
-        assertTrue(
-                layoutRecord(shards.get(1)).contains(" buckets=" + LAYOUT.buckets() + " "),
-                layoutRecord(shards.get(1)));
-    }
-
-    @Test
-    void freshShards_getTheDefaultBucketCount_whenTheAgentIsNotToldOne() throws Exception {
-        try (Agent untold = RedisTier.agent(dir, shards.subList(0, 2), UNTOLD, 0, new FakeClock(RedisTier.EPOCH))) {
-            assertEquals(RedisOptions.DEFAULT_BUCKETS, statsBuckets(untold));
-            assertEquals(
-                    Collections.nCopies(100, "new"),
-                    new AgentHttp(untold.port()).claim(RedisTier.NS, items("fresh", 0, 100, "o1")));
-        }
-        for (RedisServer shard : shards.subList(0, 2)) {
-            assertTrue(
-                    layoutRecord(shard).contains(" buckets=" + RedisOptions.DEFAULT_BUCKETS + " "),
-                    layoutRecord(shard));
-        }
-        // Told another count, an agent is refused as before.
-        ConfigException e = assertThrows(ConfigException.class, () -> agent(shards.subList(0, 2)));
-        assertTrue(e.getMessage().contains("buckets=" + RedisOptions.DEFAULT_BUCKETS), e.getMessage());
     }
 
     @Test

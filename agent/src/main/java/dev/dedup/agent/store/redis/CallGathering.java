@@ -33,23 +33,16 @@ final class CallGathering {
     static final long MAX_HOLD_MICROS = 500;
 
     /**
-     * What a gathered call's batch gets back: its items' answers, the script's count (or 0), and the buckets
-     * whose first level the fingerprint claim script read with the claims they held (0 for other scripts). A
-     * merged call's counts go to its first batch only, so that each is counted once.
+     * What a gathered call's batch gets back: its items' answers and the script's whole reply (the answers of
+     * every batch merged into the call, and the script's other values, which only the call's {@code first} batch
+     * should count). A reply without answers (a script that wrote nothing and said why) reaches every batch of
+     * the call as it is.
      */
-    record Reply(byte[] answers, long count, long bucketsRead, long claimsRead) {
+    record Reply(byte[] answers, List<Object> script, boolean first) {
 
-        Reply(byte[] answers, long count) {
-            this(answers, count, 0, 0);
-        }
-
-        /** A script's reply {@code {answers, count, buckets read, claims read}}, or a prefix of it. */
-        static Reply of(List<Object> reply) {
-            return new Reply((byte[]) reply.get(0), number(reply, 1), number(reply, 2), number(reply, 3));
-        }
-
-        private static long number(List<Object> reply, int i) {
-            return reply.size() > i && reply.get(i) instanceof Long n ? n : 0;
+        /** The script's value at {@code i} as a number, or 0 when it has none there. */
+        long number(int i) {
+            return script.size() > i && script.get(i) instanceof Long n ? n : 0;
         }
     }
 
@@ -82,16 +75,32 @@ final class CallGathering {
      */
     CompletionStage<Reply> submit(
             ShardCalls.Call call, Mode mode, Object sameArgs, Function<ShardCalls.Call, byte[][]> argsOf) {
-        Pending p = new Pending(call, mode, sameArgs, argsOf, System.nanoTime());
+        return submit(call, mode, sameArgs, argsOf, NO_KEYS);
+    }
+
+    /**
+     * The same, with {@code moreKeys} after the call's buckets' keys: keys every call of these {@code sameArgs} on
+     * the shard declares (a table's state).
+     */
+    CompletionStage<Reply> submit(
+            ShardCalls.Call call,
+            Mode mode,
+            Object sameArgs,
+            Function<ShardCalls.Call, byte[][]> argsOf,
+            byte[][] moreKeys) {
+        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, System.nanoTime());
         lanes[call.shard()].submit(p);
         return p.reply;
     }
+
+    private static final byte[][] NO_KEYS = new byte[0][];
 
     private record Pending(
             ShardCalls.Call call,
             Mode mode,
             Object sameArgs,
             Function<ShardCalls.Call, byte[][]> argsOf,
+            byte[][] moreKeys,
             long since,
             CompletableFuture<Reply> reply) {
         Pending(
@@ -99,8 +108,9 @@ final class CallGathering {
                 Mode mode,
                 Object sameArgs,
                 Function<ShardCalls.Call, byte[][]> argsOf,
+                byte[][] moreKeys,
                 long since) {
-            this(call, mode, sameArgs, argsOf, since, new CompletableFuture<>());
+            this(call, mode, sameArgs, argsOf, moreKeys, since, new CompletableFuture<>());
         }
     }
 
@@ -164,7 +174,11 @@ final class CallGathering {
             CompletionStage<List<Object>> sent;
             try {
                 sent = port.eval(
-                        shard, script, first.mode(), call.keys(), first.argsOf().apply(call));
+                        shard,
+                        script,
+                        first.mode(),
+                        FingerprintTables.withKeys(call.keys(), first.moreKeys()),
+                        first.argsOf().apply(call));
             } catch (RuntimeException e) {
                 sent = CompletableFuture.failedFuture(e); // the lane must hear back from every call it counts
             }
@@ -184,29 +198,15 @@ final class CallGathering {
         }
 
         private void answer(List<Pending> group, List<Object> script) {
-            Reply reply = Reply.of(script);
-            byte[] all = reply.answers();
-            long count = reply.count();
-            if (count < 0) {
-                // No verdicts, a request of the script's (FingerprintBuckets.NEEDS_LEVELS): for every call in it.
-                group.forEach(p -> p.reply().complete(new Reply(new byte[0], count)));
-                return;
-            }
+            byte[] all = script.isEmpty() || !(script.get(0) instanceof byte[] b) ? new byte[0] : b;
             int at = 0;
             for (int i = 0; i < group.size(); i++) {
                 Pending p = group.get(i);
                 int n = p.call().indexes().length;
-                if (at + n > all.length) {
-                    // The shard answered fewer verdicts than items: let ShardCalls name the mismatch.
-                    p.reply().complete(new Reply(new byte[0], 0));
-                } else {
-                    byte[] mine = java.util.Arrays.copyOfRange(all, at, at + n);
-                    p.reply()
-                            .complete(
-                                    i == 0
-                                            ? new Reply(mine, count, reply.bucketsRead(), reply.claimsRead())
-                                            : new Reply(mine, 0));
-                }
+                byte[] mine = all.length == 0 || at + n > all.length
+                        ? new byte[0]
+                        : java.util.Arrays.copyOfRange(all, at, at + n);
+                p.reply().complete(new Reply(mine, script, i == 0));
                 at += n;
             }
         }

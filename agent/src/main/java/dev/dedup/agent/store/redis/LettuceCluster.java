@@ -66,7 +66,7 @@ final class LettuceCluster implements RedisPort {
     /** Per {@link Mode}: script call times, over all groups (per group they would multiply the histograms). */
     private final Timer[] timers;
 
-    private volatile Integer listpackEntries;
+    private volatile boolean policyChecked;
 
     /** Connects to the cluster by any of the nodes its URI names, or fails saying why, and loads {@code scripts}. */
     LettuceCluster(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
@@ -267,34 +267,24 @@ final class LettuceCluster implements RedisPort {
         return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
     }
 
-    /**
-     * The smallest {@code hash-max-listpack-entries} of the masters (a slot may move to any of them), read
-     * once; warns about a master that may evict.
-     */
+    /** Warns about a master that may evict, once for all groups (a slot may move to any master). */
     @Override
-    public int listpackEntries(int group) {
-        Integer known = listpackEntries;
-        if (known != null) {
-            return known;
+    public void checkEvictionPolicy(int group) {
+        if (policyChecked) {
+            return;
         }
-        int least = -1;
+        policyChecked = true;
         for (RedisClusterNode node : masters()) {
             String where = "redis cluster " + name + " node " + node.getUri().getHost() + ":"
                     + node.getUri().getPort();
             try {
-                Map<String, String> config =
-                        nodeConnection(node).sync().configGet("maxmemory-policy", "hash-max-listpack-entries");
+                Map<String, String> config = nodeConnection(node).sync().configGet("maxmemory-policy");
                 String policy = config.get("maxmemory-policy");
                 if (policy != null && !policy.equals("noeviction")) {
                     LOG.log(
                             Level.WARNING,
                             where + " has maxmemory-policy " + policy + ": Redis may evict claims, which turns"
                                     + " duplicates into new. Set maxmemory-policy noeviction.");
-                }
-                String entries = config.get("hash-max-listpack-entries");
-                if (entries != null) {
-                    int n = Integer.parseInt(entries);
-                    least = least < 0 ? n : Math.min(least, n);
                 }
             } catch (RuntimeException e) {
                 LOG.log(
@@ -303,8 +293,6 @@ final class LettuceCluster implements RedisPort {
                                 + "); make sure maxmemory-policy is noeviction");
             }
         }
-        listpackEntries = least;
-        return least;
     }
 
     /**
@@ -336,6 +324,22 @@ final class LettuceCluster implements RedisPort {
                 LettuceShards.closeWithin(c, "release channel subscription");
             }
         };
+    }
+
+    @Override
+    public CompletionStage<long[]> memory(int group) {
+        RedisClusterNode node = connection.getPartitions().getMasterBySlot(RedisKeys.groupSlot(group));
+        if (node == null) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(name(group) + ": no master serves its slot"));
+        }
+        return connection
+                .getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())
+                .thenCompose(c -> c.async().info("memory"))
+                .thenApply(RedisFailures::memory)
+                .exceptionally(e -> {
+                    throw RedisFailures.translate(name(group), e);
+                });
     }
 
     @Override

@@ -224,11 +224,10 @@ final class LettuceShards implements RedisPort {
     }
 
     @Override
-    public int listpackEntries(int index) {
+    public void checkEvictionPolicy(int index) {
         Shard shard = shards.get(index);
         try {
-            Map<String, String> config =
-                    shard.connection().sync().configGet("maxmemory-policy", "hash-max-listpack-entries");
+            Map<String, String> config = shard.connection().sync().configGet("maxmemory-policy");
             String policy = config.get("maxmemory-policy");
             if (policy != null && !policy.equals("noeviction")) {
                 LOG.log(
@@ -236,14 +235,11 @@ final class LettuceShards implements RedisPort {
                         "redis shard " + shard.name() + " has maxmemory-policy " + policy
                                 + ": Redis may evict claims, which turns duplicates into new. Set maxmemory-policy noeviction.");
             }
-            String entries = config.get("hash-max-listpack-entries");
-            return entries == null ? -1 : Integer.parseInt(entries);
         } catch (RuntimeException e) {
             LOG.log(
                     Level.WARNING,
                     "redis shard " + shard.name() + ": cannot read its configuration (" + RedisFailures.rootMessage(e)
                             + "); make sure maxmemory-policy is noeviction");
-            return -1;
         }
     }
 
@@ -322,6 +318,14 @@ final class LettuceShards implements RedisPort {
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
             // Lettuce subscribes again by itself; subscribed() counts the channel when it is.
         }
+    }
+
+    @Override
+    public CompletionStage<long[]> memory(int index) {
+        Shard shard = shards.get(index);
+        return shard.async().info("memory").thenApply(RedisFailures::memory).exceptionally(e -> {
+            throw RedisFailures.translate(shard.name(), e);
+        });
     }
 
     @Override

@@ -9,18 +9,18 @@ import java.nio.charset.StandardCharsets;
 enum Mode {
     CLAIM("c", "claim", true),
     RELEASE("r", "release", true),
-    /** Only {@code sweep.lua}, which takes no mode argument. */
+    /** {@code claims.lua}, reading: what a previous shard list holds of ids, after a change of the list. */
+    LOOKUP("k", "lookup", false),
+    /** {@code table.lua}: splits or merges buckets of a fingerprint table. */
+    TABLE("b", "resize", true),
+    /** {@code sweep.lua}, which takes no mode argument. */
     SWEEP("s", "sweep", false),
     /** {@code ranges.lua}: which parts of ranges are committed. */
     RANGE_CHECK("k", "range_check", false),
     /** {@code ranges.lua}: commit ranges. */
     RANGE_COMMIT("m", "range_commit", true),
     /** {@code topology.lua}: read or stamp a shard's topology record. */
-    TOPOLOGY("t", "topology", false),
-    /** {@code move.lua}, reading: whether a moved unit has arrived, its contents, a scan step, its deletion. */
-    MOVE("o", "move", false),
-    /** {@code move.lua}, writing a moved unit on its new shard: claims are answered from it afterwards. */
-    MOVE_IN("i", "move_in", true);
+    TOPOLOGY("t", "topology", false);
 
     private final byte[] arg;
     private final String tag;

@@ -3,9 +3,9 @@ package dev.dedup.agent.store.redis;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The names of everything the agent keeps in Redis, all starting with the configured prefix: bucket keys,
- * whose braces make every level of a bucket one Redis Cluster hash slot; the release channel; the sweep
- * markers; the topology records.
+ * The names of everything the agent keeps in Redis, all starting with the configured prefix: the fingerprint
+ * tables' states and buckets, event-time buckets, streams' ranges, the release channel, the sweep markers, the
+ * topology records.
  *
  * <p>On standalone shards ({@link #RedisKeys(String)}) a key does not depend on its shard. On a Redis
  * Cluster ({@link #clustered}) the port's "shards" are groups, and every key of group {@code g} starts with
@@ -132,16 +132,6 @@ final class RedisKeys {
     }
 
     /**
-     * Level {@code level} (1 to 255) of the fingerprint bucket whose first level is {@code first}: one byte more;
-     * level 0 of a marked bucket (layout v2) is {@code first} plus a zero byte.
-     */
-    static byte[] levelKey(byte[] first, int level) {
-        byte[] key = java.util.Arrays.copyOf(first, first.length + 1);
-        key[first.length] = (byte) level;
-        return key;
-    }
-
-    /**
      * {@code <prefix>{r<8-byte hash of ns and stream>}<ns>\0<stream>}: the committed ranges of one stream.
      * The hash tag puts the key in one Redis Cluster slot; the names after it keep streams apart whatever
      * their hashes. On a cluster, {@code <prefix>{<group tag>}r<hash><ns>\0<stream>}.
@@ -154,60 +144,6 @@ final class RedisKeys {
         System.arraycopy(ns, 0, key, tagged.length, ns.length);
         System.arraycopy(s, 0, key, tagged.length + ns.length + 1, s.length);
         return key;
-    }
-
-    /**
-     * The marker set on a unit's new shard when a change of the shard list moved it there ({@link Moves}): the
-     * unit's key up to the end of its hash tag ({@code tagEnd} bytes, or {@link #RANGE_TAG_BYTES} for a range
-     * key), {@code :moved:}, then the rest of the key. In the unit's hash slot; no key of a layout has a
-     * {@code :} after its tag (namespaces have none).
-     */
-    byte[] movedMarker(byte[] key, int tagEnd) {
-        int end = tagEnd == RANGE_TAG_BYTES ? prefixBytes.length + 11 : tagEnd;
-        byte[] moved = ":moved:".getBytes(StandardCharsets.US_ASCII);
-        byte[] marker = new byte[key.length + moved.length];
-        System.arraycopy(key, 0, marker, 0, end);
-        System.arraycopy(moved, 0, marker, end, moved.length);
-        System.arraycopy(key, end, marker, end + moved.length, key.length - end);
-        return marker;
-    }
-
-    /** Marks {@link #movedMarker}'s {@code tagEnd} as a range key's. */
-    static final int RANGE_TAG_BYTES = -1;
-
-    /** Whether a key SCAN found is a stream's ranges ({@link #rangeKey}), not a bucket or a marker. */
-    boolean isRangeKey(byte[] key) {
-        int p = prefixBytes.length;
-        if (key.length <= p + 11 || key[p] != '{' || key[p + 1] != 'r' || key[p + 10] != '}' || key[p + 11] == ':') {
-            return false;
-        }
-        for (int i = 0; i < p; i++) {
-            if (key[i] != prefixBytes[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The stream hash in a range key's tag. */
-    long rangeHashOf(byte[] key) {
-        long h = 0;
-        for (int i = 0; i < 8; i++) {
-            h = (h << 8) | (key[prefixBytes.length + 2 + i] & 0xff);
-        }
-        return h;
-    }
-
-    /** A SCAN pattern that matches every range key (and, by the tag's first byte, some others to filter). */
-    byte[] rangeKeyPattern() {
-        StringBuilder p = new StringBuilder();
-        for (char c : prefix.toCharArray()) {
-            if ("*?[]\\".indexOf(c) >= 0) {
-                p.append('\\');
-            }
-            p.append(c);
-        }
-        return p.append("{r*").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /** The channel on which every layout publishes released fields (7 bytes each, concatenated). */
@@ -224,11 +160,32 @@ final class RedisKeys {
     }
 
     /**
-     * The marker of sweep range {@code range}: which slot was last swept. One per shard ({@code
-     * <prefix>:sweep:<range>}, or per group on a cluster).
+     * The state of fingerprint table {@code table} on a shard ({@code <prefix>:t:<table>}, or {@code
+     * <prefix>{<group tag>}:t:<table>} on a cluster): its level, split pointer and records.
      */
-    byte[] sweepMarker(int shard, int range) {
-        return tail(shard, ":sweep:" + range);
+    byte[] tableState(int shard, String table) {
+        return tail(shard, ":t:" + table);
+    }
+
+    /** The set of fingerprint tables a shard holds: {@code <prefix>:tables}. */
+    byte[] tables(int shard) {
+        return tail(shard, ":tables");
+    }
+
+    /**
+     * What every bucket key of fingerprint table {@code table} starts with on a shard, {@code <prefix>:b<table>:},
+     * followed by the bucket's number in 4 bytes, big-endian. No key of another kind starts so.
+     */
+    byte[] bucketHead(int shard, String table) {
+        return tail(shard, ":b" + table + ":");
+    }
+
+    /**
+     * The marker of sweep range {@code range} of a table: which slot was last swept. One per shard and table
+     * ({@code <prefix>:sweep:<table>:<range>}, or per group on a cluster).
+     */
+    byte[] sweepMarker(int shard, String table, int range) {
+        return tail(shard, ":sweep:" + table + ":" + range);
     }
 
     private byte[] tail(int shard, String name) {

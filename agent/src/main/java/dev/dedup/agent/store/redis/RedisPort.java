@@ -38,11 +38,16 @@ interface RedisPort extends AutoCloseable {
     Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack);
 
     /**
-     * The shard's {@code hash-max-listpack-entries}, or -1 when it does not let CONFIG read it (managed
-     * services rename the command); warns about settings that lose claims (an evicting
-     * {@code maxmemory-policy}). Blocks: for the start only.
+     * Warns about a shard setting that loses claims: a {@code maxmemory-policy} that evicts, or one that cannot be
+     * read (managed services refuse {@code CONFIG}). Blocks: for the start only.
      */
-    int listpackEntries(int shard);
+    void checkEvictionPolicy(int shard);
+
+    /**
+     * The shard's {@code used_memory} and {@code maxmemory} (0: no limit), from {@code INFO memory}; on a Redis
+     * Cluster, of the master serving the group's slot.
+     */
+    CompletionStage<long[]> memory(int shard);
 
     /** The shard's part of {@code /v1/stats}. */
     Map<String, Object> stats(int shard);

@@ -17,6 +17,10 @@ import java.util.concurrent.CompletionStage;
  * they overlap or touch, so that a stream committed in order is one interval of about 130 bytes whatever
  * its number of commits. {@code ranges.lua} checks or commits all of a request's ranges in one call,
  * atomically; the key expires with its last interval.
+ *
+ * <p>After the cut-over of a declared change of the shard list, a stream whose shard changed is committed on its
+ * new shard and checked on both, its committed parts the union of what each holds, until the previous shards are
+ * dropped.
  */
 final class RedisRanges {
 
@@ -27,19 +31,57 @@ final class RedisRanges {
 
     private final RedisPort port;
     private final Routing routing;
-    private final Moves moves;
     private final RedisKeys keys;
     private final byte[] most = RedisKeys.ascii(MAX_INTERVALS_PER_STREAM);
 
-    RedisRanges(RedisPort port, Routing routing, Moves moves, RedisKeys keys) {
+    RedisRanges(RedisPort port, Routing routing, RedisKeys keys) {
         this.port = port;
         this.routing = routing;
-        this.moves = moves;
         this.keys = keys;
     }
 
     CompletionStage<List<List<SequenceRange>>> check(RangeRequest request, long nowMillis) {
-        return call(request, Mode.RANGE_CHECK, nowMillis, NONE).thenApply(reply -> {
+        long hash = hash(request.namespace(), request.stream());
+        CompletionStage<List<List<SequenceRange>>> here = check(request, routing.shard(hash), nowMillis);
+        if (!routing.inTransition() || !routing.cutOver() || !routing.moves(hash)) {
+            return here;
+        }
+        return here.thenCombine(check(request, routing.source(hash), nowMillis), (current, previous) -> {
+            List<List<SequenceRange>> union = new ArrayList<>(current.size());
+            for (int k = 0; k < current.size(); k++) {
+                union.add(union(current.get(k), previous.get(k)));
+            }
+            return union;
+        });
+    }
+
+    /** Two lists of committed parts of one range, each sorted and disjoint, as one: sorted, merged where they touch. */
+    static List<SequenceRange> union(List<SequenceRange> a, List<SequenceRange> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        if (a.isEmpty()) {
+            return b;
+        }
+        List<SequenceRange> all = new ArrayList<>(a);
+        all.addAll(b);
+        all.sort(java.util.Comparator.comparing(SequenceRange::from));
+        List<SequenceRange> out = new ArrayList<>();
+        SequenceRange last = null;
+        for (SequenceRange r : all) {
+            if (last != null && r.from().compareTo(last.to().add(BigInteger.ONE)) <= 0) {
+                last = new SequenceRange(last.from(), last.to().max(r.to()));
+                out.set(out.size() - 1, last);
+            } else {
+                last = r;
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private CompletionStage<List<List<SequenceRange>>> check(RangeRequest request, int shard, long nowMillis) {
+        return call(request, shard, Mode.RANGE_CHECK, nowMillis, NONE).thenApply(reply -> {
             List<List<SequenceRange>> done = new ArrayList<>(reply.size());
             for (Object parts : reply) {
                 done.add(parse((byte[]) parts));
@@ -57,10 +99,13 @@ final class RedisRanges {
 
     CompletionStage<Void> commit(RangeRequest request, ClaimPolicy policy, long nowMillis) {
         byte[] ends = RedisKeys.ascii(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis));
-        return call(request, Mode.RANGE_COMMIT, nowMillis, ends).thenApply(reply -> null);
+        long hash = hash(request.namespace(), request.stream());
+        return call(request, routing.shard(hash), Mode.RANGE_COMMIT, nowMillis, ends)
+                .thenApply(reply -> null);
     }
 
-    private CompletionStage<List<Object>> call(RangeRequest request, Mode mode, long nowMillis, byte[] ends) {
+    private CompletionStage<List<Object>> call(
+            RangeRequest request, int shard, Mode mode, long nowMillis, byte[] ends) {
         long hash = hash(request.namespace(), request.stream());
         List<SequenceRange> ranges = request.ranges();
         byte[][] args = new byte[4 + 4 * ranges.size()][];
@@ -76,10 +121,8 @@ final class RedisRanges {
             args[at + 2] = r.from().signum() == 0 ? NONE : ascii(r.from().subtract(BigInteger.ONE));
             args[at + 3] = ascii(r.to().add(BigInteger.ONE));
         }
-        int shard = routing.shard(hash);
         byte[][] key = {keys.rangeKey(shard, request.namespace(), request.stream(), hash)};
-        return moves.ranges(hash, key[0])
-                .thenCompose(arrived -> port.eval(routing.shard(hash), RedisScript.RANGES, mode, key, args));
+        return port.eval(shard, RedisScript.RANGES, mode, key, args);
     }
 
     /** A stream's 64-bit hash (FNV-1a of the namespace, a zero byte and the stream). */

@@ -15,19 +15,18 @@ import java.security.NoSuchAlgorithmException;
  */
 record RedisScript(String name, byte[] body, String sha, boolean guarded) {
 
-    /**
-     * The fingerprint layout's claims and releases: {@code guard.lua}, {@code levels.lua}, {@code answers.lua},
-     * {@code dedup.lua}.
-     */
-    static final RedisScript DEDUP = of("guard.lua", "levels.lua", "answers.lua", "dedup.lua");
-    /** The fingerprint layout's hourly sweep: {@code levels.lua} then {@code sweep.lua}. */
-    static final RedisScript SWEEP = of("levels.lua", "sweep.lua");
+    /** The fingerprint layout's claims, releases and look-ups. */
+    static final RedisScript CLAIMS = of("guard.lua", "answers.lua", "records.lua", "claims.lua");
+    /** The fingerprint layout's splits and merges of buckets. */
+    static final RedisScript TABLE = of("guard.lua", "records.lua", "table.lua");
+    /** The fingerprint layout's sweep of ended claims. */
+    static final RedisScript SWEEP = of("records.lua", "sweep.lua");
+    /** The fingerprint tables a shard holds. */
+    static final RedisScript TABLES = of("tables.lua");
     /** The event-time layout's claims and releases. */
     static final RedisScript TIMED = of("guard.lua", "answers.lua", "timed.lua");
     /** Committed ranges of ordered streams. */
     static final RedisScript RANGES = of("guard.lua", "ranges.lua");
-    /** Moves a bucket or a stream's ranges to its shard in a changed shard list. */
-    static final RedisScript MOVE = of("guard.lua", "move.lua");
     /** Reads or stamps a shard's topology record. */
     static final RedisScript TOPOLOGY = of("topology.lua");
 

@@ -22,10 +22,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Claims kept in Redis on one or more shards (or the groups of a Redis Cluster, {@link LettuceCluster}): a
- * namespace filed by event time in {@link TimeBuckets},
- * every other in {@link FingerprintBuckets}; each writes a batch with one Lua script call per shard (per
- * {@value ShardCalls#MAX_ITEMS_PER_CALL} items), the shards' calls in parallel, through the one
- * {@link RedisPort}.
+ * namespace filed by event time in {@link TimeBuckets}, every other in {@link FingerprintTables}; each writes a
+ * batch with one Lua script call per shard (per {@value ShardCalls#MAX_ITEMS_PER_CALL} items), the shards' calls
+ * in parallel, through the one {@link RedisPort}.
  *
  * <p>A batch fails as a whole with {@link StoreUnavailableException} when any shard it touches fails;
  * the items the other shards claimed stay claimed by their owners, so the worker's retry of the same
@@ -42,12 +41,17 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final RedisPort port;
     private final Topology topology;
     private final RedisKeys keys;
-    private final FingerprintBuckets fingerprints;
+    private final FingerprintTables fingerprints;
     private final TimeBuckets times;
     private final RedisRanges ranges;
     private final RedisSweeper sweeper;
+    private final ShardMemory memory;
+    /** The one thread of the Redis tier's housekeeping: the topology watch, the sweep, memory readings. */
+    private final java.util.concurrent.ScheduledExecutorService scheduler;
+
     private final Routing routing;
-    private final Moves moves;
+    /** Until when the previous shard list holds claims the agent may be asked about (during a declared change). */
+    private final long previousNeededUntil;
 
     /**
      * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts.
@@ -58,12 +62,13 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         this.windows = windows;
         this.clockMillis = clockMillis;
         List<RedisScript> scripts = List.of(
-                RedisScript.DEDUP,
+                RedisScript.CLAIMS,
+                RedisScript.TABLE,
                 RedisScript.SWEEP,
+                RedisScript.TABLES,
                 RedisScript.TIMED,
                 RedisScript.RANGES,
-                RedisScript.TOPOLOGY,
-                RedisScript.MOVE);
+                RedisScript.TOPOLOGY);
         RedisPort shards;
         if (options.cluster()) {
             this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
@@ -74,49 +79,44 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             shards = new LettuceShards(options, registry, scripts);
             this.routing = Routing.of(options);
         }
+        this.scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "dedup-redis");
+            t.setDaemon(true);
+            return t;
+        });
         Topology agreed = null;
         try {
-            agreed = Topology.agreeOrRefuse(shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry);
+            agreed = Topology.agreeOrRefuse(
+                    shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry, scheduler);
             this.topology = agreed;
             this.port = agreed.guarded();
-            options = FingerprintBuckets.withRecordedBuckets(options, port);
-            this.moves = new Moves(
-                    port,
-                    routing,
-                    keys,
-                    options.buckets(),
-                    options.maxLevels(),
-                    clockMillis,
-                    previousNeededUntil(options, windows),
-                    registry);
-            this.fingerprints = new FingerprintBuckets(port, routing, moves, options, keys, registry);
-            fingerprints.agreeOrRefuse(options.keyPrefix());
+            for (int s = 0; s < port.shards(); s++) {
+                port.checkEvictionPolicy(s);
+            }
+            this.fingerprints = new FingerprintTables(port, routing, keys, registry);
             TimeSlicing slicing = new TimeSlicing(port, options.keyPrefix());
             Map<String, Integer> named = new LinkedHashMap<>(windows.eventRates());
             named.remove(WindowOptions.EVERY_NAMESPACE);
             slicing.agreeOrRefuse(named);
             this.times = new TimeBuckets(port, routing, slicing, options.timeBucketRecords(), keys, registry);
-            this.ranges = new RedisRanges(port, routing, moves, keys);
-            agreed.onCutOver(moves::walk);
+            this.ranges = new RedisRanges(port, routing, keys);
             this.options = options;
         } catch (RuntimeException e) {
             if (agreed != null) {
                 agreed.close();
             }
             shards.close();
+            scheduler.shutdownNow();
             throw e;
         }
-        this.sweeper = new RedisSweeper(fingerprints, FingerprintBuckets.SWEEP_PERIOD_SECONDS, clockMillis).start();
+        this.previousNeededUntil = previousNeededUntil(options, windows);
+        this.sweeper = new RedisSweeper(fingerprints, port, keys, clockMillis, scheduler).start();
+        this.memory = new ShardMemory(port, registry, scheduler);
     }
 
     @Override
     public String kind() {
         return "redis";
-    }
-
-    /** Fingerprint buckets over all shards: as configured, or as the shards recorded. */
-    public int buckets() {
-        return options.buckets();
     }
 
     @Override
@@ -131,7 +131,10 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
         return routed(
-                now, () -> policy.byEventTime() ? times.release(batch, policy, now) : fingerprints.release(batch, now));
+                now,
+                () -> policy.byEventTime()
+                        ? times.release(batch, policy, now)
+                        : fingerprints.release(batch, policy, now));
     }
 
     @Override
@@ -155,18 +158,20 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     }
 
     /**
-     * Until when the previous list holds claims the agent may be asked about: event-time claims of seconds
-     * before the cut-over live there to the end of their window; other claims only until they are moved.
+     * Until when the previous list holds claims or ranges the agent may be asked about: those made before the
+     * cut-over live there to the end of their window (a claim renewed since, in a sliding window, was copied to
+     * the current list when it was).
      */
     private static long previousNeededUntil(RedisOptions options, WindowOptions windows) {
         if (options.transition() == null) {
             return Long.MIN_VALUE;
         }
-        long longest = 0;
-        for (String ns : windows.eventRates().keySet()) {
-            longest = Math.max(longest, windows.windowMillis(ns));
-        }
-        return options.transition().cutover().toEpochMilli() + longest;
+        return options.transition().cutover().toEpochMilli() + windows.longestMillis();
+    }
+
+    /** Whether the previous shard list may be dropped from the configuration: nothing in it is needed any more. */
+    private boolean previousDroppable() {
+        return routing.cutOver() && clockMillis.getAsLong() >= previousNeededUntil;
     }
 
     /**
@@ -179,8 +184,8 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 keys.releaseChannel(),
                 payload -> {
                     for (int off = 0;
-                            off + FingerprintBuckets.FIELD_BYTES <= payload.length;
-                            off += FingerprintBuckets.FIELD_BYTES) {
+                            off + FingerprintTables.FIELD_BYTES <= payload.length;
+                            off += FingerprintTables.FIELD_BYTES) {
                         listener.released(fieldAt(payload, off));
                     }
                 },
@@ -205,7 +210,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     /** A released id's field: the top 56 bits of its key, 7 bytes big-endian. */
     private static long fieldAt(byte[] bytes, int off) {
         long f = 0;
-        for (int i = 0; i < FingerprintBuckets.FIELD_BYTES; i++) {
+        for (int i = 0; i < FingerprintTables.FIELD_BYTES; i++) {
             f = (f << 8) | (bytes[off + i] & 0xff);
         }
         return f;
@@ -229,9 +234,12 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         for (int i = 0; i < port.shards(); i++) {
             Map<String, Object> shard = port.stats(i);
             shard.put("topology", topology.stats(i));
+            long[] m = memory.of(i);
+            shard.put("used_memory", m[0]);
+            shard.put("maxmemory", m[1]);
             shards.add(shard);
         }
-        fingerprints.stats(s, shards);
+        fingerprints.stats(shards);
         times.stats(shards);
         Map<String, Object> timed = new LinkedHashMap<>();
         windows.eventRates()
@@ -247,8 +255,10 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                             .toList());
             t.put("cutover", options.transition().cutover().toString());
             t.put("cut_over", routing.cutOver());
-            t.putAll(moves.stats());
-            t.put("previous_droppable", moves.previousDroppable());
+            t.put(
+                    "previous_needed_until",
+                    java.time.Instant.ofEpochMilli(previousNeededUntil).toString());
+            t.put("previous_droppable", previousDroppable());
             s.put("transition", t);
         }
         s.put("timeout_ms", options.timeout().toMillis());
@@ -262,9 +272,10 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
 
     @Override
     public void close() {
-        moves.close();
         sweeper.close();
+        memory.close();
         topology.close();
+        scheduler.shutdownNow();
         port.close();
     }
 

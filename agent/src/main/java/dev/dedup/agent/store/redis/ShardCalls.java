@@ -1,7 +1,6 @@
 package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.store.StoreUnavailableException;
-import io.micrometer.core.instrument.Counter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -90,26 +89,10 @@ final class ShardCalls {
     }
 
     /**
-     * Makes the calls through {@code gathering}, which may merge each call with concurrent batches' calls on its
-     * shard that have the same {@code sameArgs}; see {@link #run(RedisPort, Function, Counter[])}.
+     * Makes the calls with {@code send}, shards in parallel, and gathers the answers in batch order. {@code send}
+     * completes with a call's answers, one per item. Fails as a whole when any call fails.
      */
-    CompletionStage<byte[]> run(
-            RedisPort port,
-            CallGathering gathering,
-            Mode mode,
-            Object sameArgs,
-            Function<Call, byte[][]> argsOf,
-            Counter[] counted) {
-        return run(port, call -> gathering.submit(call, mode, sameArgs, argsOf), counted);
-    }
-
-    /**
-     * Makes the calls with {@code send}, shards in parallel, and gathers the answers in batch order. A script
-     * answers {@code {answers, count}}; the count goes to {@code counted} of the call's shard (evictions, or
-     * overfull claims). Fails as a whole when any call fails.
-     */
-    CompletionStage<byte[]> run(
-            RedisPort port, Function<Call, CompletionStage<CallGathering.Reply>> send, Counter[] counted) {
+    CompletionStage<byte[]> run(RedisPort port, Function<Call, CompletionStage<byte[]>> send) {
         byte[] answers = new byte[items];
         if (calls.isEmpty()) {
             return CompletableFuture.completedFuture(answers);
@@ -117,8 +100,7 @@ final class ShardCalls {
         List<CompletableFuture<Void>> pending = new ArrayList<>(calls.size());
         for (Call call : calls) {
             pending.add(send.apply(call)
-                    .<Void>thenApply(reply -> {
-                        byte[] got = reply.answers();
+                    .<Void>thenApply(got -> {
                         if (got.length != call.indexes().length) {
                             throw new StoreUnavailableException(
                                     "error",
@@ -128,9 +110,6 @@ final class ShardCalls {
                         }
                         for (int i = 0; i < got.length; i++) {
                             answers[call.indexes()[i]] = got[i];
-                        }
-                        if (reply.count() > 0) {
-                            counted[call.shard()].increment(reply.count());
                         }
                         return null;
                     })

@@ -22,7 +22,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>A bucket is a Redis <em>string</em> {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}}
  * (13 bytes with the default prefix) of 11-byte records: the top 56 bits of the id's key (the same 7
- * bytes as a field of {@link FingerprintBuckets}, so the release channel carries the same fields) and the
+ * bytes as a field of {@link FingerprintTables}, so the release channel carries the same fields) and the
  * owner's 32-bit tag. Measured first as a hash of those fields: every lookup and every {@code HSET} of a
  * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
  * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
@@ -104,27 +104,30 @@ final class TimeBuckets {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        Object sameArgs = List.of(policy, nowSecond);
+        java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> {
+            long[] buckets = call.buckets();
+            byte[] ttls = new byte[buckets.length * 4];
+            for (int k = 0; k < buckets.length; k++) {
+                long ends = policy.endSecond(second(buckets[k]), nowMillis);
+                int ttl = (int) Math.max(0, ends - nowSecond);
+                int at = k * 4;
+                ttls[at] = (byte) (ttl >>> 24);
+                ttls[at + 1] = (byte) (ttl >>> 16);
+                ttls[at + 2] = (byte) (ttl >>> 8);
+                ttls[at + 3] = (byte) ttl;
+            }
+            byte[] distinct = distinctItems(call.items()) ? ONE : ZERO;
+            return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
+        };
         return calls.run(
                 port,
-                gathering,
-                mode,
-                List.of(policy, nowSecond),
-                call -> {
-                    long[] buckets = call.buckets();
-                    byte[] ttls = new byte[buckets.length * 4];
-                    for (int k = 0; k < buckets.length; k++) {
-                        long ends = policy.endSecond(second(buckets[k]), nowMillis);
-                        int ttl = (int) Math.max(0, ends - nowSecond);
-                        int at = k * 4;
-                        ttls[at] = (byte) (ttl >>> 24);
-                        ttls[at + 1] = (byte) (ttl >>> 16);
-                        ttls[at + 2] = (byte) (ttl >>> 8);
-                        ttls[at + 3] = (byte) ttl;
+                call -> gathering.submit(call, mode, sameArgs, argsOf).thenApply(reply -> {
+                    if (reply.first() && reply.number(1) > 0) {
+                        overfull[call.shard()].increment(reply.number(1));
                     }
-                    byte[] distinct = distinctItems(call.items()) ? ONE : ZERO;
-                    return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
-                },
-                overfull);
+                    return reply.answers();
+                }));
     }
 
     /** Per shard, its overfull claims. */
@@ -222,7 +225,7 @@ final class TimeBuckets {
     static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
         a[at] = (byte) (keyIndex >>> 8);
         a[at + 1] = (byte) keyIndex;
-        for (int i = 0; i < FingerprintBuckets.FIELD_BYTES; i++) {
+        for (int i = 0; i < FingerprintTables.FIELD_BYTES; i++) {
             a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
         }
         a[at + 9] = (byte) (ownerTag >>> 24);

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -74,8 +73,7 @@ final class Topology implements AutoCloseable {
     /** What each shard held when last read. */
     private final AtomicReferenceArray<String> held;
 
-    private final ScheduledExecutorService timer;
-    private final List<Runnable> cutOverListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.concurrent.ScheduledFuture<?> watching;
     private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> cutting =
             new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -86,7 +84,8 @@ final class Topology implements AutoCloseable {
             byte[][] key,
             byte[][] before,
             byte[][] after,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            ScheduledExecutorService scheduler) {
         this.port = port;
         this.routing = routing;
         this.clockMillis = clockMillis;
@@ -103,12 +102,7 @@ final class Topology implements AutoCloseable {
                             + " its data or belongs elsewhere (its ids are answered 503)")
                     .register(registry);
         }
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "dedup-redis-topology");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(this::watch, WATCH_SECONDS, WATCH_SECONDS, TimeUnit.SECONDS);
+        this.watching = scheduler.scheduleWithFixedDelay(this::watch, WATCH_SECONDS, WATCH_SECONDS, TimeUnit.SECONDS);
     }
 
     private byte[] expected(int shard) {
@@ -126,7 +120,8 @@ final class Topology implements AutoCloseable {
             Routing routing,
             boolean adoptEmpty,
             LongSupplier clockMillis,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            ScheduledExecutorService scheduler) {
         byte[][] key = new byte[port.shards()][];
         for (int s = 0; s < key.length; s++) {
             key[s] = keys.topology(s);
@@ -198,7 +193,7 @@ final class Topology implements AutoCloseable {
         if (plan.cutOver) {
             routing.cutOverNow();
         }
-        Topology topology = new Topology(port, routing, clockMillis, key, before, after, registry);
+        Topology topology = new Topology(port, routing, clockMillis, key, before, after, registry, scheduler);
         if (routing.inTransition() && !routing.cutOver()) {
             LOG.log(
                     Level.INFO,
@@ -438,8 +433,13 @@ final class Topology implements AutoCloseable {
             }
 
             @Override
-            public int listpackEntries(int shard) {
-                return port.listpackEntries(shard);
+            public void checkEvictionPolicy(int shard) {
+                port.checkEvictionPolicy(shard);
+            }
+
+            @Override
+            public CompletionStage<long[]> memory(int shard) {
+                return port.memory(shard);
             }
 
             @Override
@@ -473,14 +473,6 @@ final class Topology implements AutoCloseable {
 
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private volatile long lastFailure;
-
-    /** Runs {@code listener} once the agent has cut over (at once if it has). */
-    void onCutOver(Runnable listener) {
-        cutOverListeners.add(listener);
-        if (routing.cutOver()) {
-            listener.run();
-        }
-    }
 
     /**
      * Advances every shard's record from the previous list's epoch to the current one's, then makes claims in
@@ -532,9 +524,9 @@ final class Topology implements AutoCloseable {
                     Level.INFO,
                     "redis: cut over to --redis at " + java.time.Instant.ofEpochMilli(clockMillis.getAsLong())
                             + " (declared for " + java.time.Instant.ofEpochSecond(routing.cutoverSecond())
-                            + "); buckets that change shard are being moved");
+                            + "); ids whose shard changed are looked up in the previous list too until its claims"
+                            + " have ended");
             mine.complete(null);
-            cutOverListeners.forEach(Runnable::run);
         });
         return mine;
     }
@@ -626,7 +618,7 @@ final class Topology implements AutoCloseable {
 
     @Override
     public void close() {
-        timer.shutdownNow();
+        watching.cancel(false);
     }
 
     private static String read(RedisPort port, int shard, byte[] key) {

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.codec.Batch;
+import dev.dedup.routing.JumpHash;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -25,12 +27,46 @@ class ShardCallsTest {
         return b.build("ns");
     }
 
+    /** A layout of 64 buckets a shard: an item is its key index (u16) and its batch index (u16). */
+    private static ShardCalls.Packing packing(Batch batch, int shards) {
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int i) {
+                long route = batch.route(i);
+                return ((long) JumpHash.shard(route >>> 32, shards) << 32) | (route & 63);
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return (int) (bucket >>> 32);
+            }
+
+            @Override
+            public byte[] key(int shard, long bucket) {
+                return keyOf(bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return 4;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                ByteBuffer.wrap(items, at, 4).putShort((short) keyIndex).putShort((short) i);
+            }
+        };
+    }
+
+    private static byte[] keyOf(long bucket) {
+        return ("b" + bucket).getBytes(StandardCharsets.US_ASCII);
+    }
+
     @Test
     void everyItemGoesToItsBucketsShard_once_inBatchOrder_withItsCallsDistinctKeys() {
-        RedisKeys names = new RedisKeys("dd");
         Batch batch = batch(5000);
-        ShardCalls calls = ShardCalls.plan(
-                batch.size(), FingerprintBuckets.packing(batch, 123, 64, Routing.single(3), names), 3, 700);
+        ShardCalls.Packing packing = packing(batch, 3);
+        ShardCalls calls = ShardCalls.plan(batch.size(), packing, 3, 700);
         int[] seen = new int[batch.size()];
         for (ShardCalls.Call call : calls.calls()) {
             assertTrue(call.indexes().length <= 700, "at most maxItems a call");
@@ -45,13 +81,11 @@ class ShardCallsTest {
                 assertTrue(i > previous, "batch order within a call");
                 previous = i;
                 seen[i]++;
-                int bucket = FingerprintBuckets.bucket(batch.route(i), 64);
-                assertEquals(call.shard(), FingerprintBuckets.shard(bucket, 3));
-                int keyIndex = items.getShort(j * FingerprintBuckets.ITEM_BYTES) & 0xffff;
-                assertArrayEquals(
-                        FingerprintBuckets.bucketKey(names, call.shard(), bucket),
-                        call.keys()[keyIndex - 1],
-                        "item " + i + "'s key");
+                long bucket = packing.bucket(i);
+                assertEquals(call.shard(), packing.shard(bucket));
+                int keyIndex = items.getShort(j * 4) & 0xffff;
+                assertEquals(i, items.getShort(j * 4 + 2) & 0xffff, "item " + j + " is batch item " + i);
+                assertArrayEquals(keyOf(bucket), call.keys()[keyIndex - 1], "item " + i + "'s key");
             }
         }
         int[] once = new int[batch.size()];
@@ -60,44 +94,16 @@ class ShardCallsTest {
     }
 
     @Test
-    void onACluster_aBucketsEveryLevelIsNamed_inItsFirstLevelsSlot() {
-        RedisKeys names = RedisKeys.clustered("dd", 4);
-        int levels = FingerprintBuckets.declaredLevels(names, 8);
-        assertEquals(8, levels);
-        for (int bucket = 0; bucket < 64; bucket++) {
-            int group = FingerprintBuckets.shard(bucket, 4);
-            byte[][] keys = FingerprintBuckets.bucketKeys(names, group, bucket, levels);
-            assertEquals(8, keys.length);
-            byte[] first = FingerprintBuckets.bucketKey(names, group, bucket);
-            assertArrayEquals(first, keys[0], "bucket " + bucket + "'s level 0");
-            for (int l = 1; l < 8; l++) {
-                byte[] level = Arrays.copyOf(first, first.length + 1);
-                level[first.length] = (byte) l;
-                assertArrayEquals(level, keys[l], "bucket " + bucket + "'s level " + l);
-                assertEquals(RedisKeys.slot(first), RedisKeys.slot(level), "one slot");
-            }
-        }
-    }
-
-    @Test
-    void standaloneShards_declareLevelZeroOnly() {
-        assertEquals(1, FingerprintBuckets.declaredLevels(new RedisKeys("dd"), 8));
-    }
-
-    @Test
     void mergedCalls_declareEachBucketOnce_andRenumberItemsByBucket() {
-        RedisKeys names = RedisKeys.clustered("dd", 2);
         Batch first = batch(300);
         Batch second = batch(500); // the same ids and more: shares buckets with the first
-        ShardCalls.Call a = ShardCalls.plan(
-                        first.size(), FingerprintBuckets.packing(first, 1, 64, Routing.single(2), names), 2, 4096)
+        ShardCalls.Call a = ShardCalls.plan(first.size(), packing(first, 1), 1, 4096)
                 .calls()
                 .get(0);
-        ShardCalls.Call b = ShardCalls.plan(
-                        second.size(), FingerprintBuckets.packing(second, 1, 64, Routing.single(2), names), 2, 4096)
+        ShardCalls.Call b = ShardCalls.plan(second.size(), packing(second, 1), 1, 4096)
                 .calls()
                 .get(0);
-        ShardCalls.Call merged = CallGathering.merge(java.util.List.of(a, b), FingerprintBuckets.ITEM_BYTES);
+        ShardCalls.Call merged = CallGathering.merge(List.of(a, b), 4);
         assertEquals(merged.buckets().length, merged.keys().length, "one key a bucket");
         assertEquals(a.indexes().length + b.indexes().length, merged.indexes().length);
         Set<Long> distinct = new HashSet<>();
@@ -105,18 +111,15 @@ class ShardCallsTest {
             assertTrue(distinct.add(bucket), "a bucket appears once in a merged call");
         }
         for (int j = 0; j < merged.buckets().length; j++) {
-            assertArrayEquals(
-                    FingerprintBuckets.bucketKey(names, merged.shard(), (int) merged.buckets()[j]),
-                    merged.keys()[j],
-                    "bucket " + j + "'s key");
+            assertArrayEquals(keyOf(merged.buckets()[j]), merged.keys()[j], "bucket " + j + "'s key");
         }
         ByteBuffer items = ByteBuffer.wrap(merged.items());
         for (int j = 0; j < merged.indexes().length; j++) {
             Batch batch = j < a.indexes().length ? first : second;
             int i = merged.indexes()[j];
-            int bucketIndex = items.getShort(j * FingerprintBuckets.ITEM_BYTES) & 0xffff;
+            int bucketIndex = items.getShort(j * 4) & 0xffff;
             assertEquals(
-                    FingerprintBuckets.bucket(batch.route(i), 64),
+                    packing(batch, 1).bucket(i),
                     merged.buckets()[bucketIndex - 1],
                     "merged item " + j + " names its bucket");
         }

@@ -1,0 +1,195 @@
+-- Claims, releases or looks up ids in one table of one shard, the fingerprint layout (FingerprintTables.java).
+-- Sent after guard.lua, answers.lua and records.lua, as one script.
+--
+-- KEYS[1 .. m]  the buckets of the call's items, as the agent addressed them
+-- KEYS[m + 1]   the table's state: a hash of level, split (the linear-hashing pointer) and claims (records held)
+-- KEYS[m + 2]   the shard's set of tables, which the sweep walks
+-- ARGV[1]       'c' claim, 'r' release, 'k' look up (read only: what a previous shard list holds of each id)
+-- ARGV[2]       the items, 20 bytes each: u16 key index (1-based), the low 16 bits of the id's route, the record
+--               (records.lua) a claim writes
+-- ARGV[3]       now: whole seconds modulo 2^28
+-- ARGV[4]       "<level> <split>": the state the agent addressed the buckets by
+-- ARGV[5]       per key, the bucket it is: u32 big-endian
+-- ARGV[6]       '1' when the table's window slides: a repeat renews the claim's end
+-- ARGV[7]       the channel on which released fields are published
+-- ARGV[8]       the table's base bits: it has 2^base buckets at level 0
+-- ARGV[9]       the table's name, added to the set of tables when the table gains its first record
+-- ARGV[10]      '1' on a Redis Cluster, where a call may touch only the keys it declares
+-- ARGV[11]      what every bucket key of the table starts with; the bucket's number follows in 4 bytes
+-- KEYS[#KEYS], ARGV[#ARGV]: the topology record and its expected value, checked by guard.lua first
+--
+-- Returns { answers, level, split, claims } with the table's state after the call; { '', level, split, claims,
+-- 'stale' } when, on a Redis Cluster, the state moved under the agent so that an item's bucket is one the call
+-- did not declare (nothing written);
+-- for 'k', { answers, level, split, claims, values }: answers 0 absent, 1 held by the item's owner, 2 by another,
+-- and values the 7-byte owner-and-end of every item found, in order. Claim answers: 0 new, 1 retry,
+-- 2 duplicate; release answers: 1 released, 0 not held by that owner.
+
+local mode = ARGV[1]
+local items = ARGV[2]
+now = tonumber(ARGV[3])
+local sliding = ARGV[6] == '1'
+local base = tonumber(ARGV[8])
+local m = #KEYS - 3
+local state_key = KEYS[m + 1]
+local call, pcall_ = redis.call, redis.pcall
+
+local state = call('HMGET', state_key, 'level', 'split', 'claims')
+local level = tonumber(state[1]) or 0
+local split = tonumber(state[2]) or 0
+local claims = tonumber(state[3]) or 0
+
+-- The agent addressed the buckets by a state that has moved since (another agent split or merged buckets):
+-- an item whose bucket is another one now goes there, by its declared key if the call has it (the agent
+-- declares the images of the buckets next to be split), else by its name, which only a Redis Cluster refuses.
+local moved = nil -- item's first byte -> its bucket's key index, or its key's name
+if ARGV[4] ~= level .. ' ' .. split then
+  local span = 2 ^ base
+  local low_buckets = span * 2 ^ level
+  local declared = {}
+  for k = 1, m do declared[struct.unpack('>I4', ARGV[5], (k - 1) * 4 + 1)] = k end
+  moved = {}
+  for at = 1, #items, 20 do
+    local k1, k2, l1, l2 = byte(items, at, at + 3)
+    local r1, r2 = byte(items, at + 11, at + 12)
+    local route = (l1 * 256 + l2) % span + (r1 * 256 + r2) * span
+    local b = route % low_buckets
+    if b < split then b = route % (2 * low_buckets) end
+    if declared[b] ~= k1 * 256 + k2 then
+      if declared[b] then
+        moved[at] = declared[b]
+      elseif ARGV[10] == '1' then
+        return { '', level, split, claims, 'stale' }
+      else
+        moved[at] = ARGV[11] .. struct.pack('>I4', b)
+      end
+    end
+  end
+end
+
+-- A bucket by its key index, or by its key's name (not declared)
+local function key_of(k)
+  return type(k) == 'number' and KEYS[k] or k
+end
+
+local blobs = {}   -- key index -> the bucket as read (as changed by this call where it says so)
+local tails = {}   -- key index -> 0-based offset of its next free slot, false when it has none
+local written = {} -- key index -> field -> { rec, off }: records this call wrote into free slots
+local dirty = {}   -- key index -> true when Redis holds writes of this call that blobs[k] lacks
+local added = 0    -- records this call added to the table, less those its rewrites dropped
+local released = {}
+local values = {}  -- 'k': the found records' owner-and-end
+
+local function bucket(k)
+  local b = blobs[k]
+  if b == nil then
+    b = call('GET', key_of(k)) or ''
+    blobs[k] = b
+  end
+  return b
+end
+
+local function refused(reply)
+  return type(reply) == 'table' and reply.err
+end
+
+-- Writes `rec` into bucket k's next free slot, or writes the bucket again without its dead records and with
+-- room to grow; returns the record's 0-based offset, or nil and the error (out of memory) when refused.
+local function append(k, rec)
+  local b = bucket(k)
+  local tail = tails[k]
+  if tail == nil then tail = first_free(b) or false end
+  if tail then
+    local err = refused(pcall_('SETRANGE', key_of(k), tail, rec))
+    if err then return nil, err end
+    local next_free = tail + REC
+    tails[k] = next_free < #b and next_free or false
+    dirty[k] = true
+    added = added + 1
+    return tail
+  end
+  if dirty[k] then b = call('GET', key_of(k)) or '' end
+  local body, dropped = kept(b, sliding)
+  local whole = padded(body .. rec, 1 + math.floor(#body / REC / 16))
+  local err = refused(pcall_('SET', key_of(k), whole))
+  if err then return nil, err end
+  blobs[k] = whole
+  written[k] = nil
+  dirty[k] = nil
+  local next_free = #body + REC
+  tails[k] = next_free < #whole and next_free or false
+  added = added + 1 - dropped
+  return #body
+end
+
+-- The live record of `field` in bucket k: the string that holds it and its 1-based position there, and the
+-- entry of `written` when this call wrote it; nil when there is none.
+local function lookup(k, field)
+  local w = written[k] and written[k][field]
+  if w then return w.rec, 1, w end
+  local b = bucket(k)
+  local p = find_live(b, field)
+  if p then return b, p end
+  return nil
+end
+
+for at = 1, #items, 20 do
+  local k1, k2 = byte(items, at, at + 1)
+  local k = moved and moved[at] or k1 * 256 + k2
+  local field = sub(items, at + 4, at + 10)
+  n = n + 1
+  local b, p, mine = lookup(k, field)
+  if mode == 'c' then
+    if p then
+      answered(owner_at(b, p) == owner_at(items, at + 4) and '\1' or '\2')
+      if sliding and not mine then
+        -- Renewed in place: the holder's tag with the item's end (record bytes 13-16).
+        local held, asked = byte(b, p + 12), byte(items, at + 16)
+        local err = refused(pcall_('SETRANGE', key_of(k), p + 11,
+          string.char(held - held % 16 + asked % 16) .. sub(items, at + 17, at + 19)))
+        if err then return redis.error_reply(err) end
+        dirty[k] = true
+      end
+    else
+      local rec = sub(items, at + 4, at + 19)
+      local off, err = append(k, rec)
+      if not off then return redis.error_reply(err) end
+      local w = written[k]
+      if not w then
+        w = {}
+        written[k] = w
+      end
+      w[field] = { rec = rec, off = off }
+      if answers then answers[n] = '\0' end
+    end
+  elseif mode == 'r' then
+    if p and owner_at(b, p) == owner_at(items, at + 4) then
+      if mine then
+        call('SETRANGE', key_of(k), mine.off + 9, TOMB)
+        written[k][field] = nil
+      else
+        call('SETRANGE', key_of(k), p + 8, TOMB)
+        blobs[k] = sub(b, 1, p + 8) .. TOMB .. sub(b, p + 16)
+      end
+      released[#released + 1] = field
+      answered('\1')
+    elseif answers then
+      answers[n] = '\0'
+    end
+  else
+    if p then
+      answered(owner_at(b, p) == owner_at(items, at + 4) and '\1' or '\2')
+      values[#values + 1] = sub(b, p + 9, p + 15)
+    elseif answers then
+      answers[n] = '\0'
+    end
+  end
+end
+
+if added ~= 0 then
+  if not state[3] then call('SADD', KEYS[m + 2], ARGV[9]) end
+  claims = call('HINCRBY', state_key, 'claims', added)
+end
+if #released > 0 then call('PUBLISH', ARGV[7], concat(released)) end
+if mode == 'k' then return { verdicts(), level, split, claims, concat(values) } end
+return { verdicts(), level, split, claims }
