@@ -3,6 +3,8 @@ package dev.dedup.agent;
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.Durations;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.OpsOptions;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.MetricNames;
@@ -53,14 +55,18 @@ public final class Agent implements AutoCloseable {
     /** Starts with the given clock of epoch milliseconds (tests pass a fake one). */
     public static Agent start(AgentOptions requested, LongSupplier clockMillis) {
         // Every server instance must ask for the same port to share it: with port 0, choose one now.
-        AgentOptions options = requested.http().port() != 0
+        HttpOptions http = requested.http();
+        if (http.port() == 0) {
+            http = http.withPort(freePort(http.host()));
+        }
+        if (http.ops() != null && http.ops().port() == 0) {
+            http = http.withOps(
+                    new OpsOptions(http.ops().host(), freePort(http.ops().host())));
+        }
+        AgentOptions options = http == requested.http()
                 ? requested
                 : new AgentOptions(
-                        requested.http().withPort(freePort(requested.http().host())),
-                        requested.embedded(),
-                        requested.windows(),
-                        requested.redis(),
-                        requested.nearCache());
+                        http, requested.embedded(), requested.windows(), requested.redis(), requested.nearCache());
         AgentMetrics metrics = new AgentMetrics();
         Stores stores = openStore(options, clockMillis, metrics);
         ClaimStore store = stores.claims();
@@ -81,8 +87,13 @@ public final class Agent implements AutoCloseable {
             Agent agent = new Agent(options, vertx, store, boundPort.get());
             LOG.log(
                     System.Logger.Level.INFO,
-                    "dedup-agent listening on http://" + options.http().host() + ":" + agent.port + " (store "
-                            + store.kind() + ": " + describe(options, stores) + ")");
+                    "dedup-agent listening on http://" + options.http().host() + ":" + agent.port
+                            + (options.http().ops() == null
+                                    ? ""
+                                    : ", operations also on http://"
+                                            + options.http().ops().host() + ":"
+                                            + options.http().ops().port())
+                            + " (store " + store.kind() + ": " + describe(options, stores) + ")");
             return agent;
         } catch (Exception e) {
             vertx.close();
@@ -91,7 +102,12 @@ public final class Agent implements AutoCloseable {
                     e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
             throw new IllegalStateException(
                     "cannot listen on " + options.http().host() + ":"
-                            + options.http().port() + ": " + cause.getMessage(),
+                            + options.http().port()
+                            + (options.http().ops() == null
+                                    ? ""
+                                    : " and " + options.http().ops().host() + ":"
+                                            + options.http().ops().port())
+                            + ": " + cause.getMessage(),
                     cause);
         }
     }
@@ -146,6 +162,11 @@ public final class Agent implements AutoCloseable {
     /** The port it listens on (the chosen one when configured with port 0). */
     public int port() {
         return port;
+    }
+
+    /** The port of the operations endpoints alone (the chosen one when configured with 0), or -1 when none. */
+    public int opsPort() {
+        return options.http().ops() == null ? -1 : options.http().ops().port();
     }
 
     public AgentOptions options() {

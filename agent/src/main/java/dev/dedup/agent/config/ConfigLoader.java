@@ -94,6 +94,11 @@ public final class ConfigLoader {
         Map<String, String> s = new LinkedHashMap<>();
         s.put("host", "address to bind (default " + HttpOptions.DEFAULT_HOST + ")");
         s.put("port", "port to bind (default " + HttpOptions.DEFAULT_PORT + "; 0 picks a free one)");
+        s.put(
+                "ops-port",
+                "a port of its own for /health/live, /health/ready, /metrics and /v1/stats, besides --port; any"
+                        + " address may be bound without --token (default: none, they are on --port alone)");
+        s.put("ops-host", "address of --ops-port (default " + OpsOptions.DEFAULT_HOST + ")");
         s.put("data-dir", "directory of the embedded store (default ./" + EmbeddedStoreOptions.DEFAULT_DATA_DIR + ")");
         s.put(
                 "embedded-slots",
@@ -299,7 +304,8 @@ public final class ConfigLoader {
                         v -> Durations.parse(origin("shutdown-grace"), v),
                         HttpOptions.DEFAULT_SHUTDOWN_GRACE),
                 get("token", v -> v.isEmpty() ? null : v, null),
-                get("insecure-bind", v -> bool("insecure-bind", v), false));
+                get("insecure-bind", v -> bool("insecure-bind", v), false),
+                ops());
         EmbeddedStoreOptions embedded = new EmbeddedStoreOptions(
                 get("data-dir", Path::of, EmbeddedStoreOptions.DEFAULT_DATA_DIR),
                 get("embedded-slots", v -> longValue("embedded-slots", v), EmbeddedStoreOptions.DEFAULT_SLOTS),
@@ -343,6 +349,19 @@ public final class ConfigLoader {
         NearCacheOptions nearCache = new NearCacheOptions(
                 get("near-cache-size", v -> longValue("near-cache-size", v), NearCacheOptions.DEFAULT_MAX_ENTRIES));
         return new AgentOptions(http, embedded, windows, redis, nearCache);
+    }
+
+    /** {@code ops-port}, with {@code ops-host}; null when no ops-port is given. */
+    private OpsOptions ops() {
+        Integer port = get("ops-port", v -> integer("ops-port", v), null);
+        String host = get("ops-host", Function.identity(), null);
+        if (port == null) {
+            if (host != null) {
+                throw new ConfigException(origin("ops-host") + " needs ops-port: it is the address of that port");
+            }
+            return null;
+        }
+        return new OpsOptions(host == null ? OpsOptions.DEFAULT_HOST : host, port);
     }
 
     /** {@code redis-previous} and {@code redis-cutover}, both or neither. */

@@ -14,6 +14,7 @@ import java.time.Duration;
  * @param shutdownGrace how long SIGTERM waits for requests in flight
  * @param token        bearer token every request but {@code /health/live} must carry; null for none
  * @param insecureBind allow a non-loopback {@code host} without a token
+ * @param ops          a port of its own for the operations endpoints, besides this one; null for none
  */
 public record HttpOptions(
         String host,
@@ -24,7 +25,8 @@ public record HttpOptions(
         int eventLoops,
         Duration shutdownGrace,
         String token,
-        boolean insecureBind) {
+        boolean insecureBind,
+        OpsOptions ops) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7070;
@@ -54,10 +56,28 @@ public record HttpOptions(
                     "use at least " + MIN_TOKEN_LENGTH + " printable ASCII characters without spaces");
         }
         if (token == null && !insecureBind && !isLoopback(host)) {
-            throw new ConfigException(
-                    "host: " + host + " is not a loopback address; set --token (workers then send "
-                            + "Authorization: Bearer <token>) or --insecure-bind to accept requests from anyone who can reach it");
+            throw new ConfigException("host: " + host + " is not a loopback address; set --token (workers then send "
+                    + "Authorization: Bearer <token>) or --insecure-bind to accept requests from anyone who can reach it"
+                    + " (for probes and scrapers alone, keep host on loopback and set --ops-port)");
         }
+        if (ops != null && ops.port() != 0 && ops.port() == port) {
+            throw new ConfigException("ops-port: " + port + " is also the claim port (port); give the operations"
+                    + " endpoints another port, or no ops-port to serve them on the claim port alone");
+        }
+    }
+
+    /** Without a port of its own for the operations endpoints. */
+    public HttpOptions(
+            String host,
+            int port,
+            int maxBatch,
+            long maxBody,
+            Duration idleTimeout,
+            int eventLoops,
+            Duration shutdownGrace,
+            String token,
+            boolean insecureBind) {
+        this(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, null);
     }
 
     /** The v1 constructor: no token, loopback only. */
@@ -69,7 +89,7 @@ public record HttpOptions(
             Duration idleTimeout,
             int eventLoops,
             Duration shutdownGrace) {
-        this(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, null, false);
+        this(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, null, false, null);
     }
 
     public static final int MIN_TOKEN_LENGTH = 16;
@@ -87,7 +107,8 @@ public record HttpOptions(
     public String toString() {
         return "HttpOptions[host=" + host + ", port=" + port + ", maxBatch=" + maxBatch + ", maxBody=" + maxBody
                 + ", idleTimeout=" + idleTimeout + ", eventLoops=" + eventLoops + ", shutdownGrace=" + shutdownGrace
-                + ", token=" + (token == null ? "none" : "***") + ", insecureBind=" + insecureBind + "]";
+                + ", token=" + (token == null ? "none" : "***") + ", insecureBind=" + insecureBind + ", ops=" + ops
+                + "]";
     }
 
     public static HttpOptions defaults() {
@@ -107,11 +128,17 @@ public record HttpOptions(
 
     public HttpOptions withPort(int newPort) {
         return new HttpOptions(
-                host, newPort, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind);
+                host, newPort, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, ops);
     }
 
     public HttpOptions withToken(String newToken, boolean newInsecureBind) {
         return new HttpOptions(
-                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, newToken, newInsecureBind);
+                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, newToken, newInsecureBind, ops);
+    }
+
+    /** With the operations endpoints also on {@code newOps} (null: on this port alone). */
+    public HttpOptions withOps(OpsOptions newOps) {
+        return new HttpOptions(
+                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, newOps);
     }
 }

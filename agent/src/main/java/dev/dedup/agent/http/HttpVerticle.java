@@ -14,17 +14,20 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One HTTP server instance on one event loop; the agent deploys one per event loop and Vert.x spreads
- * connections over them. Stopping it stops accepting and waits up to the shutdown grace for requests in
- * flight, so SIGTERM drains.
+ * connections over them. With an ops port ({@link HttpOptions#ops()}) each instance also serves the
+ * operations endpoints there, and nothing else. Stopping it stops accepting and waits up to the shutdown
+ * grace for requests in flight, so SIGTERM drains.
  */
 public final class HttpVerticle extends VerticleBase {
 
     private static final System.Logger LOG = System.getLogger(HttpVerticle.class.getName());
+    private static final List<String> OPERATIONS = List.of("/health/live", "/health/ready", "/metrics", "/v1/stats");
 
     private final HttpOptions options;
     private final ClaimService claims;
@@ -32,6 +35,7 @@ public final class HttpVerticle extends VerticleBase {
     private final AgentMetrics metrics;
     private final AtomicInteger boundPort;
     private HttpServer server;
+    private HttpServer opsServer;
 
     public HttpVerticle(
             HttpOptions options,
@@ -48,25 +52,30 @@ public final class HttpVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        Router router = router();
+        server = server(router());
+        Future<HttpServer> claimPort = server.listen(options.port(), options.host())
+                .onSuccess(s -> boundPort.compareAndSet(0, s.actualPort()));
+        if (options.ops() == null) {
+            return claimPort;
+        }
+        opsServer = server(opsRouter());
+        return claimPort.compose(
+                s -> opsServer.listen(options.ops().port(), options.ops().host()));
+    }
+
+    private HttpServer server(Router router) {
         HttpServerOptions serverOptions = new HttpServerOptions()
-                .setHost(options.host())
-                .setPort(options.port())
                 .setIdleTimeout((int) options.idleTimeout().toMillis())
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setTcpNoDelay(true)
                 .setCompressionSupported(false);
-        server = vertx.createHttpServer(serverOptions)
-                .requestHandler(router)
-                .invalidRequestHandler(this::invalidRequest);
-        return server.listen(options.port(), options.host()).onSuccess(s -> boundPort.compareAndSet(0, s.actualPort()));
+        return vertx.createHttpServer(serverOptions).requestHandler(router).invalidRequestHandler(this::invalidRequest);
     }
 
     /** The routes; package-private so that a test can compare them with docs/openapi.yaml. */
     Router router() {
         Router router = Router.router(vertx);
         BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
-        OpsRoutes ops = new OpsRoutes(claims, metrics);
         BodyHandler body = BodyHandler.create(false).setBodyLimit(options.maxBody());
         if (options.token() != null) {
             router.route().handler(new BearerAuth(options.token(), metrics)::handle);
@@ -82,11 +91,35 @@ public final class HttpVerticle extends VerticleBase {
         router.post("/v1/ranges/check").handler(body).handler(rangeRoutes::check);
         router.post("/v1/ranges/commit").handler(rangeRoutes::requireJson);
         router.post("/v1/ranges/commit").handler(body).handler(rangeRoutes::commit);
+        operations(router);
+        return errorHandlers(router);
+    }
+
+    /**
+     * The ops port's routes: the operations endpoints alone, with the claim port's token rules (the probes
+     * need none); any other path is 404 there, token or not.
+     */
+    Router opsRouter() {
+        Router router = Router.router(vertx);
+        if (options.token() != null) {
+            BearerAuth auth = new BearerAuth(options.token(), metrics);
+            for (String path : OPERATIONS) {
+                router.get(path).handler(auth::handle);
+            }
+        }
+        operations(router);
+        return errorHandlers(router);
+    }
+
+    private void operations(Router router) {
+        OpsRoutes ops = new OpsRoutes(claims, metrics);
         router.get("/health/live").handler(ops::live);
         router.get("/health/ready").handler(ops::ready);
         router.get("/metrics").handler(ops::metrics);
         router.get("/v1/stats").handler(ops::stats);
+    }
 
+    private Router errorHandlers(Router router) {
         router.errorHandler(
                 404,
                 ctx -> error(
@@ -159,6 +192,8 @@ public final class HttpVerticle extends VerticleBase {
 
     @Override
     public Future<?> stop() {
-        return server == null ? Future.succeededFuture() : server.shutdown(options.shutdownGrace());
+        Future<Void> ops = opsServer == null ? Future.succeededFuture() : opsServer.shutdown(options.shutdownGrace());
+        Future<Void> claimPort = server == null ? Future.succeededFuture() : server.shutdown(options.shutdownGrace());
+        return Future.join(claimPort, ops);
     }
 }

@@ -2,6 +2,7 @@ package dev.dedup.agent.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -393,6 +394,82 @@ class ConfigLoaderTest {
         String message = error(List.of("--token", "short-secret"), Map.of());
         assertTrue(message.startsWith("token: (12 characters)"), message);
         assertFalse(message.contains("short-secret"), message);
+    }
+
+    @Test
+    void noOpsPort_byDefault_theOperationsEndpointsStayOnTheClaimPort() {
+        assertNull(load(List.of(), Map.of()).http().ops());
+    }
+
+    @Test
+    void opsPort_fromEverySource_onEveryAddressUnlessOpsHostSays() throws IOException {
+        AgentOptions flag = load(List.of("--ops-port", "7071"), Map.of());
+        assertEquals(new OpsOptions("0.0.0.0", 7071), flag.http().ops());
+        assertEquals("127.0.0.1", flag.http().host(), "the claim API stays on loopback");
+        assertEquals(
+                new OpsOptions("127.0.0.1", 9000),
+                load(List.of(), Map.of("DEDUP_OPS_PORT", "9000", "DEDUP_OPS_HOST", "127.0.0.1"))
+                        .http()
+                        .ops());
+        Path file = dir.resolve("ops.properties");
+        Files.writeString(file, "ops-port=7072\nops-host=::1\n");
+        assertEquals(
+                new OpsOptions("::1", 7073),
+                load(List.of("--config", file.toString()), Map.of("DEDUP_OPS_PORT", "7073"))
+                        .http()
+                        .ops(),
+                "the environment beats the file");
+    }
+
+    @Test
+    void opsPortOnEveryAddress_needsNoToken_butTheClaimPortStillDoes() {
+        AgentOptions o = load(List.of("--ops-port", "7071", "--ops-host", "0.0.0.0"), Map.of());
+        assertNull(o.http().token());
+        String claims = error(List.of("--host", "0.0.0.0", "--ops-port", "7071"), Map.of());
+        assertTrue(claims.startsWith("host: 0.0.0.0 is not a loopback address"), claims);
+        AgentOptions both =
+                load(List.of("--host", "0.0.0.0", "--ops-port", "7071"), Map.of("DEDUP_TOKEN", "0123456789abcdef"));
+        assertEquals(7071, both.http().ops().port());
+    }
+
+    @Test
+    void badOpsSettings_failOnOneLineNamingTheSetting() {
+        assertEquals("--ops-port: 'http' is not a whole number", error(List.of("--ops-port", "http"), Map.of()));
+        assertEquals("DEDUP_OPS_PORT: '' is not a whole number", error(List.of(), Map.of("DEDUP_OPS_PORT", "")));
+        assertTrue(
+                error(List.of("--ops-port", "70000"), Map.of()).startsWith("ops-port: 70000 is not valid"),
+                error(List.of("--ops-port", "70000"), Map.of()));
+        assertTrue(error(List.of("--ops-port", "-1"), Map.of()).startsWith("ops-port: -1 is not valid"));
+        assertEquals(
+                "--ops-host needs ops-port: it is the address of that port",
+                error(List.of("--ops-host", "0.0.0.0"), Map.of()));
+        assertEquals(
+                "DEDUP_OPS_HOST needs ops-port: it is the address of that port",
+                error(List.of(), Map.of("DEDUP_OPS_HOST", "0.0.0.0")));
+        assertEquals(
+                "ops-host: no-such-host.invalid cannot be resolved",
+                error(List.of("--ops-port", "7071", "--ops-host", "no-such-host.invalid"), Map.of()));
+        assertTrue(error(List.of("--ops-port", "7071", "--ops-host", " "), Map.of())
+                .startsWith("ops-host: "));
+        for (String line : List.of(
+                error(List.of("--ops-port", "http"), Map.of()), error(List.of("--ops-port", "70000"), Map.of()))) {
+            assertFalse(line.contains("\n"), line);
+        }
+    }
+
+    @Test
+    void theSamePortForClaimsAndOperations_isAConfigErrorNamingBoth() {
+        String message = error(List.of("--ops-port", "7070"), Map.of());
+        assertTrue(message.startsWith("ops-port: 7070 is also the claim port (port)"), message);
+        String fromTheEnvironment = error(List.of("--port", "7071"), Map.of("DEDUP_OPS_PORT", "7071"));
+        assertTrue(fromTheEnvironment.startsWith("ops-port: 7071 is also the claim port (port)"), fromTheEnvironment);
+        // port 0 picks a free port for each: two different ones
+        assertEquals(
+                0,
+                load(List.of("--port", "0", "--ops-port", "0"), Map.of())
+                        .http()
+                        .ops()
+                        .port());
     }
 
     @Test

@@ -1,0 +1,160 @@
+package dev.dedup.agent.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.OpsOptions;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.Item;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Agents started with an ops port ({@code --ops-port}), one without a token and one with: the ops port answers
+ * the four operations endpoints as the claim port does, 404s everything else (the claim API above all), and with
+ * a token wants it on {@code /metrics} and {@code /v1/stats} but not on the probes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OpsPortTest {
+
+    private static final String TOKEN = "ops-port-token-0123456789";
+    private static final List<String> OPERATIONS = List.of("/health/live", "/health/ready", "/metrics", "/v1/stats");
+    private static final List<String> CLAIM_API =
+            List.of("/v1/claims", "/v1/releases", "/v1/ranges/check", "/v1/ranges/commit");
+
+    @TempDir
+    static Path dir;
+
+    private Agent open;
+    private Agent guarded;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @BeforeAll
+    void start() {
+        open = Agent.start(options(dir.resolve("open"), null));
+        guarded = Agent.start(options(dir.resolve("guarded"), TOKEN));
+    }
+
+    private static AgentOptions options(Path data, String token) {
+        HttpOptions http = new HttpOptions(
+                        "127.0.0.1", 0, 100, 1 << 16, Duration.ofSeconds(30), 1, Duration.ofSeconds(1))
+                .withToken(token, false)
+                .withOps(new OpsOptions("127.0.0.1", 0));
+        return new AgentOptions(http, new EmbeddedStoreOptions(data, 1 << 12, 8), WindowOptions.defaults());
+    }
+
+    @AfterAll
+    void stop() {
+        open.close();
+        guarded.close();
+    }
+
+    private HttpResponse<String> get(int port, String path, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(int port, String path, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", AgentHttp.BINARY)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(
+                        BatchEncoder.binary("ops", List.of(new Item("id-" + System.nanoTime(), "0:1")))));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theOpsPortIsAPortOfItsOwn() {
+        assertTrue(open.opsPort() > 0);
+        assertNotEquals(open.port(), open.opsPort());
+        assertEquals(open.opsPort(), open.options().http().ops().port(), "the chosen port is in the options");
+    }
+
+    @Test
+    void opsPortAnswersTheFourOperationsEndpoints_asTheClaimPortDoes() throws Exception {
+        for (String path : OPERATIONS) {
+            HttpResponse<String> ops = get(open.opsPort(), path, null);
+            HttpResponse<String> claimPort = get(open.port(), path, null);
+            assertEquals(200, ops.statusCode(), path);
+            assertEquals(claimPort.statusCode(), ops.statusCode(), path);
+            assertEquals(
+                    claimPort.headers().firstValue("Content-Type"),
+                    ops.headers().firstValue("Content-Type"),
+                    path);
+        }
+        assertEquals(
+                get(open.port(), "/health/ready", null).body(),
+                get(open.opsPort(), "/health/ready", null).body());
+        assertTrue(get(open.opsPort(), "/metrics", null).body().contains("dedup_claims_total"));
+        assertTrue(get(open.opsPort(), "/v1/stats", null).body().contains("\"kind\" : \"embedded\""));
+    }
+
+    @Test
+    void opsPortServesNothingElse_theClaimApiIs404There() throws Exception {
+        for (Agent agent : List.of(open, guarded)) {
+            for (String path : CLAIM_API) {
+                for (String token : new String[] {null, TOKEN}) {
+                    HttpResponse<String> r = post(agent.opsPort(), path, token);
+                    assertEquals(404, r.statusCode(), path + " " + r.body());
+                    assertTrue(r.body().contains("\"error\":\"not_found\""), r.body());
+                }
+            }
+            assertEquals(404, get(agent.opsPort(), "/", null).statusCode());
+            assertEquals(404, get(agent.opsPort(), "/v1/claims", TOKEN).statusCode());
+        }
+        // the claims that were refused there were not made: the claim port answers new
+        HttpResponse<String> claimed = post(open.port(), "/v1/claims", null);
+        assertEquals(200, claimed.statusCode());
+        assertEquals(0, claimed.body().charAt(0));
+    }
+
+    @Test
+    void withAToken_metricsAndStatsWantItOnTheOpsPort_theProbesDoNot() throws Exception {
+        for (String path : List.of("/metrics", "/v1/stats")) {
+            HttpResponse<String> without = get(guarded.opsPort(), path, null);
+            assertEquals(401, without.statusCode(), path);
+            assertTrue(without.body().contains("\"error\":\"unauthorized\""), without.body());
+            assertEquals(
+                    "Bearer", without.headers().firstValue("WWW-Authenticate").orElse(""));
+            assertEquals(
+                    401, get(guarded.opsPort(), path, "not-the-token-at-all").statusCode(), path);
+            assertEquals(200, get(guarded.opsPort(), path, TOKEN).statusCode(), path);
+            assertEquals(401, get(guarded.port(), path, null).statusCode(), path + ": and on the claim port");
+        }
+        for (String probe : List.of("/health/live", "/health/ready")) {
+            assertEquals(200, get(guarded.opsPort(), probe, null).statusCode(), probe);
+            assertEquals(
+                    200, get(guarded.opsPort(), probe, "not-the-token-at-all").statusCode(), probe);
+        }
+    }
+
+    @Test
+    void theClaimPortKeepsItsRules() throws Exception {
+        assertEquals(401, post(guarded.port(), "/v1/claims", null).statusCode());
+        assertEquals(200, post(guarded.port(), "/v1/claims", TOKEN).statusCode());
+        assertEquals(200, get(guarded.port(), "/health/live", null).statusCode());
+        assertEquals(200, get(open.port(), "/metrics", null).statusCode(), "still served on the claim port too");
+    }
+}
