@@ -11,11 +11,13 @@ import dev.dedup.wire.Verdict;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -24,7 +26,7 @@ import java.util.concurrent.CompletionException;
  * Claims and releases batches of messages at a dedup agent, over the contract's binary format.
  *
  * <pre>{@code
- * DedupClient dedup = DedupClient.create(URI.create("http://127.0.0.1:7070"));
+ * DedupClient dedup = DedupClient.fromEnvironment(); // DEDUP_URL (default http://127.0.0.1:7070), DEDUP_TOKEN
  *
  * List<Item> items = new ArrayList<>();
  * for (ConsumerRecord<String, byte[]> r : records) {
@@ -51,8 +53,15 @@ public final class DedupClient {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
     /** How long connecting may take, unless configured. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    /** The agent's address when {@link #URL_VARIABLE} is not set: the sidecar on the pod's loopback. */
+    public static final URI DEFAULT_URL = URI.create("http://127.0.0.1:7070");
+    /** The environment variable that names the agent's address, read by {@link #fromEnvironment()}. */
+    public static final String URL_VARIABLE = "DEDUP_URL";
+    /** The environment variable that holds the agent's {@code --token}, read by {@link #fromEnvironment()}. */
+    public static final String TOKEN_VARIABLE = "DEDUP_TOKEN";
 
     private final HttpClient http;
+    private final URI base;
     private final URI claims;
     private final URI releases;
     private final URI rangesCheck;
@@ -67,14 +76,15 @@ public final class DedupClient {
                         .version(HttpClient.Version.HTTP_1_1) // the agent speaks HTTP/1.1; skip the h2c upgrade attempt
                         .connectTimeout(b.connectTimeout)
                         .build();
-        String base = b.base.toString();
-        while (base.endsWith("/")) {
-            base = base.substring(0, base.length() - 1);
+        this.base = b.base;
+        String prefix = b.base.toString();
+        while (prefix.endsWith("/")) {
+            prefix = prefix.substring(0, prefix.length() - 1);
         }
-        this.claims = URI.create(base + "/v1/claims");
-        this.releases = URI.create(base + "/v1/releases");
-        this.rangesCheck = URI.create(base + "/v1/ranges/check");
-        this.rangesCommit = URI.create(base + "/v1/ranges/commit");
+        this.claims = URI.create(prefix + "/v1/claims");
+        this.releases = URI.create(prefix + "/v1/releases");
+        this.rangesCheck = URI.create(prefix + "/v1/ranges/check");
+        this.rangesCommit = URI.create(prefix + "/v1/ranges/commit");
         this.timeout = b.timeout;
         this.authorization = b.bearerToken == null ? null : "Bearer " + b.bearerToken;
     }
@@ -85,7 +95,52 @@ public final class DedupClient {
     }
 
     public static Builder builder(URI base) {
-        return new Builder(base);
+        return new Builder(base, "base");
+    }
+
+    /**
+     * A client of the agent this process is told about: {@code DEDUP_URL} (default {@link #DEFAULT_URL}), and
+     * {@code DEDUP_TOKEN}, when set and not empty, sent as {@code Authorization: Bearer <token>}. What a pod
+     * template or a unit gives the worker, e.g. {@code DEDUP_URL=http://127.0.0.1:7070}.
+     *
+     * @throws IllegalArgumentException when {@code DEDUP_URL} or {@code DEDUP_TOKEN} is not valid, naming it
+     */
+    public static DedupClient fromEnvironment() {
+        return builderFromEnvironment(System.getenv()).build();
+    }
+
+    /**
+     * The settings {@link #fromEnvironment()} reads from {@code environment}, to change others (a setting
+     * given to the builder, such as {@link Builder#bearerToken}, wins over the environment's). Surrounding
+     * whitespace is ignored (a Secret's trailing newline), as the agent ignores it in its own {@code --token}.
+     *
+     * @throws IllegalArgumentException when {@code DEDUP_URL} or {@code DEDUP_TOKEN} is not valid, naming it
+     */
+    public static Builder builderFromEnvironment(Map<String, String> environment) {
+        String url = variable(environment, URL_VARIABLE);
+        URI base;
+        try {
+            base = url == null ? DEFAULT_URL : new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(URL_VARIABLE + ": '" + url + "' is not a URI: " + e.getReason(), e);
+        }
+        Builder b = new Builder(base, URL_VARIABLE);
+        String token = variable(environment, TOKEN_VARIABLE);
+        if (token != null) {
+            b.bearerToken(token, TOKEN_VARIABLE);
+        }
+        return b;
+    }
+
+    /** A variable's value without surrounding whitespace, or null when it is unset or empty. */
+    private static String variable(Map<String, String> environment, String name) {
+        String value = environment.get(name);
+        return value == null || value.strip().isEmpty() ? null : value.strip();
+    }
+
+    /** The agent's base URI, as given (or as {@code DEDUP_URL} gave it). */
+    public URI base() {
+        return base;
     }
 
     /**
@@ -223,15 +278,15 @@ public final class DedupClient {
         private String bearerToken;
         private HttpClient httpClient;
 
-        private Builder(URI base) {
-            Objects.requireNonNull(base, "base");
+        private Builder(URI base, String setting) {
+            Objects.requireNonNull(base, setting);
             String scheme = base.getScheme();
             if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)
                     || base.getHost() == null
                     || base.getRawQuery() != null
                     || base.getRawFragment() != null) {
-                throw new IllegalArgumentException("base: '" + base
-                        + "' is not an http(s) URI with a host and no query, e.g. http://127.0.0.1:7070");
+                throw new IllegalArgumentException(setting + ": '" + base
+                        + "' is not an http(s) URI with a host and no query, e.g. " + DEFAULT_URL);
             }
             this.base = base;
         }
@@ -248,10 +303,14 @@ public final class DedupClient {
             return this;
         }
 
-        /** Sends {@code Authorization: Bearer <token>} with every call (for an agent behind an auth proxy). */
+        /** Sends {@code Authorization: Bearer <token>} with every call: the agent's {@code --token}. */
         public Builder bearerToken(String token) {
+            return bearerToken(token, "bearerToken");
+        }
+
+        private Builder bearerToken(String token, String setting) {
             if (token == null || token.isBlank() || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
-                throw new IllegalArgumentException("bearerToken: must be non-empty printable ASCII without spaces");
+                throw new IllegalArgumentException(setting + ": must be non-empty printable ASCII without spaces");
             }
             this.bearerToken = token;
             return this;

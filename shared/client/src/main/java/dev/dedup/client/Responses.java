@@ -135,6 +135,11 @@ final class Responses {
                 message = new String(body, 0, Math.min(body.length, MAX_DETAIL), StandardCharsets.UTF_8).strip();
             }
         }
+        if (status == 401
+                && response.request().headers().firstValue("Authorization").isEmpty()) {
+            message = (message == null || message.isEmpty() ? "" : message + "; ")
+                    + "this client sent no token: give it the agent's --token (DEDUP_TOKEN)";
+        }
         return new DedupException(status, error, message, retryAfterSeconds(response));
     }
 

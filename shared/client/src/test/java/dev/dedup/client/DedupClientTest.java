@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -306,6 +307,101 @@ class DedupClientTest {
         assertEquals("Bearer s3cr3t.token", seen.authorization());
         withToken.release("t", THREE);
         assertEquals("Bearer s3cr3t.token", seen.authorization());
+    }
+
+    @Test
+    void fromEnvironment_callsTheAgentOfDedupUrl_withTheTokenOfDedupToken() throws IOException {
+        answer = Answer.bytes(0, 1, 2);
+        DedupClient client = DedupClient.builderFromEnvironment(
+                        Map.of("DEDUP_URL", base.toString(), "DEDUP_TOKEN", "s3cr3t.token", "PATH", "/bin"))
+                .build();
+        assertEquals(List.of(Verdict.NEW, Verdict.RETRY, Verdict.DUPLICATE), client.claim("clicks", THREE));
+        assertEquals("/v1/claims", seen.path());
+        assertEquals("Bearer s3cr3t.token", seen.authorization());
+        assertEquals(base, client.base());
+    }
+
+    @Test
+    void fromEnvironment_withoutDedupUrl_isTheSidecarOnLoopback_andWithoutDedupToken_sendsNone() throws IOException {
+        assertEquals(URI.create("http://127.0.0.1:7070"), DedupClient.DEFAULT_URL);
+        assertEquals(
+                DedupClient.DEFAULT_URL,
+                DedupClient.builderFromEnvironment(Map.of()).build().base());
+        assertEquals(
+                DedupClient.DEFAULT_URL,
+                DedupClient.builderFromEnvironment(Map.of("DEDUP_URL", " "))
+                        .build()
+                        .base(),
+                "empty is unset");
+        answer = Answer.bytes(0, 0, 0);
+        for (Map<String, String> env : List.of(
+                Map.of("DEDUP_URL", base.toString()),
+                Map.of("DEDUP_URL", base.toString(), "DEDUP_TOKEN", ""),
+                Map.of("DEDUP_URL", base.toString(), "DEDUP_TOKEN", " \n"))) {
+            seen = null;
+            DedupClient.builderFromEnvironment(env).build().claim("t", THREE);
+            assertNull(seen.authorization(), env.toString());
+        }
+    }
+
+    @Test
+    void fromEnvironment_ignoresWhitespaceAroundTheValues_asTheAgentDoes() throws IOException {
+        answer = Answer.bytes(0, 0, 0);
+        DedupClient.builderFromEnvironment(Map.of("DEDUP_URL", " " + base + "\n", "DEDUP_TOKEN", "s3cr3t.token\n"))
+                .build()
+                .claim("t", THREE);
+        assertEquals("Bearer s3cr3t.token", seen.authorization(), "a Secret's trailing newline");
+    }
+
+    @Test
+    void settingsGivenToTheBuilder_winOverTheEnvironment() throws IOException {
+        answer = Answer.bytes(0, 0, 0);
+        DedupClient.builderFromEnvironment(Map.of("DEDUP_URL", base.toString(), "DEDUP_TOKEN", "from.the.environment"))
+                .bearerToken("given.explicitly")
+                .build()
+                .claim("t", THREE);
+        assertEquals("Bearer given.explicitly", seen.authorization());
+    }
+
+    @Test
+    void badEnvironment_isRefusedNamingTheVariable() {
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> DedupClient.builderFromEnvironment(Map.of("DEDUP_URL", "localhost:7070")));
+        assertTrue(e.getMessage().startsWith("DEDUP_URL: 'localhost:7070' is not an http(s) URI"), e.getMessage());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> DedupClient.builderFromEnvironment(Map.of("DEDUP_URL", "http://a b:1")));
+        assertTrue(e.getMessage().startsWith("DEDUP_URL: 'http://a b:1' is not a URI"), e.getMessage());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> DedupClient.builderFromEnvironment(Map.of("DEDUP_TOKEN", "two words")));
+        assertEquals("DEDUP_TOKEN: must be non-empty printable ASCII without spaces", e.getMessage());
+    }
+
+    @Test
+    void unauthorized_withoutAToken_saysThatNoneWasSent() {
+        answer = Answer.error(
+                401,
+                "{\"error\":\"unauthorized\",\"message\":\"missing or wrong bearer token (Authorization: Bearer <token>)\"}",
+                null);
+        DedupException none = assertThrows(
+                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        assertEquals(401, none.status());
+        assertEquals("unauthorized", none.error());
+        assertTrue(none.isRejected());
+        assertEquals(
+                "401 unauthorized: missing or wrong bearer token (Authorization: Bearer <token>); this client sent no"
+                        + " token: give it the agent's --token (DEDUP_TOKEN)",
+                none.getMessage());
+        DedupException wrong = assertThrows(
+                DedupException.class,
+                () -> DedupClient.builder(base)
+                        .bearerToken("wrong.token")
+                        .build()
+                        .release("t", THREE));
+        assertEquals(
+                "401 unauthorized: missing or wrong bearer token (Authorization: Bearer <token>)", wrong.getMessage());
     }
 
     @Test
