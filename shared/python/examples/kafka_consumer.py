@@ -153,11 +153,15 @@ def run(
     group_id: str,
     process: Callable[[Any], None],
     *,
-    url: str = DedupClient.DEFAULT_URL,
+    url: Optional[str] = None,
     ns: str = "default",
     token: Optional[str] = None,
 ) -> None:
-    """Builds a real ``KafkaConsumer`` (kafka-python) for ``topic`` and runs :func:`consume` until interrupted."""
+    """Builds a real ``KafkaConsumer`` (kafka-python) for ``topic`` and runs :func:`consume` until interrupted.
+
+    The agent is the one the consumer's pod tells it about, ``DEDUP_URL`` (default ``http://127.0.0.1:7070``)
+    and ``DEDUP_TOKEN``, unless ``url`` and ``token`` are given.
+    """
     from kafka import KafkaConsumer  # Debian's python3-kafka; imported here so the loop itself needs none
 
     consumer = KafkaConsumer(

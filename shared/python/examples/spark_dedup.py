@@ -9,11 +9,13 @@ verdict is not ``duplicate`` go on::
     df = spark.read.format("kafka").option("subscribe", "clicks").load()
     unique = df.rdd.mapPartitions(partial(
         dedup_partition,
-        url="http://127.0.0.1:7070",
         ns="clicks",
         id_of=lambda row: row.key.decode(),
         owner_of=lambda row: f"{row.partition}:{row.offset}",
     ))
+
+The agent is the executor's own, as its pod template tells it: ``DEDUP_URL`` (default
+``http://127.0.0.1:7070``) and ``DEDUP_TOKEN`` when the agent has a token; ``url`` and ``token`` override them.
 
 Why it is safe to re-run: a task that dies after claiming is run again by Spark and re-reads the same
 rows with the same owners, so its claims answer ``retry`` and its rows are kept again; the other copy of
@@ -23,8 +25,10 @@ it is the retry of the claim: no row is dropped without a verdict.
 
 Tested how: PySpark cannot be installed on the machines this project builds on (no Python package
 index, and Debian does not package it), so the tests run this same function over plain iterators, the
-way ``mapPartitions`` calls it, against the real agent (``tests/test_examples.py``). Nothing here imports
-``pyspark``.
+way ``mapPartitions`` calls it, against the real agent (``tests/test_examples.py``), and in a process given
+nothing but ``DEDUP_URL`` and ``DEDUP_TOKEN`` (``tests/test_environment.py``; ``ExecutorPodIT`` of deploy/
+does the same in a container beside the agent, both as the executor pod template starts them). Nothing here
+imports ``pyspark``.
 """
 
 from __future__ import annotations
@@ -37,14 +41,14 @@ from dedup_client import DedupClient, Item, Verdict
 
 Row = TypeVar("Row")
 
-_clients: Dict[Tuple[str, Optional[str], float], DedupClient] = {}
+_clients: Dict[Tuple[Optional[str], Optional[str], float], DedupClient] = {}
 _clients_lock = threading.Lock()
 
 
 def dedup_partition(
     rows: Iterable[Row],
     *,
-    url: str = DedupClient.DEFAULT_URL,
+    url: Optional[str] = None,
     ns: str,
     id_of: Callable[[Row], str],
     owner_of: Callable[[Row], str],
@@ -52,20 +56,22 @@ def dedup_partition(
     chunk_size: int = 1000,
     token: Optional[str] = None,
     timeout: float = DedupClient.DEFAULT_TIMEOUT,
+    on_verdicts: Optional[Callable[[List[Verdict]], None]] = None,
 ) -> Iterator[Row]:
     """Yields the rows of one partition that are not duplicates, in order, claiming ``chunk_size`` at a time.
 
     Args:
         rows: The partition, as ``mapPartitions`` passes it.
-        url: The agent beside the executor.
+        url: The agent beside the executor; ``None``: ``DEDUP_URL``, else ``http://127.0.0.1:7070``.
         ns: The namespace to claim in.
         id_of: A row's message id (the producer's transaction id).
         owner_of: Where this copy of the row was read from: Kafka ``partition:offset``, a file and line.
             It must be the same when the task is re-run, and differ between copies of a message.
         ts_of: A row's event time in epoch seconds, for a namespace the agent files by event time.
         chunk_size: Rows per claim, at most the agent's ``max-batch``.
-        token: The agent's ``--token``, if it has one.
+        token: The agent's ``--token``; ``None``: ``DEDUP_TOKEN``, when set.
         timeout: Seconds a socket operation may take.
+        on_verdicts: Called with each chunk's verdicts, in order (e.g. to count them in accumulators).
 
     Yields:
         Each row answered ``new`` or ``retry``.
@@ -84,12 +90,14 @@ def dedup_partition(
             return
         items = [Item(id_of(r), owner_of(r), ts_of(r) if ts_of is not None else None) for r in chunk]
         verdicts = client.claim(ns, items)
+        if on_verdicts is not None:
+            on_verdicts(verdicts)
         for row, verdict in zip(chunk, verdicts):
             if verdict != Verdict.DUPLICATE:
                 yield row
 
 
-def _client(url: str, token: Optional[str], timeout: float) -> DedupClient:
+def _client(url: Optional[str], token: Optional[str], timeout: float) -> DedupClient:
     """One client per executor process and agent: PySpark reuses its Python workers across tasks."""
     key = (url, token, timeout)
     with _clients_lock:

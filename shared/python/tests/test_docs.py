@@ -18,7 +18,9 @@ def python_blocks(path: Path) -> List[str]:
 
 
 def run(source: str, agent_url: str, **names: object) -> dict:
+    """Runs a snippet with the test's agent as the one its environment names (``DedupClient()``) or it names."""
     scope = dict(names)
+    source = source.replace("DedupClient()", f"DedupClient(environ={{'DEDUP_URL': {agent_url!r}}})")
     exec(compile(source.replace("http://127.0.0.1:7070", agent_url), "<doc>", "exec"), scope)
     return scope
 

@@ -5,7 +5,7 @@ Claims and releases batches of ``(message id, owner)`` at the agent beside the w
 
     from dedup_client import DedupClient, Item, SequenceRange, Verdict
 
-    dedup = DedupClient("http://127.0.0.1:7070")
+    dedup = DedupClient()  # DEDUP_URL (default http://127.0.0.1:7070), DEDUP_TOKEN when set
     verdicts = dedup.claim("clicks", [Item("ce059644", "3:81418110694"), ("ce059644", "5:12345")])
     assert verdicts == [Verdict.NEW, Verdict.DUPLICATE]
 

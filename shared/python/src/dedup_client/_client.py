@@ -9,7 +9,7 @@ import threading
 import time
 import urllib.parse
 import weakref
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from . import _wire
 from ._errors import DedupError
@@ -27,7 +27,7 @@ class DedupClient:
 
     Example::
 
-        dedup = DedupClient("http://127.0.0.1:7070")
+        dedup = DedupClient()  # the agent of DEDUP_URL (default http://127.0.0.1:7070), with DEDUP_TOKEN
         batch = [Item(r.key.decode(), f"{r.partition}:{r.offset}") for r in records]
         verdicts = dedup.claim("clicks", batch)  # raises DedupError: then process nothing, retry
         for record, verdict in zip(records, verdicts):
@@ -54,8 +54,12 @@ class DedupClient:
     workers are). :meth:`close` closes them all.
     """
 
-    #: The agent's default address.
+    #: The agent's address when neither ``url`` nor ``DEDUP_URL`` gives one: the sidecar on loopback.
     DEFAULT_URL = "http://127.0.0.1:7070"
+    #: The environment variable that names the agent's address when no ``url`` is given.
+    URL_VARIABLE = "DEDUP_URL"
+    #: The environment variable that holds the agent's ``--token`` when no ``token`` is given.
+    TOKEN_VARIABLE = "DEDUP_TOKEN"
     #: Seconds a socket operation (connecting, sending, each read of the answer) may take, unless set.
     DEFAULT_TIMEOUT = 5.0
     #: The longest wait between two sends of a batch answered 503, whatever its ``Retry-After`` says.
@@ -63,19 +67,24 @@ class DedupClient:
 
     def __init__(
         self,
-        url: str = DEFAULT_URL,
+        url: Optional[str] = None,
         token: Optional[str] = None,
         timeout: float = DEFAULT_TIMEOUT,
         *,
         retries: int = 0,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
+        environ: Optional[Mapping[str, str]] = None,
     ) -> None:
         """Makes a client of the agent at ``url``; nothing is connected until the first call.
 
+        ``DedupClient()`` finds the agent as the manifests tell workers: ``DEDUP_URL`` and ``DEDUP_TOKEN``.
+
         Args:
             url: The agent's base URL, ``http://host:port`` (``https://`` through a TLS proxy); a path is
-                kept as a prefix of the agent's paths.
+                kept as a prefix of the agent's paths. ``None``: ``DEDUP_URL``, else :data:`DEFAULT_URL`.
             token: The agent's ``--token``: sent as ``Authorization: Bearer <token>`` with every call.
+                ``None``: ``DEDUP_TOKEN`` when it is set and not empty, else no token. Whitespace around
+                either variable is ignored (a Secret's trailing newline), as the agent ignores it.
             timeout: Seconds each socket operation may take (connecting, sending, each read of the
                 answer) before the call fails with :data:`DedupError.TIMEOUT`.
             retries: How many times a batch answered ``503 unavailable`` is sent again, each after
@@ -83,23 +92,31 @@ class DedupClient:
                 default 0 leaves every retry to the worker. Nothing else is retried: a 4xx would get
                 the same answer, and a batch that got no answer at all is the worker's to send again.
             max_retry_wait: The longest wait before sending a 503'd batch again, in seconds.
+            environ: Where ``DEDUP_URL`` and ``DEDUP_TOKEN`` are read; :data:`os.environ` by default.
 
         Raises:
-            ValueError: When a setting is out of range: the message names the setting and the value.
+            ValueError: When a setting is out of range: the message names the setting (or the
+                environment variable) and the value.
         """
+        env = os.environ if environ is None else environ
+        url_setting, token_setting = "url", "token"
+        if url is None:
+            url, url_setting = _variable(env, self.URL_VARIABLE) or self.DEFAULT_URL, self.URL_VARIABLE
+        if token is None:
+            token, token_setting = _variable(env, self.TOKEN_VARIABLE), self.TOKEN_VARIABLE
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise ValueError(
-                f"url: {url!r} is not an http(s) URL with a host and no query, e.g. {self.DEFAULT_URL}"
+                f"{url_setting}: {url!r} is not an http(s) URL with a host and no query, e.g. {self.DEFAULT_URL}"
             )
         try:
             port = parts.port
         except ValueError as e:
-            raise ValueError(f"url: {url!r}: {e}") from None
+            raise ValueError(f"{url_setting}: {url!r}: {e}") from None
         if token is not None and (
             not isinstance(token, str) or not token or any(not 0x21 <= ord(c) <= 0x7E for c in token)
         ):
-            raise ValueError("token: must be non-empty printable ASCII without spaces")
+            raise ValueError(f"{token_setting}: must be non-empty printable ASCII without spaces")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout: must be positive seconds, got {timeout!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
@@ -249,6 +266,10 @@ class DedupClient:
             if status == 200:
                 return data
             error = _wire.error_of(status, data, retry_after)
+            if status == 401 and "Authorization" not in headers:
+                hint = "this client sent no token: give it the agent's --token (DEDUP_TOKEN)"
+                detail = f"{error.detail}; {hint}" if error.detail else hint
+                error = DedupError(error.status, error.error, detail, error.retry_after)
             if status != 503 or attempt >= self._retries:
                 raise error
             attempt += 1
@@ -299,6 +320,12 @@ class DedupClient:
         with self._lock:
             self._connections.add(conn)
         return conn
+
+
+def _variable(environ: Mapping[str, str], name: str) -> Optional[str]:
+    """An environment variable without surrounding whitespace, or ``None`` when it is unset or empty."""
+    value = environ.get(name, "").strip()
+    return value or None
 
 
 def _describe(e: BaseException) -> str:
