@@ -29,6 +29,14 @@ public final class Claims {
         this.patience = patience;
     }
 
+    /**
+     * Claims in {@code namespace} at the agent this process's environment names ({@code DEDUP_URL}, with {@code
+     * DEDUP_TOKEN} when set: {@link DedupClient#fromEnvironment()}), waiting {@link #DEFAULT_PATIENCE} for it.
+     */
+    public static Claims fromEnvironment(String namespace) {
+        return new Claims(DedupClient.fromEnvironment(), namespace, DEFAULT_PATIENCE);
+    }
+
     /** One verdict per item, in order. */
     public List<Verdict> claim(List<Item> items) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
@@ -38,7 +46,7 @@ public final class Claims {
                 return client.claim(namespace, items);
             } catch (DedupException e) {
                 if (e.isRejected() || System.nanoTime() > deadline) {
-                    throw e; // 4xx: the request is wrong, sending it again will not help
+                    throw e; // 4xx: the request (or its token) is wrong, sending it again will not help
                 }
                 log(e);
             } catch (IOException e) {

@@ -57,6 +57,10 @@ public final class DedupingConsumer implements Runnable {
     private final Listener listener;
     private volatile boolean running = true;
 
+    /**
+     * @param claims where to claim, e.g. {@code Claims.fromEnvironment("clicks")}: the agent the consumer's pod names
+     *     ({@code DEDUP_URL}, and {@code DEDUP_TOKEN} when the agent has a token)
+     */
     public DedupingConsumer(
             Consumer<String, byte[]> consumer,
             String topic,

@@ -79,6 +79,10 @@ public final class DedupingShareConsumer implements Runnable {
     private final Listener listener;
     private volatile boolean running = true;
 
+    /**
+     * @param claims where to claim, e.g. {@code Claims.fromEnvironment("clicks")}: the agent the consumer's pod names
+     *     ({@code DEDUP_URL}, and {@code DEDUP_TOKEN} when the agent has a token)
+     */
     public DedupingShareConsumer(
             ShareConsumer<String, byte[]> consumer,
             String topic,

@@ -1,19 +1,15 @@
 package dev.dedup.examples.spark;
 
-import dev.dedup.client.DedupClient;
 import dev.dedup.examples.Claims;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Row;
@@ -25,9 +21,11 @@ import org.apache.spark.util.LongAccumulator;
 /**
  * Claims a partition of Kafka rows ({@code key, value, topic, partition, offset, timestamp}) at the agent, one
  * request per chunk of {@code chunk} rows, and returns the rows answered {@code NEW} or {@code RETRY} as {@link
- * #KEPT} rows. The client is created once per executor JVM and agent; a claim the agent cannot answer is sent
- * again for up to {@code patience} (an agent restart, a Redis shard down), then the task fails and Spark retries
- * it, which claims the same owners and gets {@code RETRY}.
+ * #KEPT} rows. The agent is the executor's own, as its pod template names it ({@code DEDUP_URL}, and {@code
+ * DEDUP_TOKEN} when the agent has one; {@link ExecutorAgent}), its client created once per executor JVM; a claim the
+ * agent cannot answer is sent again for up to {@code patience} (an agent restart, a Redis shard down), then the task
+ * fails and Spark retries it, which claims the same owners and gets {@code RETRY}. A rejected claim (4xx: a 401 for a
+ * missing token) fails the task at once.
  */
 public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
 
@@ -42,8 +40,6 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
             .add("partition", DataTypes.IntegerType, false)
             .add("offset", DataTypes.LongType, false);
 
-    private static final Map<String, DedupClient> CLIENTS = new ConcurrentHashMap<>();
-
     private final List<String> agents;
     private final String namespace;
     private final int chunk;
@@ -52,9 +48,14 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
     private final LongAccumulator retried;
     private final LongAccumulator duplicates;
 
+    /** Claims at the executor's own agent, the one its environment names ({@link ExecutorAgent#FROM_ENVIRONMENT}). */
+    public ClaimPartition(String namespace, int chunk, Duration patience, Verdicts verdicts) {
+        this(List.of(), namespace, chunk, patience, verdicts);
+    }
+
     /**
-     * @param agents     the agent of this executor's node: one URI in production ({@code http://127.0.0.1:7070});
-     *                   with several, a task takes the one at its partition index (tests play several nodes so)
+     * @param agents     empty: the executor's own agent, as its environment names it; else agent URIs, of which a
+     *                   task takes the one at its partition index (tests play several nodes so)
      * @param verdicts   counters of the verdicts (Spark adds those of successful task attempts only)
      */
     public ClaimPartition(List<String> agents, String namespace, int chunk, Duration patience, Verdicts verdicts) {
@@ -81,9 +82,10 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
     @Override
     public Iterator<Row> call(Iterator<Row> rows) {
         TaskContext task = TaskContext.get();
-        String agent = agents.get((task == null ? 0 : task.partitionId()) % agents.size());
-        Claims claims =
-                new Claims(CLIENTS.computeIfAbsent(agent, a -> DedupClient.create(URI.create(a))), namespace, patience);
+        String agent = agents.isEmpty()
+                ? ExecutorAgent.FROM_ENVIRONMENT
+                : agents.get((task == null ? 0 : task.partitionId()) % agents.size());
+        Claims claims = new Claims(ExecutorAgent.client(agent), namespace, patience);
         return new Iterator<>() {
             private final ArrayDeque<Row> ready = new ArrayDeque<>();
 
@@ -122,7 +124,8 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
                 try {
                     verdicts = claims.claim(items);
                 } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException("agent " + agent + " did not answer; the task fails", e);
+                    throw new java.io.UncheckedIOException(
+                            "agent " + ExecutorAgent.client(agent).base() + " did not answer; the task fails", e);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted", e);

@@ -39,7 +39,8 @@ import org.apache.spark.storage.StorageLevel;
 public final class SparkDedupJob {
 
     /**
-     * @param agents    the executor's agent ({@code http://127.0.0.1:7070}); several only to play several nodes
+     * @param agents    empty: the executor's own agent, as its pod template names it ({@code DEDUP_URL},
+     *                  {@code DEDUP_TOKEN}); agent URIs only to play several nodes in one JVM
      * @param chunk     records per claim request
      * @param maxOffsetsPerTrigger records per micro-batch
      */
@@ -61,6 +62,11 @@ public final class SparkDedupJob {
                 List<String> agents,
                 String namespace) {
             this(bootstrap, topic, checkpoint, queryName, agents, namespace, 500, 1_000, Claims.DEFAULT_PATIENCE);
+        }
+
+        /** Claims at the executor's own agent, the one its environment names. */
+        public Options(String bootstrap, String topic, String checkpoint, String queryName, String namespace) {
+            this(bootstrap, topic, checkpoint, queryName, List.of(), namespace);
         }
     }
 

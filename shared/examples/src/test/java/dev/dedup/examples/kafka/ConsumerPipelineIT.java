@@ -175,20 +175,16 @@ class ConsumerPipelineIT {
         }
 
         ChildJvm start(int worker, String... faults) throws Exception {
-            List<String> args = new ArrayList<>(List.of(
-                    broker.bootstrap(),
-                    topic,
-                    "group-" + topic,
-                    stack.agentFor(worker).uri().toString(),
-                    db.url(),
-                    "clicks"));
+            List<String> args =
+                    new ArrayList<>(List.of(broker.bootstrap(), topic, "group-" + topic, db.url(), "clicks"));
             args.addAll(List.of(faults));
             ChildJvm m = ChildJvm.start(
                     "member-" + worker,
                     dir.resolve(name.replace('/', '-')).resolve("member-" + worker + "-" + members.size() + ".log"),
                     List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                     ConsumerMember.class.getName(),
-                    args);
+                    args,
+                    Map.of("DEDUP_URL", stack.agentFor(worker).uri().toString()));
             members.add(m);
             return m;
         }

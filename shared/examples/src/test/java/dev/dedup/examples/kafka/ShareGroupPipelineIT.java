@@ -178,20 +178,15 @@ class ShareGroupPipelineIT {
         }
 
         ChildJvm start(int member, String... faults) throws Exception {
-            List<String> args = new ArrayList<>(List.of(
-                    broker.bootstrap(),
-                    topic,
-                    group,
-                    stack.agentFor(member).uri().toString(),
-                    db.url(),
-                    "orders"));
+            List<String> args = new ArrayList<>(List.of(broker.bootstrap(), topic, group, db.url(), "orders"));
             args.addAll(List.of(faults));
             ChildJvm m = ChildJvm.start(
                     "share-member-" + member,
                     dir.resolve(name.replace('/', '-')).resolve("member-" + member + ".log"),
                     List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                     ShareMember.class.getName(),
-                    args);
+                    args,
+                    Map.of("DEDUP_URL", stack.agentFor(member).uri().toString()));
             members.add(m);
             return m;
         }

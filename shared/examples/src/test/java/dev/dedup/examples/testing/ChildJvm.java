@@ -47,6 +47,18 @@ public final class ChildJvm implements AutoCloseable {
     /** Starts {@code mainClass} with {@code jvmArgs} and {@code args}; output to {@code log}. */
     public static ChildJvm start(String name, Path log, List<String> jvmArgs, String mainClass, List<String> args)
             throws IOException {
+        return start(name, log, jvmArgs, mainClass, args, java.util.Map.of());
+    }
+
+    /** {@link #start} with {@code env} added to this process's environment (a pod's {@code DEDUP_URL}). */
+    public static ChildJvm start(
+            String name,
+            Path log,
+            List<String> jvmArgs,
+            String mainClass,
+            List<String> args,
+            java.util.Map<String, String> env)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBin());
         cmd.addAll(jvmArgs);
@@ -54,7 +66,7 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add(classpath());
         cmd.add(mainClass);
         cmd.addAll(args);
-        return exec(name, log, cmd);
+        return exec(name, log, cmd, env);
     }
 
     /** Runs any command as a child, output to {@code log}. */

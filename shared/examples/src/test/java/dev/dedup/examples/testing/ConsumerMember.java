@@ -1,12 +1,9 @@
 package dev.dedup.examples.testing;
 
-import dev.dedup.client.DedupClient;
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.kafka.DedupingConsumer;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.sink.Event;
-import java.net.URI;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +18,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * One member of a consumer group, in its own JVM so that a test can {@code kill -9} it: the example's
  * {@link DedupingConsumer} writing to the example's {@link AggregateSink}, plus the faults a test asks for.
  *
- * <p>Arguments: {@code bootstrap topic group agentUri jdbcUrl namespace [fail=N] [pauseBeforeCommit=K]}. {@code
+ * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [fail=N] [pauseBeforeCommit=K]}. {@code
  * fail=N}: processing fails once for every batch holding an id whose hash is a multiple of N. {@code
- * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed.
+ * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed. Its
+ * agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
  */
 public final class ConsumerMember {
 
@@ -31,12 +29,11 @@ public final class ConsumerMember {
         String bootstrap = args[0];
         String topic = args[1];
         String group = args[2];
-        URI agent = URI.create(args[3]);
-        String jdbc = args[4];
-        String ns = args[5];
+        String jdbc = args[3];
+        String ns = args[4];
         int failEvery = 0;
         int pauseAt = -1;
-        for (int i = 6; i < args.length; i++) {
+        for (int i = 5; i < args.length; i++) {
             if (args[i].startsWith("fail=")) {
                 failEvery = Integer.parseInt(args[i].substring(5));
             } else if (args[i].startsWith("pauseBeforeCommit=")) {
@@ -54,7 +51,7 @@ public final class ConsumerMember {
                 new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
 
         AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
-        Claims claims = new Claims(DedupClient.create(agent), ns, Duration.ofSeconds(60));
+        Claims claims = Claims.fromEnvironment(ns); // the agent of DEDUP_URL, as a pod gives it
         Set<String> failedOnce = new HashSet<>();
         int fail = failEvery;
         int pause = pauseAt;

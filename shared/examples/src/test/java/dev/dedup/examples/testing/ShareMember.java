@@ -1,12 +1,9 @@
 package dev.dedup.examples.testing;
 
-import dev.dedup.client.DedupClient;
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.kafka.DedupingShareConsumer;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.sink.Event;
-import java.net.URI;
-import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -18,10 +15,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * One member of a share group in its own JVM: the example's {@link DedupingShareConsumer} writing to the example's
  * {@link AggregateSink#writeOwned}, plus the faults a test asks for.
  *
- * <p>Arguments: {@code bootstrap topic group agentUri jdbcUrl namespace [options]}: {@code fail=N} (processing fails on
+ * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [options]}: {@code fail=N} (processing fails on
  * a record's first delivery when its id's hash is a multiple of N); {@code pauseBeforeAck=K} (after the K-th batch's
  * output is written, print {@code PAUSED} and wait to be killed); {@code stallAt=K stallMs=T} (the K-th batch's
  * processing takes T ms before its output is written); {@code renew} (while stalled, renew the locks every second).
+ * Its agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
  */
 public final class ShareMember {
 
@@ -29,15 +27,14 @@ public final class ShareMember {
         String bootstrap = args[0];
         String topic = args[1];
         String group = args[2];
-        URI agent = URI.create(args[3]);
-        String jdbc = args[4];
-        String ns = args[5];
+        String jdbc = args[3];
+        String ns = args[4];
         int fail = 0;
         int pauseAt = -1;
         int stallAt = -1;
         long stallMs = 0;
         boolean renew = false;
-        for (int i = 6; i < args.length; i++) {
+        for (int i = 5; i < args.length; i++) {
             String[] kv = args[i].split("=", 2);
             switch (kv[0]) {
                 case "fail" -> fail = Integer.parseInt(kv[1]);
@@ -56,7 +53,7 @@ public final class ShareMember {
         KafkaShareConsumer<String, byte[]> consumer =
                 new KafkaShareConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
-        Claims claims = new Claims(DedupClient.create(agent), ns, Duration.ofSeconds(60));
+        Claims claims = Claims.fromEnvironment(ns); // the agent of DEDUP_URL, as a pod gives it
         int failEvery = fail;
         int pause = pauseAt;
         int stall = stallAt;
