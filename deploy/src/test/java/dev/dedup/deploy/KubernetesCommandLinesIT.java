@@ -41,8 +41,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * from the Secret), with this machine's ports and directories in place of the pod's. Then every agent
  * container (Spark executor sidecar, consumer sidecar, the embedded-store consumer, the node agent): the
  * image's entrypoint with the built jar, the container's arguments and environment as the kubelet resolves
- * them, the Redis URI of the Secret pointing at that Sentinel; its probes are asked as the kubelet asks
- * them, a worker claims with the token, and SIGTERM ends it with exit code 0 within the pod's grace.
+ * them, the Redis URI of the Secret pointing at that Sentinel; its probes are asked on the ops port as the
+ * kubelet asks them, a worker claims with what its manifest gives it (DEDUP_URL; DEDUP_TOKEN for the node
+ * agent's), and SIGTERM ends it with exit code 0 within the pod's grace.
  */
 class KubernetesCommandLinesIT {
 
@@ -239,8 +240,11 @@ class KubernetesCommandLinesIT {
                 .getTerminationGracePeriodSeconds();
     }
 
-    /** Starts the workload's agent container as the kubelet would, with {@code redisUri} in the Secret. */
-    static Proc startAgent(String workload, String redisUri, int port, Path work) {
+    /**
+     * Starts the workload's agent container as the kubelet would, with {@code redisUri} in the Secret, on this
+     * machine's free {@code port} and {@code opsPort} in place of the manifest's.
+     */
+    static Proc startAgent(String workload, String redisUri, int port, int opsPort, Path work) {
         Container c = agentContainer(workload);
         Path data = work.resolve("var-lib-dedup");
         PodContainer pc = new PodContainer(
@@ -251,8 +255,12 @@ class KubernetesCommandLinesIT {
         cmd.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
         int at = cmd.indexOf("--port");
         assertTrue(at > 0, "the container names its port: " + cmd);
-        assertEquals(String.valueOf(c.getPorts().get(0).getContainerPort()), cmd.get(at + 1));
+        assertEquals("7070", cmd.get(at + 1));
         cmd.set(at + 1, String.valueOf(port));
+        int ops = cmd.indexOf("--ops-port");
+        assertTrue(ops > 0, "the container names its ops port: " + cmd);
+        assertEquals(String.valueOf(pc.probePort(c.getStartupProbe())), cmd.get(ops + 1), "the probes' port");
+        cmd.set(ops + 1, String.valueOf(opsPort));
         Map<String, String> env = new java.util.LinkedHashMap<>();
         Image.env().forEach((k, v) -> env.put(k, v.replace("/var/lib/dedup", data.toString())));
         env.putAll(pc.env());
@@ -263,29 +271,35 @@ class KubernetesCommandLinesIT {
     @ValueSource(strings = {"spark", "consumer", "consumer-embedded", "daemonset"})
     void agentContainerRunsAsWritten_answersItsProbesAndClaims_andStopsWithExitZero(String workload) throws Exception {
         int port = AgentProcess.freePort();
+        int opsPort = AgentProcess.freePort();
         Path work = Files.createDirectories(dir.resolve("agent-" + workload));
         Container c = agentContainer(workload);
-        try (Proc agent = startAgent(workload, sentinelUri(), port, work)) {
+        boolean tokened = workload.equals("daemonset");
+        try (Proc agent = startAgent(workload, sentinelUri(), port, opsPort, work)) {
             // the kubelet: startup probe until it passes (within its budget), then readiness and liveness
             Probe startup = c.getStartupProbe();
             long budget = (long) startup.getPeriodSeconds() * startup.getFailureThreshold();
             Tools.await(
                     Duration.ofSeconds(budget),
                     workload + " startup probe " + startup.getHttpGet().getPath() + ": " + agent.output(),
-                    () -> Proc.probe("127.0.0.1", port, startup.getHttpGet().getPath(), 1) == 200);
+                    () -> Proc.probe("127.0.0.1", opsPort, startup.getHttpGet().getPath(), 1) == 200);
             PodContainer pc = new PodContainer(c, List.of(), Map.of(), Map.of());
             for (Probe p : pc.probes()) {
-                assertEquals(7070, pc.probePort(p));
+                assertEquals(7071, pc.probePort(p));
                 int timeout = p.getTimeoutSeconds() == null ? 1 : p.getTimeoutSeconds(); // Kubernetes' default
-                int status = Proc.probe("127.0.0.1", port, p.getHttpGet().getPath(), timeout);
+                int status = Proc.probe("127.0.0.1", opsPort, p.getHttpGet().getPath(), timeout);
                 assertTrue(
                         status >= 200 && status < 400,
                         workload + " probe " + p.getHttpGet().getPath() + ": " + status);
             }
 
+            // the worker, with what its manifest gives it: DEDUP_URL (the Service's address for the node agent,
+            // with DEDUP_TOKEN from the Secret), this machine's port in place of 7070
             String url = "http://127.0.0.1:" + port;
-            DedupClient worker =
-                    DedupClient.builder(URI.create(url)).bearerToken(TOKEN).build();
+            Map<String, String> workerEnv =
+                    tokened ? Map.of("DEDUP_URL", url, "DEDUP_TOKEN", TOKEN) : workerEnvironment(workload, port);
+            DedupClient worker = DedupClient.builderFromEnvironment(workerEnv).build();
+            assertEquals(URI.create(url), worker.base());
             List<Item> items = new ArrayList<>();
             List<Item> copies = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
@@ -295,11 +309,19 @@ class KubernetesCommandLinesIT {
             assertEquals(Collections.nCopies(300, Verdict.NEW), worker.claim(workload, items));
             assertEquals(Collections.nCopies(300, Verdict.RETRY), worker.claim(workload, items));
             assertEquals(Collections.nCopies(300, Verdict.DUPLICATE), worker.claim(workload, copies));
-            DedupException noToken = assertThrows(
-                    DedupException.class,
-                    () -> DedupClient.create(URI.create(url)).claim(workload, items));
-            assertEquals(401, noToken.status());
-            String stats = Proc.get(url + "/v1/stats", TOKEN).body();
+            String ops = "http://127.0.0.1:" + opsPort;
+            String token = tokened ? TOKEN : null;
+            if (tokened) {
+                DedupException noToken = assertThrows(
+                        DedupException.class,
+                        () -> DedupClient.create(URI.create(url)).claim(workload, items));
+                assertEquals(401, noToken.status());
+                assertEquals(401, Proc.get(ops + "/metrics", null).statusCode(), "the ops port wants the token");
+                assertEquals(401, Proc.get(ops + "/v1/stats", null).statusCode());
+            }
+            assertEquals(200, Proc.get(ops + "/metrics", token).statusCode());
+            assertEquals(404, Proc.get(ops + "/v1/claims", token).statusCode(), "the ops port serves no claim API");
+            String stats = Proc.get(ops + "/v1/stats", token).body();
             if (workload.equals("consumer-embedded")) {
                 assertTrue(stats.contains("\"kind\" : \"embedded\""), stats);
                 assertTrue(Files.exists(work.resolve("var-lib-dedup/claims.slots")), "the store on its volume");
@@ -313,6 +335,28 @@ class KubernetesCommandLinesIT {
             assertEquals(0, agent.terminate(Duration.ofSeconds(grace(workload))), agent.output());
             assertTrue(agent.output().contains("dedup-agent: stopped"), agent.output());
         }
+    }
+
+    /**
+     * The environment of the workload's worker container (the executor, the consumer) as the kubelet gives it,
+     * with this machine's claim port in place of 7070.
+     */
+    static Map<String, String> workerEnvironment(String workload, int port) {
+        HasMetadata pod = workload.equals("spark")
+                ? Manifests.strict(Manifests.file(Tools.KUBERNETES.resolve("spark/executor-pod-template.yaml"))
+                        .get(0))
+                : Manifests.render(workload).stream()
+                        .map(Manifests::strict)
+                        .filter(o -> ManifestsIT.podSpec(o) != null)
+                        .findFirst()
+                        .orElseThrow();
+        Container worker = ManifestsIT.podSpec(pod).getContainers().stream()
+                .filter(c -> !c.getName().equals("dedup-agent"))
+                .findFirst()
+                .orElseThrow();
+        return new PodContainer(worker, List.of(), Map.of(), Map.of())
+                .replace("127.0.0.1:7070", "127.0.0.1:" + port)
+                .env();
     }
 
     @Test
@@ -330,13 +374,15 @@ class KubernetesCommandLinesIT {
                 "default",
                 "off")) {
             int port = AgentProcess.freePort();
+            int opsPort = AgentProcess.freePort();
             String uri = "redis://dedup:" + PASSWORD + "@127.0.0.1:" + own.port();
-            try (Proc agent =
-                    startAgent("consumer", uri, port, Files.createDirectories(dir.resolve("agent-unready")))) {
+            // the node agent: the one with a token, which keeps the reason from callers without it
+            try (Proc agent = startAgent(
+                    "daemonset", uri, port, opsPort, Files.createDirectories(dir.resolve("agent-unready")))) {
                 Tools.await(
                         Duration.ofSeconds(60),
                         "ready: " + agent.output(),
-                        () -> Proc.probe("127.0.0.1", port, "/health/ready", 1) == 200);
+                        () -> Proc.probe("127.0.0.1", opsPort, "/health/ready", 1) == 200);
                 DedupClient worker = DedupClient.builder(URI.create("http://127.0.0.1:" + port))
                         .bearerToken(TOKEN)
                         .build();
@@ -347,17 +393,17 @@ class KubernetesCommandLinesIT {
                 Tools.await(
                         Duration.ofSeconds(30),
                         "unready",
-                        () -> Proc.probe("127.0.0.1", port, "/health/ready", 3) == 503);
-                String probeBody = Proc.get("http://127.0.0.1:" + port + "/health/ready", null)
+                        () -> Proc.probe("127.0.0.1", opsPort, "/health/ready", 3) == 503);
+                String probeBody = Proc.get("http://127.0.0.1:" + opsPort + "/health/ready", null)
                         .body();
                 assertTrue(probeBody.contains("store redis not ready"), probeBody);
                 assertFalse(
                         probeBody.contains(String.valueOf(own.port())),
                         "no shard for a caller without token: " + probeBody);
-                String withToken = Proc.get("http://127.0.0.1:" + port + "/health/ready", TOKEN)
+                String withToken = Proc.get("http://127.0.0.1:" + opsPort + "/health/ready", TOKEN)
                         .body();
                 assertTrue(withToken.contains(String.valueOf(own.port())), "the reason, with the token: " + withToken);
-                assertEquals(200, Proc.probe("127.0.0.1", port, "/health/live", 2), "live all the same");
+                assertEquals(200, Proc.probe("127.0.0.1", opsPort, "/health/live", 2), "live all the same");
                 DedupException unavailable = assertThrows(DedupException.class, () -> worker.claim("unready", items));
                 assertEquals(503, unavailable.status());
 
@@ -365,7 +411,7 @@ class KubernetesCommandLinesIT {
                 Tools.await(
                         Duration.ofSeconds(60),
                         "ready again: " + agent.output(),
-                        () -> Proc.probe("127.0.0.1", port, "/health/ready", 3) == 200);
+                        () -> Proc.probe("127.0.0.1", opsPort, "/health/ready", 3) == 200);
                 assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
             }
         }

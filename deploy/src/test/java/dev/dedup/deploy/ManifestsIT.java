@@ -13,9 +13,12 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.openshift.api.model.monitoring.v1.PodMonitor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +28,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every kustomization under deploy/kubernetes renders, every object parses strictly as its kind, and the
  * workloads keep the security rules: non-root, read-only root filesystem, no capability, no privilege
- * escalation, seccomp RuntimeDefault; secrets only from Secrets, never in a ConfigMap or a literal.
+ * escalation, seccomp RuntimeDefault; secrets only from Secrets, never in a ConfigMap or a literal. The agents'
+ * ports agree across the manifests: claims on loopback for the sidecars (on the pod's address with a token for the
+ * node agents), probes, annotations, PodMonitors and NetworkPolicies on the ops port.
  */
 class ManifestsIT {
 
@@ -136,6 +142,243 @@ class ManifestsIT {
                         at + ": " + e.getName() + " has credentials in a literal: " + e.getValue());
             }
         }
+    }
+
+    /** A workload's pod as the kubelet gets it: its labels, annotations and spec. */
+    record AgentPod(String workload, Map<String, String> labels, Map<String, String> annotations, PodSpec spec) {
+        Container agent() {
+            return spec.getInitContainers().stream()
+                    .filter(c -> c.getName().equals("dedup-agent"))
+                    .findFirst()
+                    .or(() -> spec.getContainers().stream()
+                            .filter(c -> c.getName().equals("dedup-agent"))
+                            .findFirst())
+                    .orElseThrow(() -> new AssertionError(workload + ": no dedup-agent container"));
+        }
+
+        Map<String, EnvVar> env(Container c) {
+            Map<String, EnvVar> env = new java.util.LinkedHashMap<>();
+            c.getEnv().forEach(e -> env.put(e.getName(), e));
+            return env;
+        }
+
+        boolean hasToken() {
+            return env(agent()).containsKey("DEDUP_TOKEN");
+        }
+
+        /** The value of {@code flag} in the agent's arguments. */
+        String arg(String flag) {
+            List<String> args = agent().getArgs();
+            int at = args.indexOf(flag);
+            assertTrue(at >= 0 && at + 1 < args.size(), workload + ": no " + flag + " in " + args);
+            return args.get(at + 1);
+        }
+
+        int port(String name) {
+            return agent().getPorts().stream()
+                    .filter(p -> name.equals(p.getName()))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(workload + ": no container port " + name))
+                    .getContainerPort();
+        }
+    }
+
+    static final List<String> AGENT_WORKLOADS = List.of("spark", "consumer", "consumer-embedded", "daemonset");
+
+    static AgentPod agentPod(String workload) {
+        if (workload.equals("spark")) {
+            Pod pod =
+                    (Pod) Manifests.strict(Manifests.file(Tools.KUBERNETES.resolve("spark/executor-pod-template.yaml"))
+                            .get(0));
+            return new AgentPod(
+                    workload, pod.getMetadata().getLabels(), pod.getMetadata().getAnnotations(), pod.getSpec());
+        }
+        for (JsonNode doc : Manifests.render(workload)) {
+            HasMetadata o = Manifests.strict(doc);
+            io.fabric8.kubernetes.api.model.PodTemplateSpec template = o instanceof Deployment d
+                    ? d.getSpec().getTemplate()
+                    : o instanceof DaemonSet ds ? ds.getSpec().getTemplate() : null;
+            if (template != null) {
+                return new AgentPod(
+                        workload,
+                        template.getMetadata().getLabels(),
+                        template.getMetadata().getAnnotations(),
+                        template.getSpec());
+            }
+        }
+        throw new AssertionError(workload + " renders no workload");
+    }
+
+    /**
+     * The sidecars' claim API on the pod's loopback without a token, their worker given DEDUP_URL alone; the node
+     * agent's on the pod's address with the token of the Secret; every probe and scrape on the ops port.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"spark", "consumer", "consumer-embedded", "daemonset"})
+    void agentsClaimOnLoopbackUnlessNodeAgents_andAnswerProbesAndScrapesOnTheOpsPort(String workload) {
+        AgentPod pod = agentPod(workload);
+        Container agent = pod.agent();
+        boolean node = workload.equals("daemonset");
+        assertEquals("7070", pod.arg("--port"), workload);
+        assertEquals(node ? "$(POD_IP)" : "127.0.0.1", pod.arg("--host"), workload);
+        assertEquals(String.valueOf(pod.port("dedup-ops")), pod.arg("--ops-port"), workload);
+        assertEquals(7071, pod.port("dedup-ops"), workload);
+        assertFalse(agent.getArgs().contains("--ops-host"), workload + ": the ops port on every address");
+        assertFalse(agent.getArgs().contains("--insecure-bind"), workload);
+        List<String> ports = agent.getPorts().stream()
+                .map(p -> p.getName() + ":" + p.getContainerPort())
+                .toList();
+        assertEquals(
+                node ? List.of("dedup:7070", "dedup-ops:7071") : List.of("dedup-ops:7071"),
+                ports,
+                workload + ": a loopback port is not a port of the pod");
+        PodContainer pc = new PodContainer(agent, List.of(), Map.of(), Map.of());
+        assertEquals(3, pc.probes().size(), workload);
+        for (var probe : pc.probes()) {
+            assertEquals("dedup-ops", probe.getHttpGet().getPort().getStrVal(), workload + " probe");
+        }
+        assertEquals(node, pod.hasToken(), workload + ": DEDUP_TOKEN of the agent");
+        if (node) {
+            var ref = pod.env(agent).get("DEDUP_TOKEN").getValueFrom().getSecretKeyRef();
+            assertEquals("dedup-agent/token", ref.getName() + "/" + ref.getKey());
+        }
+        assertEquals(
+                Map.of("prometheus.io/scrape", "true", "prometheus.io/port", "7071", "prometheus.io/path", "/metrics"),
+                pod.annotations(),
+                workload);
+        assertEquals("true", pod.labels().get("dedup.dev/agent"), workload);
+        assertEquals(
+                node ? "true" : null,
+                pod.labels().get("dedup.dev/agent-token"),
+                workload + ": the label that chooses the PodMonitor with the token");
+        for (Container worker : pod.spec().getContainers()) {
+            if (worker.getName().equals("dedup-agent")) {
+                continue;
+            }
+            Map<String, EnvVar> env = pod.env(worker);
+            assertEquals(List.of("DEDUP_URL"), List.copyOf(env.keySet()), workload + " " + worker.getName());
+            assertEquals("http://127.0.0.1:7070", env.get("DEDUP_URL").getValue(), workload);
+        }
+    }
+
+    /** Each agent's pod is scraped by exactly one PodMonitor, on its ops port, with the token where it has one. */
+    @Test
+    void monitoringScrapesEveryAgentOnItsOpsPort_withTheTokenWhereTheAgentHasOne() {
+        List<PodMonitor> monitors = Manifests.render("monitoring").stream()
+                .map(Manifests::strict)
+                .filter(PodMonitor.class::isInstance)
+                .map(PodMonitor.class::cast)
+                .toList();
+        for (String workload : AGENT_WORKLOADS) {
+            AgentPod pod = agentPod(workload);
+            List<PodMonitor> scraping = monitors.stream()
+                    .filter(m -> selects(m.getSpec().getSelector(), pod.labels()))
+                    .toList();
+            assertEquals(1, scraping.size(), workload + ": PodMonitors " + scraping);
+            var endpoints = scraping.get(0).getSpec().getPodMetricsEndpoints();
+            assertEquals(1, endpoints.size());
+            assertEquals("/metrics", endpoints.get(0).getPath());
+            assertEquals(
+                    7071, pod.port(endpoints.get(0).getPort()), workload + ": the endpoint's port is the ops port");
+            var auth = endpoints.get(0).getAuthorization();
+            assertEquals(pod.hasToken(), auth != null, workload + ": the bearer token where the agent has one");
+            if (auth != null) {
+                assertEquals(
+                        "dedup-agent/token",
+                        auth.getCredentials().getName() + "/"
+                                + auth.getCredentials().getKey());
+            }
+        }
+    }
+
+    /** Kubernetes' label selector: matchLabels and the matchExpressions operators. */
+    static boolean selects(io.fabric8.kubernetes.api.model.LabelSelector selector, Map<String, String> labels) {
+        Map<String, String> have = labels == null ? Map.of() : labels;
+        if (selector.getMatchLabels() != null
+                && !selector.getMatchLabels().entrySet().stream()
+                        .allMatch(e -> e.getValue().equals(have.get(e.getKey())))) {
+            return false;
+        }
+        for (var e : selector.getMatchExpressions()) {
+            boolean ok = switch (e.getOperator()) {
+                case "Exists" -> have.containsKey(e.getKey());
+                case "DoesNotExist" -> !have.containsKey(e.getKey());
+                case "In" -> e.getValues().contains(have.get(e.getKey()));
+                case "NotIn" -> !e.getValues().contains(have.get(e.getKey()));
+                default -> throw new AssertionError("operator " + e.getOperator());
+            };
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * From outside the pod, Prometheus reaches the ops port alone; the node agents' workers their claim port, which
+     * is the Service's target; nothing reaches a sidecar's claim port, which is on loopback.
+     */
+    @Test
+    void networkPoliciesLetPrometheusToTheOpsPort_andNodeAgentWorkersToTheClaimPort() {
+        assertEquals(
+                List.of("monitoring -> [7071]"),
+                ingress(policy("consumer")),
+                "consumer: the claim API is the pod's own");
+        assertEquals(
+                List.of("agent-client -> [7070]", "monitoring -> [7071]"), ingress(policy("daemonset")), "daemonset");
+        Service service = Manifests.render("daemonset").stream()
+                .map(Manifests::strict)
+                .filter(Service.class::isInstance)
+                .map(Service.class::cast)
+                .findFirst()
+                .orElseThrow();
+        assertEquals(1, service.getSpec().getPorts().size());
+        assertEquals(7070, service.getSpec().getPorts().get(0).getPort());
+        assertEquals(
+                7070,
+                agentPod("daemonset")
+                        .port(service.getSpec()
+                                .getPorts()
+                                .get(0)
+                                .getTargetPort()
+                                .getStrVal()),
+                "the Service sends workers to the claim port");
+    }
+
+    static NetworkPolicy policy(String dir) {
+        return Manifests.render(dir).stream()
+                .map(Manifests::strict)
+                .filter(NetworkPolicy.class::isInstance)
+                .map(NetworkPolicy.class::cast)
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /** Each ingress rule as "who -> [ports]": who is agent-client (the workers) or monitoring (Prometheus). */
+    static List<String> ingress(NetworkPolicy policy) {
+        List<String> rules = new ArrayList<>();
+        for (var rule : policy.getSpec().getIngress()) {
+            List<String> who = new ArrayList<>();
+            for (var peer : rule.getFrom()) {
+                if (peer.getPodSelector() != null
+                        && peer.getPodSelector().getMatchLabels().containsKey("dedup.dev/agent-client")) {
+                    who.add("agent-client");
+                } else if (peer.getNamespaceSelector() != null
+                        && "true"
+                                .equals(peer.getNamespaceSelector()
+                                        .getMatchLabels()
+                                        .get("dedup.dev/monitoring"))) {
+                    who.add("monitoring");
+                } else {
+                    who.add("other " + peer);
+                }
+            }
+            rules.add(String.join(",", who) + " -> "
+                    + rule.getPorts().stream()
+                            .map(p -> String.valueOf(p.getPort().getIntVal()))
+                            .toList());
+        }
+        return rules;
     }
 
     @ParameterizedTest

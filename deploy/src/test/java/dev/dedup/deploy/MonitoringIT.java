@@ -37,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The PrometheusRule passes {@code promtool check rules} and its alerts fire in {@code promtool test rules};
  * every metric, label and label value that the rules and the Grafana dashboard name is one that real agents
- * publish in /metrics (one on Redis driven through claims, rejections, Redis out of memory and Redis gone;
- * one on the embedded store), but for the one kube-state-metrics series named below.
+ * publish in /metrics (one on Redis with a token driven through claims, rejections, Redis out of memory and Redis
+ * gone; one on the embedded store without), but for the one kube-state-metrics series named below. Both are
+ * scraped as the PodMonitors scrape them: on the ops port, with the token where the agent has one.
  */
 class MonitoringIT {
 
@@ -148,7 +149,9 @@ class MonitoringIT {
         // Redis: small enough to run out of memory under noeviction
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"), "--maxmemory", "4mb")) {
             int port = AgentProcess.freePort();
-            try (Proc agent = agent(port, "--redis", redis.uri(), "--token", TOKEN, "--redis-timeout", "500ms")) {
+            int opsPort = AgentProcess.freePort();
+            try (Proc agent =
+                    agent(port, opsPort, "--redis", redis.uri(), "--token", TOKEN, "--redis-timeout", "500ms")) {
                 String url = "http://127.0.0.1:" + port;
                 DedupClient worker =
                         DedupClient.builder(URI.create(url)).bearerToken(TOKEN).build();
@@ -177,33 +180,40 @@ class MonitoringIT {
                         // 503
                     }
                 }
-                read(get(url + "/metrics", TOKEN));
+                read(get("http://127.0.0.1:" + opsPort + "/metrics", TOKEN));
                 assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
             }
         }
         int port = AgentProcess.freePort();
-        try (Proc agent = agent(port, "--data-dir", dir.resolve("embedded").toString(), "--embedded-slots", "65536")) {
+        int opsPort = AgentProcess.freePort();
+        try (Proc agent =
+                agent(port, opsPort, "--data-dir", dir.resolve("embedded").toString(), "--embedded-slots", "65536")) {
             String url = "http://127.0.0.1:" + port;
             DedupClient.create(URI.create(url)).claim("metrics", batch("e", 0, 100));
-            read(get(url + "/metrics", null));
+            read(get("http://127.0.0.1:" + opsPort + "/metrics", null));
             assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
         }
     }
 
-    static Proc agent(int port, String... args) {
+    /** An agent with its claim API on {@code port} and its operations endpoints also on {@code opsPort}. */
+    static Proc agent(int port, int opsPort, String... args) {
         List<String> cmd = Tools.list(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 "-jar",
                 Tools.agentJar().toString(),
                 "--port",
-                String.valueOf(port));
+                String.valueOf(port),
+                "--ops-port",
+                String.valueOf(opsPort),
+                "--ops-host",
+                "127.0.0.1");
         cmd.addAll(List.of(args));
         Proc p = Proc.start(cmd, Map.of(), dir, "agent-" + port);
         Tools.await(
                 Duration.ofSeconds(60),
                 "agent up: " + p.output(),
-                () -> Proc.probe("127.0.0.1", port, "/health/live", 1) == 200);
+                () -> Proc.probe("127.0.0.1", opsPort, "/health/live", 1) == 200);
         return p;
     }
 

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A pod made of containers, as the kubelet makes one: a pause container holds the network namespace, the
- * agent (the consumer Deployment's sidecar: its arguments and environment) and a worker ({@link PodWorker})
- * join it ({@code --network container:}) and talk over 127.0.0.1. Redis is the StatefulSet's redis
+ * agent (the consumer Deployment's sidecar: its arguments and environment) and a worker ({@link PodWorker}, with
+ * the consumer container's environment) join it ({@code --network container:}) and talk over 127.0.0.1. Redis is the StatefulSet's redis
  * container (its command, environment and user, read-only) on another Docker network, which the pod is
  * connected to. In the middle of the worker's stream the agent is killed ({@code SIGKILL}) and started
  * again in the same namespace, as the kubelet restarts a sidecar: meanwhile the worker's calls are refused;
@@ -33,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PodSimulationIT {
 
-    static final String TOKEN = "pod-simulation-token-0123";
     static final String PASSWORD = KubernetesCommandLinesIT.hex();
     static Docker docker;
     static String image;
@@ -54,8 +53,8 @@ class PodSimulationIT {
         }
     }
 
-    /** The StatefulSet's redis container on its own network; returns its address there. */
-    static String startRedis(String network) throws Exception {
+    /** The StatefulSet's redis container on its own network; returns its name and its address there. */
+    static String startRedis(Docker docker, Path dir, String network) throws Exception {
         List<JsonNode> rendered = Manifests.render("redis");
         StatefulSet set = rendered.stream()
                 .map(Manifests::strict)
@@ -127,39 +126,21 @@ class PodSimulationIT {
 
     @Test
     void agentKilledAndRestarted_thenRedisFrozen_workerWaitsAndLosesNothing() throws Exception {
-        String[] redis = startRedis(docker.network("redis-net")).split(" ");
+        String[] redis = startRedis(docker, dir, docker.network("redis-net")).split(" ");
         String redisName = redis[0];
         String redisIp = redis[1];
 
-        String pause = docker.container("pod-pause");
-        Docker.ok(
-                Duration.ofSeconds(60),
-                "run",
-                "-d",
-                "--name",
-                pause,
-                "--read-only",
-                "--cap-drop",
-                "ALL",
-                "--entrypoint",
-                "sleep",
-                image,
-                "infinity");
         // the pod reaches Redis as a pod reaches a Service: through the cluster's network
-        Docker.ok(Duration.ofSeconds(30), "network", "connect", docker.networkName("redis-net"), pause);
-        String pod = "container:" + pause;
-        String podIp = Docker.ip(pause);
+        LocalPod thePod = LocalPod.start(docker, image, "pod", docker.networkName("redis-net"));
+        String pod = "container:" + thePod.pause;
+        String podIp = thePod.ip;
 
-        // the consumer Deployment's sidecar, its Secrets played by the test
+        // the consumer Deployment's sidecar, its Secret played by the test
         var sidecar = KubernetesCommandLinesIT.agentContainer("consumer");
         PodContainer pc = new PodContainer(
                 sidecar,
                 Manifests.render("consumer"),
-                java.util.Map.of(
-                        "dedup-agent/token",
-                        TOKEN,
-                        "dedup-redis/uri",
-                        "redis://dedup:" + PASSWORD + "@" + redisIp + ":6379"),
+                java.util.Map.of("dedup-redis/uri", "redis://dedup:" + PASSWORD + "@" + redisIp + ":6379"),
                 java.util.Map.of());
         String agent = docker.container("pod-agent");
         List<String> runAgent = Tools.list(
@@ -181,16 +162,18 @@ class PodSimulationIT {
         runAgent.add(image);
         runAgent.addAll(sidecar.getArgs());
         Docker.ok(Duration.ofSeconds(60), runAgent.toArray(String[]::new));
-        // what the kubelet's startup probe does, on the pod's address
+        // what the kubelet's startup probe does, on the pod's address and the probe's port (the ops port)
+        int probePort = pc.probePort(sidecar.getStartupProbe());
         Tools.await(
                 Duration.ofSeconds(60),
                 "agent ready: " + Docker.logs(agent),
                 () -> Proc.probe(
                                 podIp,
-                                7070,
+                                probePort,
                                 sidecar.getStartupProbe().getHttpGet().getPath(),
                                 1)
                         == 200);
+        assertEquals(-1, Proc.probe(podIp, 7070, "/health/live", 1), "the claim port is the pod's own: loopback");
 
         List<String> cp = new ArrayList<>();
         List<String> mounts = new ArrayList<>();
@@ -216,6 +199,11 @@ class PodSimulationIT {
                 "--security-opt",
                 "no-new-privileges");
         run.addAll(mounts);
+        // the consumer container's environment: DEDUP_URL
+        KubernetesCommandLinesIT.workerEnvironment("consumer", 7070).forEach((k, v) -> {
+            run.add("-e");
+            run.add(k + "=" + v);
+        });
         run.addAll(List.of(
                 "--entrypoint",
                 "java",
@@ -224,8 +212,6 @@ class PodSimulationIT {
                 "-cp",
                 String.join(":", cp),
                 PodWorker.class.getName(),
-                "http://127.0.0.1:7070",
-                TOKEN,
                 "150",
                 "200"));
         Docker.ok(Duration.ofSeconds(60), run.toArray(String[]::new));
@@ -271,6 +257,9 @@ class PodSimulationIT {
         assertTrue(Integer.parseInt(done.group(7)) > 0, "no 503 while Redis was frozen: " + log);
         // the agent came back by itself in the same network namespace
         assertEquals("true", Docker.inspect(agent, "{{.State.Running}}"));
-        assertTrue(Docker.logs(agent).contains("listening on http://0.0.0.0:7070"), Docker.logs(agent));
+        assertTrue(
+                Docker.logs(agent)
+                        .contains("listening on http://127.0.0.1:7070, operations also on http://0.0.0.0:7071"),
+                Docker.logs(agent));
     }
 }

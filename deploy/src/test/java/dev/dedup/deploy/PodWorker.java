@@ -5,7 +5,6 @@ import dev.dedup.client.DedupException;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,9 +12,10 @@ import java.util.List;
  * The worker of {@link PodSimulationIT}, run in its own container in the pod's network namespace: it claims
  * batches from the agent at 127.0.0.1 as a stream consumer would, retrying a batch that got no answer with
  * the same owners, and sends a second copy (another owner) of part of every batch. It prints one line per
- * event and a summary; it exits 0 only if every message got a verdict that a correct agent may give.
+ * event and a summary; it exits 0 only if every message got a verdict that a correct agent may give. It finds the
+ * agent as a worker of the manifests does, in its environment ({@code DEDUP_URL}, {@code DEDUP_TOKEN}).
  *
- * <p>{@code java -cp ... dev.dedup.deploy.PodWorker URL TOKEN BATCHES BATCH_SIZE}
+ * <p>{@code java -cp ... dev.dedup.deploy.PodWorker BATCHES BATCH_SIZE}
  */
 public final class PodWorker {
 
@@ -26,10 +26,9 @@ public final class PodWorker {
     private PodWorker() {}
 
     public static void main(String[] args) throws Exception {
-        DedupClient client =
-                DedupClient.builder(URI.create(args[0])).bearerToken(args[1]).build();
-        int batches = Integer.parseInt(args[2]);
-        int size = Integer.parseInt(args[3]);
+        DedupClient client = DedupClient.fromEnvironment();
+        int batches = Integer.parseInt(args[0]);
+        int size = Integer.parseInt(args[1]);
         int processed = 0;
         int skipped = 0;
         int wrong = 0;

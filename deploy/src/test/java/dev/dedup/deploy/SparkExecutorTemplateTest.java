@@ -22,7 +22,8 @@ import scala.Option;
  * Spark's own loader ({@code KubernetesUtils.loadPodFromTemplate}, what spark-submit runs on
  * {@code spark.kubernetes.executor.podTemplateFile}) accepts the executor template, picks the container named
  * by {@code spark.kubernetes.executor.podTemplateContainerName}, and keeps the agent as a native sidecar with
- * its restart policy, probes and environment.
+ * its restart policy, probes and environment: the claim API on loopback without a token, where the executor's
+ * {@code DEDUP_URL} points, and the probes on the ops port.
  */
 class SparkExecutorTemplateTest {
 
@@ -37,14 +38,9 @@ class SparkExecutorTemplateTest {
         }
         Container executor = loaded.container();
         assertEquals("executor", executor.getName());
+        // what the clients read (DedupClient.fromEnvironment(), DedupClient()): the agent on loopback, no token
+        assertEquals(List.of("DEDUP_URL"), List.copyOf(env(executor).keySet()));
         assertEquals("http://127.0.0.1:7070", env(executor).get("DEDUP_URL").getValue());
-        assertEquals(
-                "dedup-agent",
-                env(executor)
-                        .get("DEDUP_TOKEN")
-                        .getValueFrom()
-                        .getSecretKeyRef()
-                        .getName());
 
         Pod pod = loaded.pod();
         // selectSparkContainer takes the executor container out of the pod; the sidecar stays
@@ -59,12 +55,18 @@ class SparkExecutorTemplateTest {
         assertEquals("/health/ready", agent.getStartupProbe().getHttpGet().getPath());
         assertEquals("/health/ready", agent.getReadinessProbe().getHttpGet().getPath());
         assertEquals("/health/live", agent.getLivenessProbe().getHttpGet().getPath());
-        assertEquals("dedup", agent.getStartupProbe().getHttpGet().getPort().getStrVal());
-        assertEquals(7070, agent.getPorts().get(0).getContainerPort());
-        assertEquals(List.of("--host", "0.0.0.0", "--port", "7070"), agent.getArgs());
+        // the claim API on loopback, where the executor's DEDUP_URL points; probes and scrapes on the ops port
+        assertEquals(List.of("--host", "127.0.0.1", "--port", "7070", "--ops-port", "7071"), agent.getArgs());
+        assertEquals(1, agent.getPorts().size(), "the claim port is not a port of the pod");
+        assertEquals("dedup-ops", agent.getPorts().get(0).getName());
+        assertEquals(7071, agent.getPorts().get(0).getContainerPort());
+        for (var probe : List.of(agent.getStartupProbe(), agent.getReadinessProbe(), agent.getLivenessProbe())) {
+            assertEquals("dedup-ops", probe.getHttpGet().getPort().getStrVal());
+        }
+        assertEquals("7071", pod.getMetadata().getAnnotations().get("prometheus.io/port"));
         Map<String, EnvVar> env = env(agent);
         assertEquals(
-                "token", env.get("DEDUP_TOKEN").getValueFrom().getSecretKeyRef().getKey());
+                List.of("DEDUP_REDIS"), List.copyOf(env.keySet()), "no DEDUP_TOKEN: the claim API is loopback only");
         assertEquals(
                 "uri", env.get("DEDUP_REDIS").getValueFrom().getSecretKeyRef().getKey());
         assertEquals(
@@ -85,6 +87,7 @@ class SparkExecutorTemplateTest {
     }
 
     private static Map<String, EnvVar> env(Container c) {
-        return c.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, e -> e));
+        return c.getEnv().stream()
+                .collect(Collectors.toMap(EnvVar::getName, e -> e, (a, b) -> a, java.util.LinkedHashMap::new));
     }
 }
