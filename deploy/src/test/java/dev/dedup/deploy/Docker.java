@@ -95,6 +95,11 @@ final class Docker implements AutoCloseable {
                 "dedup-redis-base:test", BASE_CACHE.resolveSibling("bookworm-redis-server.tar"), "redis-server");
     }
 
+    /** A Debian bookworm image with python3, for a Python worker in a pod. */
+    static synchronized String pythonImage() {
+        return debianImage("dedup-python-base:test", BASE_CACHE.resolveSibling("bookworm-python3.tar"), "python3");
+    }
+
     /**
      * {@code tag} from the engine, else imported from {@code cache}, else made by {@code mmdebstrap
      * --variant=apt --include=<packages> bookworm} into {@code cache} first (Debian's mirrors are reachable

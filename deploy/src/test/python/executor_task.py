@@ -1,0 +1,50 @@
+"""The Python Spark example's claim path as an executor runs it, without PySpark: ``spark_dedup.dedup_partition``
+over one partition, with no url and no token, so that the client finds the agent in the environment alone
+(``DEDUP_URL``, ``DEDUP_TOKEN``). Run by ExecutorPodIT in the executor's place in a pod: it claims the partition,
+then the same again as a re-run task would, and prints the verdicts of each (``FIRST new=20 retry=0
+duplicate=0``, ``AGAIN new=0 retry=20 duplicate=0``); a rejected claim prints ``REJECTED`` and the error, and
+exits 3.
+
+    python3 executor_task.py NAMESPACE ID_PREFIX COUNT   (with /worker/src and /worker/examples mounted)
+"""
+
+import sys
+from collections import Counter, namedtuple
+
+sys.path[:0] = ["/worker/src", "/worker/examples"]
+
+from dedup_client import DedupError  # noqa: E402
+from spark_dedup import dedup_partition  # noqa: E402
+
+Row = namedtuple("Row", "key partition offset")
+
+
+def task(ns: str, rows: list) -> str:
+    verdicts: list = []
+    kept = list(
+        dedup_partition(
+            iter(rows),
+            ns=ns,
+            id_of=lambda r: r.key.decode(),
+            owner_of=lambda r: f"{r.partition}:{r.offset}",
+            on_verdicts=verdicts.extend,
+        )
+    )
+    assert len(kept) == len(rows) - verdicts.count("duplicate")
+    n = Counter(verdicts)
+    return f"new={n['new']} retry={n['retry']} duplicate={n['duplicate']}"
+
+
+def main() -> None:
+    ns, prefix, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    rows = [Row(f"{prefix}-{i}".encode(), 3, i) for i in range(count)]
+    try:
+        print("FIRST", task(ns, rows), flush=True)
+        print("AGAIN", task(ns, rows), flush=True)
+    except DedupError as e:
+        print("REJECTED", e, flush=True)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()
