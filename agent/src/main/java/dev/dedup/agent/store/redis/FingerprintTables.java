@@ -82,6 +82,9 @@ final class FingerprintTables {
      */
     static final int IMAGES_AHEAD = 64;
 
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+
     private final RedisPort port;
     private final Routing routing;
     private final RedisKeys keys;
@@ -376,7 +379,8 @@ final class FingerprintTables {
                 baseArg,
                 table.nameArg,
                 cluster,
-                head
+                head,
+                ShardCalls.distinct(c.items(), ITEM_BYTES, 4) ? ONE : ZERO
             };
         };
         ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
@@ -559,7 +563,8 @@ final class FingerprintTables {
             baseArg,
             table.nameArg,
             new byte[] {(byte) (keys.clustered() ? '1' : '0')},
-            table.bucketHeads[shard]
+            table.bucketHeads[shard],
+            ONE
         };
         return port.eval(shard, RedisScript.CLAIMS, Mode.LOOKUP, k, args).thenApply(script -> {
             TableState state = TableState.of(script);

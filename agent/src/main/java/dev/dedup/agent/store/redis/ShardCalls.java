@@ -119,6 +119,45 @@ final class ShardCalls {
                 .thenApply(ignored -> answers);
     }
 
+    /**
+     * Whether no bucket and field come twice among a call's {@code items} ({@code itemBytes} each: a u16 key index,
+     * and the 7-byte field at {@code fieldAt}): a script then needs not remember the claims it writes, which is a
+     * Lua table entry per new id. Two items whose key index and field differ but mix to the same long are taken for
+     * a repeat, which only costs that call the table.
+     */
+    static boolean distinct(byte[] items, int itemBytes, int fieldAt) {
+        int n = items.length / itemBytes;
+        if (n < 2) {
+            return true;
+        }
+        long[] set = new long[Integer.highestOneBit(n * 2 - 1) << 1];
+        int mask = set.length - 1;
+        boolean zeroSeen = false;
+        for (int at = 0; at < items.length; at += itemBytes) {
+            long v = ((items[at] & 0xffL) << 8) | (items[at + 1] & 0xffL);
+            for (int j = 0; j < 7; j++) {
+                v = (v << 8) | (items[at + fieldAt + j] & 0xff); // 72 bits: the key index's high byte shifted out
+            }
+            v ^= (long) (items[at] & 0xff) * 0x9E3779B97F4A7C15L; // and mixed back in
+            if (v == 0) {
+                if (zeroSeen) {
+                    return false;
+                }
+                zeroSeen = true;
+                continue;
+            }
+            int slot = (int) ((v * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+            while (set[slot] != 0) {
+                if (set[slot] == v) {
+                    return false;
+                }
+                slot = (slot + 1) & mask;
+            }
+            set[slot] = v;
+        }
+        return true;
+    }
+
     private static Call call(Packing packing, int shard, int[] all, int from, int to, long[] bucketOf) {
         int n = to - from;
         int itemBytes = packing.itemBytes();

@@ -117,7 +117,7 @@ final class TimeBuckets {
                 ttls[at + 2] = (byte) (ttl >>> 8);
                 ttls[at + 3] = (byte) ttl;
             }
-            byte[] distinct = distinctItems(call.items()) ? ONE : ZERO;
+            byte[] distinct = ShardCalls.distinct(call.items(), ITEM_BYTES, 2) ? ONE : ZERO;
             return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
         };
         return calls.run(
@@ -135,44 +135,6 @@ final class TimeBuckets {
         for (int i = 0; i < shards.size(); i++) {
             shards.get(i).put("overfull", (long) overfull[i].count());
         }
-    }
-
-    /**
-     * Whether no bucket and field come twice among a call's items: then {@code timed.lua} needs not remember
-     * the claims it appends, which is a Lua table entry per new id. Two items whose 8 bytes of key index and
-     * field differ but mix to the same long are taken for a repeat, which only costs that call the table.
-     */
-    static boolean distinctItems(byte[] items) {
-        int n = items.length / ITEM_BYTES;
-        if (n < 2) {
-            return true;
-        }
-        long[] set = new long[Integer.highestOneBit(n * 2 - 1) << 1];
-        int mask = set.length - 1;
-        boolean zeroSeen = false;
-        for (int at = 0; at < items.length; at += ITEM_BYTES) {
-            long v = 0;
-            for (int j = 0; j < 9; j++) {
-                v = (v << 8) | (items[at + j] & 0xff); // key index and field: 72 bits, the top 8 shifted out
-            }
-            v ^= (long) (items[at] & 0xff) * 0x9E3779B97F4A7C15L; // the key index's high byte, mixed back in
-            if (v == 0) {
-                if (zeroSeen) {
-                    return false;
-                }
-                zeroSeen = true;
-                continue;
-            }
-            int slot = (int) ((v * 0x9E3779B97F4A7C15L) >>> 40) & mask;
-            while (set[slot] != 0) {
-                if (set[slot] == v) {
-                    return false;
-                }
-                slot = (slot + 1) & mask;
-            }
-            set[slot] = v;
-        }
-        return true;
     }
 
     /** Buckets per second for a namespace expecting {@code idsPerSecond}. */

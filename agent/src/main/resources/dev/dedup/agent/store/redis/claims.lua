@@ -16,6 +16,8 @@
 -- ARGV[9]       the table's name, added to the set of tables when the table gains its first record
 -- ARGV[10]      '1' on a Redis Cluster, where a call may touch only the keys it declares
 -- ARGV[11]      what every bucket key of the table starts with; the bucket's number follows in 4 bytes
+-- ARGV[12]      '1' when no bucket and field come twice among the items (the agent checked): a record this call
+--               writes is then never looked for again by it
 -- KEYS[#KEYS], ARGV[#ARGV]: the topology record and its expected value, checked by guard.lua first
 --
 -- Returns { answers, level, split, claims } with the table's state after the call; { '', level, split, claims,
@@ -109,79 +111,112 @@ local function append(k, rec)
     return tail
   end
   if dirty[k] then b = call('GET', key_of(k)) or '' end
-  local body, dropped = kept(b, sliding)
-  local whole = padded(body .. rec, 1 + math.floor(#body / REC / 16))
+  local whole, dropped, len = rewritten(b, first_free(b) or #b, rec, sliding)
   local err = refused(pcall_('SET', key_of(k), whole))
   if err then return nil, err end
   blobs[k] = whole
   written[k] = nil
   dirty[k] = nil
-  local next_free = #body + REC
-  tails[k] = next_free < #whole and next_free or false
+  tails[k] = len < #whole and len or false
   added = added + 1 - dropped
-  return #body
+  return len - REC
 end
 
--- The live record of `field` in bucket k: the string that holds it and its 1-based position there, and the
--- entry of `written` when this call wrote it; nil when there is none.
-local function lookup(k, field)
-  local w = written[k] and written[k][field]
+local distinct = ARGV[12] == '1'
+
+-- Remembers the record this call wrote for `field` in bucket k, unless no item looks for it again.
+local function remember(k, field, rec, off)
+  if distinct then return end
+  local w = written[k]
+  if not w then
+    w = {}
+    written[k] = w
+  end
+  w[field] = { rec = rec, off = off }
+end
+
+-- The live record of `field` in bucket b (k), whose bytes first match at p (or nil): the string that holds it
+-- and its 1-based position there, and the entry of `written` when this call wrote it; nil when there is none.
+local function lookup(k, b, field, p)
+  local w = not distinct and written[k] and written[k][field]
   if w then return w.rec, 1, w end
-  local b = bucket(k)
-  local p = find_live(b, field)
+  p = p and find_live(b, field, p)
   if p then return b, p end
   return nil
 end
 
+local keys = KEYS
 for at = 1, #items, 20 do
   local k1, k2 = byte(items, at, at + 1)
   local k = moved and moved[at] or k1 * 256 + k2
   local field = sub(items, at + 4, at + 10)
   n = n + 1
-  local b, p, mine = lookup(k, field)
-  if mode == 'c' then
-    if p then
-      answered(owner_at(b, p) == owner_at(items, at + 4) and '\1' or '\2')
-      if sliding and not mine then
-        -- Renewed in place: the holder's tag with the item's end (record bytes 13-16).
-        local held, asked = byte(b, p + 12), byte(items, at + 16)
-        local err = refused(pcall_('SETRANGE', key_of(k), p + 11,
-          string.char(held - held % 16 + asked % 16) .. sub(items, at + 17, at + 19)))
-        if err then return redis.error_reply(err) end
-        dirty[k] = true
-      end
+  local b = blobs[k]
+  if b == nil then
+    b = call('GET', type(k) == 'number' and keys[k] or k) or ''
+    blobs[k] = b
+  end
+  local p = find(b, field, 1, true)
+  if mode == 'c' and not p and (distinct or not written[k] or not written[k][field]) then
+    -- The common case: an id its bucket does not hold, written into the bucket's next free slot.
+    local rec = sub(items, at + 4, at + 19)
+    local tail = tails[k]
+    if tail == nil then tail = first_free(b) or false end
+    if tail then
+      local r = pcall_('SETRANGE', type(k) == 'number' and keys[k] or k, tail, rec)
+      if type(r) == 'table' then return redis.error_reply(r.err) end
+      local next_free = tail + REC
+      tails[k] = next_free < #b and next_free or false
+      dirty[k] = true
+      added = added + 1
+      remember(k, field, rec, tail)
     else
-      local rec = sub(items, at + 4, at + 19)
       local off, err = append(k, rec)
       if not off then return redis.error_reply(err) end
-      local w = written[k]
-      if not w then
-        w = {}
-        written[k] = w
-      end
-      w[field] = { rec = rec, off = off }
-      if answers then answers[n] = '\0' end
+      remember(k, field, rec, off)
     end
-  elseif mode == 'r' then
-    if p and owner_at(b, p) == owner_at(items, at + 4) then
-      if mine then
-        call('SETRANGE', key_of(k), mine.off + 9, TOMB)
-        written[k][field] = nil
-      else
-        call('SETRANGE', key_of(k), p + 8, TOMB)
-        blobs[k] = sub(b, 1, p + 8) .. TOMB .. sub(b, p + 16)
-      end
-      released[#released + 1] = field
-      answered('\1')
-    elseif answers then
-      answers[n] = '\0'
-    end
+    if answers then answers[n] = '\0' end
   else
-    if p then
-      answered(owner_at(b, p) == owner_at(items, at + 4) and '\1' or '\2')
-      values[#values + 1] = sub(b, p + 9, p + 15)
-    elseif answers then
-      answers[n] = '\0'
+    local held, q, mine = lookup(k, b, field, p)
+    if mode == 'c' then
+      if q then
+        answered(owner_at(held, q) == owner_at(items, at + 4) and '\1' or '\2')
+        if sliding and not mine then
+          -- Renewed in place: the holder's tag with the item's end (record bytes 13-16).
+          local was, asked = byte(held, q + 12), byte(items, at + 16)
+          local err = refused(pcall_('SETRANGE', key_of(k), q + 11,
+            string.char(was - was % 16 + asked % 16) .. sub(items, at + 17, at + 19)))
+          if err then return redis.error_reply(err) end
+          dirty[k] = true
+        end
+      else
+        local rec = sub(items, at + 4, at + 19)
+        local off, err = append(k, rec)
+        if not off then return redis.error_reply(err) end
+        remember(k, field, rec, off)
+        if answers then answers[n] = '\0' end
+      end
+    elseif mode == 'r' then
+      if q and owner_at(held, q) == owner_at(items, at + 4) then
+        if mine then
+          call('SETRANGE', key_of(k), mine.off + 9, TOMB)
+          written[k][field] = nil
+        else
+          call('SETRANGE', key_of(k), q + 8, TOMB)
+          blobs[k] = sub(b, 1, q + 8) .. TOMB .. sub(b, q + 16)
+        end
+        released[#released + 1] = field
+        answered('\1')
+      elseif answers then
+        answers[n] = '\0'
+      end
+    else
+      if q then
+        answered(owner_at(held, q) == owner_at(items, at + 4) and '\1' or '\2')
+        values[#values + 1] = sub(held, q + 9, q + 15)
+      elseif answers then
+        answers[n] = '\0'
+      end
     end
   end
 end

@@ -39,9 +39,10 @@ local function live_at(b, p)
   return d > 0 and d <= HALF
 end
 
--- The 1-based position of the live record of `field` in b, or nil.
-local function find_live(b, field)
-  local p = find(b, field, 1, true)
+-- The 1-based position of the live record of `field` in b, looking from `from` (a match of the field's bytes,
+-- or 1), or nil.
+local function find_live(b, field, from)
+  local p = from == 1 and find(b, field, 1, true) or from
   while p do
     if (p - 1) % REC == 0 and live_at(b, p) then return p end
     p = find(b, field, p + 1, true)
@@ -71,46 +72,53 @@ local function room(len)
   return size - (size - (len < 250 and 4 or 6)) % REC - (len < 250 and 4 or 6)
 end
 
--- The string to write for `body` (records only): it padded with free slots up to what its allocation holds,
--- keeping at least `spare` free.
-local function padded(body, spare)
-  local len = room(#body + spare * REC)
-  return body .. string.rep('\0', len - #body)
-end
-
--- b's records (free slots dropped) without tombstones and without the dead ones at its front, and how many
--- records that dropped. Records end in the order they were written, so the dead ones are at the front; one
--- that lives longer (another agent's clock) only delays the others' removal. In a table whose window slides,
--- where a repeat renews a record in place, `every` looks at every record instead.
-local function kept(b, every)
-  local stop = first_free(b) or #b
+-- What bucket b (whose records end at byte `stop`) keeps when it is written again: its records without the dead
+-- ones at its front and without tombstones, as a list of strings to concatenate, and how many records that drops.
+-- Records end in the order they were written, so the dead ones are at the front; one that lives longer (another
+-- agent's clock) only delays the others' removal. In a table whose window slides, where a repeat renews a record
+-- in place, `every` looks at every record instead.
+local function kept(b, stop, every)
+  local parts, dropped = {}, 0
   if every then
-    local parts, dropped = {}, 0
     for p = 1, stop, REC do
       if live_at(b, p) then parts[#parts + 1] = sub(b, p, p + REC - 1) else dropped = dropped + 1 end
     end
-    return concat(parts), dropped
+    return parts, dropped
   end
   local from = 1
   while from <= stop and not live_at(b, from) do from = from + REC end
-  local body = sub(b, from, stop)
-  local dropped = (from - 1) / REC
-  local t = find(body, TOMB, 1, true)
-  if t then
-    local parts, at = {}, 1
-    while t do
-      local p = t - 9
-      if p % REC == 1 then
-        parts[#parts + 1] = sub(body, at, p - 1)
-        at = p + REC
-        dropped = dropped + 1
-        t = find(body, TOMB, at, true)
-      else
-        t = find(body, TOMB, t + 1, true)
-      end
+  dropped = (from - 1) / REC
+  local t = find(b, TOMB, from, true)
+  while t and t <= stop do
+    local p = t - 9
+    if p % REC == 1 and p >= from then
+      if p > from then parts[#parts + 1] = sub(b, from, p - 1) end
+      from = p + REC
+      dropped = dropped + 1
+      t = find(b, TOMB, from, true)
+    else
+      t = find(b, TOMB, t + 1, true)
     end
-    parts[#parts + 1] = sub(body, at)
-    body = concat(parts)
   end
-  return body, dropped
+  if from <= stop then
+    parts[#parts + 1] = (from == 1 and stop == #b) and b or sub(b, from, stop)
+  end
+  return parts, dropped
+end
+
+-- Bucket b (records ending at byte `stop`) as written again with `rec` appended: its kept records, `rec`, and
+-- free slots up to what the string's allocation holds, at least one in 16 of its records; and the records
+-- dropped. One string is made, whatever the parts.
+local function rewritten(b, stop, rec, every)
+  local parts, dropped = kept(b, stop, every)
+  local len = 0
+  for i = 1, #parts do len = len + #parts[i] end
+  if rec then
+    parts[#parts + 1] = rec
+    len = len + #rec
+  end
+  if len == 0 then return '', dropped end
+  local size = room(len + (1 + math.floor(len / REC / 16)) * REC)
+  parts[#parts + 1] = string.rep('\0', size - len)
+  return concat(parts), dropped, len
 end

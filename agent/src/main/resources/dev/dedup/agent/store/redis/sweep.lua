@@ -27,13 +27,13 @@ for k = 3, #KEYS do
   if every or (#first == REC and first ~= FREE and not live_at(first, 1)) then
     local b = call('GET', key)
     if b then
-      local body, gone = kept(b, every)
+      local whole, gone = rewritten(b, first_free(b) or #b, nil, every)
       if gone > 0 then
         dropped = dropped + gone
-        if #body == 0 then
+        if #whole == 0 then
           call('DEL', key)
         else
-          call('SET', key, padded(body, 1 + math.floor(#body / REC / 16)))
+          call('SET', key, whole)
         end
       end
     end

@@ -38,15 +38,16 @@ local function store(key, body)
   if #body == 0 then
     call('DEL', key)
   else
-    call('SET', key, padded(body, 1 + math.floor(#body / REC / 16)))
+    call('SET', key, (rewritten(body, #body, nil, false)))
   end
 end
 
 -- The records of a bucket that still hold claims, in order.
 local function live(key)
-  local body, gone = kept(call('GET', key) or '', every)
+  local b = call('GET', key) or ''
+  local parts, gone = kept(b, first_free(b) or #b, every)
   dropped = dropped + gone
-  return body
+  return concat(parts)
 end
 
 local pairs_ = (#KEYS - 2) / 2
