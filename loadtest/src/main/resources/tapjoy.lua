@@ -1,5 +1,6 @@
--- Tapjoy's dedupe script ("Real-Time Deduping At Scale", seed 000), as the article describes it: one call
--- per bucket; HMGET the bucket's ids, compare owners, HMSET the unclaimed ones, return only the duplicates.
+-- Tapjoy's dedupe script ("Real-Time Deduping At Scale", Aaron Pfeifer, 2017), as the article describes it:
+-- one call per bucket; HMGET the bucket's ids, compare owners, HMSET the unclaimed ones, return only the
+-- duplicates.
 -- The load generator's --direct mode runs it; the agent never does.
 --
 -- KEYS[1]   the bucket: message second (10 digits) ':' slice (3 digits), 14 bytes

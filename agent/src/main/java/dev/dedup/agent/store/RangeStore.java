@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The port for ordered streams (seed 004, Kinesis KCL + S3): committed ranges of sequence numbers per
- * (namespace, stream), merged when they overlap or touch, each remembered for the namespace's window
- * after its last commit.
+ * The port for ordered streams (the KCL + S3 design of "Avoiding duplicate records with AWS KCL and S3"):
+ * committed ranges of sequence numbers per (namespace, stream), merged when they overlap or touch, each
+ * remembered for the namespace's window after its last commit.
  *
  * <p>Not behind the near-cache: a range store must never say "done" for a range nobody committed (the
  * worker would skip records: loss), and a cache could only say "done" for what this agent saw committed
