@@ -3,12 +3,14 @@ package dev.dedup.agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.ConfigLoader;
+import dev.dedup.agent.plan.PlanCommand;
 import java.util.Arrays;
 import java.util.List;
 import sun.misc.Signal;
 
 /**
- * {@code java -jar dedup-agent.jar [--setting value ...]}. Exits 2 with one line naming the setting when
+ * {@code java -jar dedup-agent.jar [--setting value ...]}, or {@code java -jar dedup-agent.jar plan ...} to
+ * plan the Redis a rate and a window need ({@link PlanCommand}). Exits 2 with one line naming the setting when
  * the configuration is bad, 1 when the agent cannot start, and 0 after SIGTERM or SIGINT once requests in
  * flight are answered and the store is flushed.
  */
@@ -27,6 +29,10 @@ public final class Main {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         }
         List<String> argList = Arrays.asList(args);
+        if (!argList.isEmpty() && argList.get(0).equals("plan")) {
+            System.exit(PlanCommand.run(argList.subList(1, argList.size()), System.out, System.err));
+            return;
+        }
         if (argList.contains("--help") || argList.contains("-h")) {
             System.out.print(ConfigLoader.help());
             return;

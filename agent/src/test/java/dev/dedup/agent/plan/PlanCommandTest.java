@@ -1,0 +1,96 @@
+package dev.dedup.agent.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.config.ConfigException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PlanCommandTest {
+
+    @Test
+    void tapjoysVolume_fitsThreeShardsOf25GB() {
+        Plan p = PlanCommand.parse(List.of("--rate", "2M/min", "--window", "24h"));
+        assertEquals(2_000_000 / 60.0, p.idsPerSecond(), 1e-9);
+        assertEquals(2.88e9 * (1 + 1.0 / 48), p.claimsHeld(), 1);
+        assertEquals(p.claimsHeld() * 20.0, p.redisBytes(), 1);
+        assertEquals(3, p.shards());
+        assertTrue(p.bytesPerShard() <= Plan.FILL_AT * 25e9);
+        assertEquals((long) Math.ceil(25e9 / 0.7), p.podMemoryLimit());
+        assertEquals(75_000_000_000L, p.podDisk());
+    }
+
+    @Test
+    void tenTimesTheVolume_takesTenTimesTheShards_andEventTimeFewer() {
+        Plan fingerprint = PlanCommand.parse(List.of("--rate", "20M/min"));
+        Plan eventTime = PlanCommand.parse(List.of("--rate", "20M/min", "--layout", "event-time"));
+        assertEquals(30, fingerprint.shards());
+        assertTrue(eventTime.shards() < fingerprint.shards(), eventTime.shards() + " shards");
+        assertEquals(
+                fingerprint.redisCores() * 10,
+                PlanCommand.parse(List.of("--rate", "200M/min")).redisCores(),
+                1e-9);
+    }
+
+    @Test
+    void ratesAreReadInTheirUnit() {
+        assertEquals(33_334, PlanCommand.rate("33334"), 1e-9);
+        assertEquals(33_334, PlanCommand.rate("33334/s"), 1e-9);
+        assertEquals(1_500, PlanCommand.rate("1.5K/s"), 1e-9);
+        assertEquals(120e6 / 3600, PlanCommand.rate("120M/h"), 1e-9);
+        assertEquals(1e9 / 86_400, PlanCommand.rate("1G/d"), 1e-9);
+    }
+
+    @Test
+    void badArguments_exit2_withALineNamingThem() {
+        for (List<String> args : List.<List<String>>of(
+                List.of(),
+                List.of("--rate", "fast"),
+                List.of("--rate", "0/s"),
+                List.of("--rate", "1M/min", "--window", "1 day"),
+                List.of("--rate", "1M/min", "--layout", "hash"),
+                List.of("--rate", "1M/min", "--shard-maxmemory", "lots"),
+                List.of("--rate", "1M/min", "--shard-maxmemory", "1000"),
+                List.of("--rate", "1M/min", "--colour", "red"),
+                List.of("--rate"))) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = PlanCommand.run(args, print(out), print(err));
+            String said = err.toString(StandardCharsets.UTF_8);
+            assertEquals(2, status, args + ": " + said);
+            assertTrue(said.startsWith("dedup-agent plan: "), said);
+            assertEquals("", out.toString(StandardCharsets.UTF_8), args.toString());
+        }
+        assertThrows(ConfigException.class, () -> PlanCommand.parse(List.of("--window", "24h")));
+    }
+
+    @Test
+    void thePrintedPlan_namesShardsMemoryAndCpu() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = PlanCommand.run(
+                List.of("--rate=2M/min", "--window=24h", "--shard-maxmemory", "25GB"), print(out), print(out));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, text);
+        assertTrue(text.startsWith("33,333 ids a second for a 24h window, fingerprint tables"), text);
+        assertTrue(text.matches("(?s).*claims held +2,940,000,000 .*"), text);
+        assertTrue(text.matches("(?s).*Redis memory for them +58.8 GB .*"), text);
+        assertTrue(text.matches("(?s).*shards +3 of maxmemory 25 GB, .*"), text);
+        assertTrue(text.matches("(?s).*memory limit 34Gi, volume 70Gi;.*"), text);
+    }
+
+    @Test
+    void aWindowOfAWeek_isPlannedLikeAnyOther() {
+        Plan p = new Plan(1000, Duration.ofDays(7), Plan.Layout.FINGERPRINT, 25_000_000_000L);
+        assertEquals(1000 * 7 * 86_400.0 * (1 + 1.0 / 48), p.claimsHeld(), 1);
+    }
+
+    private static PrintStream print(ByteArrayOutputStream bytes) {
+        return new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    }
+}
