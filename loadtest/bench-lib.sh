@@ -35,8 +35,8 @@ free_port() {
   return 1
 }
 
-# Stops every process started here (SIGTERM, then SIGKILL after 10 s) and removes the work directory.
-cleanup() {
+# stop_processes: stops every process started so far (SIGTERM, then SIGKILL after 10 s).
+stop_processes() {
   local pid
   for pid in "${pids[@]}"; do
     kill -TERM "$pid" 2>/dev/null || true
@@ -48,6 +48,12 @@ cleanup() {
     done
     kill -KILL "$pid" 2>/dev/null || true
   done
+  pids=()
+}
+
+# cleanup: stops every process started here and removes the work directory (the scripts' EXIT trap).
+cleanup() {
+  stop_processes
   rm -rf "$work"
 }
 
@@ -136,19 +142,22 @@ agent_metric() {
   curl -fsS "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 ~ "^"n"({|$)" {s += $NF} END {printf "%.0f", s}'
 }
 
-# bucket_reads PORT: "<buckets> <claims>", the fingerprint buckets the agent's claim calls have read and the
-# claims those held, for claims_per_bucket_read.
-bucket_reads() {
-  echo "$(agent_metric "$1" dedup_redis_buckets_read_total) $(agent_metric "$1" dedup_redis_bucket_claims_read_total)"
+# count N: N as a number, with a K or M suffix allowed (10M).
+count() {
+  case "$1" in
+    *M) echo $(( ${1%M} * 1000000 )) ;;
+    *K) echo $(( ${1%K} * 1000 )) ;;
+    *) echo "$1" ;;
+  esac
 }
 
-# claims_per_bucket_read PORT BEFORE: the mean claims a bucket held when the agent's calls read it since
-# BEFORE (what bucket_reads printed then); 0 when they read none (event time).
-claims_per_bucket_read() {
-  awk -v before="$2" -v now="$(bucket_reads "$1")" 'BEGIN {
-    split(before, b, " "); split(now, n, " ")
-    printf "%.1f", (n[1] > b[1] ? (n[2] - b[2]) / (n[1] - b[1]) : 0)
-  }'
+# used_memory: the sum of used_memory over the servers of start_shards.
+used_memory() {
+  local p total=0
+  for p in "${ports[@]}"; do
+    total=$(( total + $(redis-cli -p "$p" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r') ))
+  done
+  echo "$total"
 }
 
 # field LINE NAME: a number of a JSON line (the first one of that name).

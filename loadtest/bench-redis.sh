@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# Throughput of one agent on three local Redis shards, end to end over HTTP on loopback, and the share
-# of answers the near-cache gave.
+# What the Redis tier costs once the shards hold what a deployment holds, against Tapjoy's design on the
+# same shards.
 #
-# Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (nothing
-# persisted, noeviction) and agent/target/dedup-agent.jar with --redis on free ports, then runs the load
-# generator (`--scenario all`: cold, retry, duplicate over the same 2,000,000 ids) for batches of 10000
-# and 1000 (BATCHES), prints the near-cache counters of /v1/stats after each, and the JSON line of every
-# scenario. Every process is stopped by its PID however the script ends.
+#   loadtest/bench-redis.sh [fill]   fill three shards to each of FILLS live claims (not measured), then
+#                                    measure IDS new ids at each; then Tapjoy's design on the same shards
+#   loadtest/bench-redis.sh rolling  RATE ids a second for three windows of WINDOW, 5 % duplicates: Redis
+#                                    memory every 30 s, and the CPU per id with expiry and sweeping included
+#                                    (with EVENT_TIME=1, RATE is 33334 and ids carry the second they are sent in)
 #
-# Environment: IDS (default 2000000), WORKERS (default 4), WARMUP (default 200000), NEAR_CACHE (entries,
-# default 4194304 so that the retry pass can be served from it; 0 turns it off), BATCHES (default
-# "10000 1000"), REDIS_SERVER (default redis-server; valkey-server for Valkey), AGENT_ARGS (more agent
-# flags), AGENT_JAVA_OPTS,
-# LOADTEST_JAVA_OPTS. The three shards, the agent and the generator share this machine's cores.
+# fill prints, per fill: ids/s and p99 of IDS new ids, the shards' CPU and the agent's CPU per new id (from
+# /proc), ids/s of the same ids sent again by the same owners (retry: the near-cache's work), the shards'
+# used_memory per live claim, and the agent's fingerprint tables (buckets, claims per bucket, calls sent back
+# as stale); then Tapjoy's Lua script sent straight to the same shards (--direct) at the agent's batch size
+# (cold, then retry) and at its published operating point (a minute of ids, 2,000,000, in batches of 1,000,000
+# grouped by bucket: about 100 ids per call), with the memory its buckets took. A Markdown table, then every
+# JSON line.
+#
+# Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (no
+# persistence, noeviction, otherwise their defaults) and one agent with its default settings (plus
+# AGENT_ARGS), warmed up until its JIT compilers settle, and stops them by PID however the script ends.
+# Exit status: the load generator's worst (3 when any verdict was wrong).
+#
+# Environment: FILLS ("0 10M 30M 100M"), IDS (1M: what the default near-cache holds), BATCH (1000), WORKERS (4), ROUNDS (1), EVENT_TIME (0; 1:
+# the namespace files claims by event time, --namespace-event-rate loadtest=33334, and every id carries its
+# second, 33,334 ids a second of event time), AGENT_WARMUP (1000000 ids a warm-up pass; 0: none),
+# WARMUP_PASSES (10 at most), RATE (30000; 33334 with EVENT_TIME=1) and WINDOW (10m) for rolling, AGENT_ARGS, REDIS_ARGS, REDIS_SERVER
+# (valkey-server for Valkey), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,26 +36,198 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-ids="${IDS:-2000000}"
+mode="${1:-fill}"
+ids="$(count "${IDS:-1M}")"
+batch="${BATCH:-1000}"
 workers="${WORKERS:-4}"
-warmup="${WARMUP:-200000}"
-near_cache="${NEAR_CACHE:-4194304}"
-require_jars
-start_shards 3
-port="$(free_port)"
-# shellcheck disable=SC2086
-start_agent "$port" --redis "$shards" --near-cache-size "$near_cache" ${AGENT_ARGS:-}
-echo "$name: agent on port $port, shards ${uris[*]}, $(nproc) cores" >&2
+rounds="${ROUNDS:-1}"
+agent_warmup="$(count "${AGENT_WARMUP:-1000000}")"
+event_rate=33334
+layout_args=()
+[ "${EVENT_TIME:-0}" = 1 ] && layout_args=(--namespace-event-rate "loadtest=$event_rate")
+# Event time: the first id's second, four hours back, so that every id of a run is inside the window.
+event_epoch=$(( $(date +%s) / 3600 * 3600 - 4 * 3600 ))
 
-near_cache_stats() {
-  curl -fsS "http://127.0.0.1:$port/v1/stats" | tr -d ' \n' | grep -o '"near_cache":{[^}]*}' >&2 || true
+# event_args FIRST: the generator's event-time flags for a run whose first id is the FIRST-th claimed, so that
+# runs follow each other in event time as a stream's minutes do (none without EVENT_TIME).
+event_args() {
+  [ "${EVENT_TIME:-0}" = 1 ] && echo "--event-time --event-epoch $(( event_epoch + $1 / event_rate ))"
+  return 0
 }
 
-common=(--target "http://127.0.0.1:$port" --scenario all --ids "$ids" --workers "$workers" --warmup "$warmup")
-for batch in ${BATCHES:-10000 1000}; do
-  run_load "${common[@]}" --binary --batch "$batch"
-  near_cache_stats
-done
+# tables PORT: "<buckets> <claims> <stale calls>" of the agent's fingerprint tables over all shards.
+tables() {
+  curl -fsS "http://127.0.0.1:$1/v1/stats" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["store"]
+b = c = 0
+for shard in s.get("shards", []):
+    for t in shard.get("tables", {}).values():
+        b += t["buckets"]; c += t["claims"]
+print(b, c, end="")'
+  echo " $(agent_metric "$1" dedup_redis_calls_stale_total)"
+}
 
-printf '%s\n' "${lines[@]}"
+start_tier() {
+  start_shards 3
+  cpu_list="$(IFS=,; echo "${pids[*]}")"
+  port="$(free_port)"
+  # shellcheck disable=SC2086
+  start_agent "$port" --redis "$shards" "${layout_args[@]}" ${AGENT_ARGS:-}
+  agent_pid="${pids[-1]}"
+  if [ "$agent_warmup" -gt 0 ]; then
+    echo "$name: warming the agent up: passes of $agent_warmup ids, cold then retry, until its JIT settles" >&2
+    # shellcheck disable=SC2046
+    warm_agent "$port" "$agent_pid" "$agent_warmup" $(event_args 0)
+  fi
+  flush_shards
+}
+
+machine() {
+  echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores ·" \
+    "3 × $("$redis_server" --version | awk '{print $1, $3}') · agent: defaults${layout_args[*]:+ ${layout_args[*]}}${AGENT_ARGS:+ $AGENT_ARGS}"
+}
+
+fill_mode() {
+  local fills="${FILLS:-0 10M 30M 100M}" round f live target chunk per_id buckets claims stale stale_before empty
+  for round in $(seq 1 "$rounds"); do
+    start_tier
+    empty="$(used_memory)"
+    live=0
+    for f in $fills; do
+      target="$(count "$f")"
+      # In runs of at most 10 M ids: the load generator encodes a run's bodies before it starts.
+      while [ "$target" -gt "$live" ]; do
+        chunk=$(( target - live < 10000000 ? target - live : 10000000 ))
+        echo "$name: round $round: filling from $live to $f live claims" >&2
+        lines=()
+        # shellcheck disable=SC2046
+        run_load --scenario cold --ids "$chunk" --batch 10000 --workers 4 --target "http://127.0.0.1:$port" \
+          --run-id "fill-$round-$live" $(event_args "$live")
+        live=$(( live + chunk ))
+      done
+      echo "$name: round $round, $f live claims: measuring $ids new ids" >&2
+      lines=()
+      stale_before="$(agent_metric "$port" dedup_redis_calls_stale_total)"
+      # shellcheck disable=SC2046
+      run_load --scenario cold,retry --ids "$ids" --batch "$batch" --workers "$workers" \
+        --target "http://127.0.0.1:$port" --cpu-redis "$cpu_list" --cpu-agent "$agent_pid" \
+        --run-id "measure-$round-$target" $(event_args "$live")
+      live=$(( live + ids ))
+      per_id="$(awk -v a="$(used_memory)" -v e="$empty" -v n="$live" 'BEGIN {printf "%.1f", (a - e) / n}')"
+      read -r buckets claims stale <<<"$(tables "$port")"
+      for line in "${lines[@]}"; do
+        echo "{\"side\":\"agent\",\"fill\":\"$f\",\"round\":$round,\"bytes_per_id\":$per_id,\"buckets\":$buckets,\"claims\":$claims,\"stale_calls\":$(( stale - stale_before )),\"run\":$line}" \
+          >>"$work/rows.jsonl"
+      done
+    done
+    # Tapjoy's design on the same shards, the agent's claims still in them. Its buckets hold a second of ids
+    # each, whatever the window holds, so the fill does not change what a call costs it.
+    for point in same operating; do
+      lines=()
+      echo "$name: round $round: Tapjoy's design, $point" >&2
+      local before n
+      before="$(used_memory)"
+      if [ "$point" = same ]; then
+        n="$ids"
+        run_load --scenario cold,retry --ids "$n" --batch "$batch" --workers "$workers" --direct "$shards" \
+          --cpu-redis "$cpu_list" --run-id "tapjoy-$round"
+      else
+        n=2000000
+        run_load --scenario cold --ids "$n" --batch 1000000 --workers 1 --direct "$shards" \
+          --cpu-redis "$cpu_list" --run-id "tapjoy-op-$round"
+      fi
+      per_id="$(awk -v a="$(used_memory)" -v e="$before" -v n="$n" 'BEGIN {printf "%.1f", (a - e) / n}')"
+      for line in "${lines[@]}"; do
+        echo "{\"side\":\"tapjoy-$point\",\"fill\":\"-\",\"round\":$round,\"bytes_per_id\":$per_id,\"run\":$line}" >>"$work/rows.jsonl"
+      done
+    done
+    stop_processes
+  done
+
+  # med SIDE FILL SCENARIO FIELD: the median of a field over the rounds.
+  med() {
+    grep -h "\"side\":\"$1\",\"fill\":\"$2\"," "$work/rows.jsonl" | grep "\"scenario\":\"$3\"" \
+      | while read -r l; do field "$l" "$4"; done | median
+  }
+  local errors=0 l
+  while read -r l; do
+    errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
+  done <"$work/rows.jsonl"
+  echo
+  echo "$(machine) · $ids new ids measured a row, then the same ids again (retry), batch $batch, $workers workers," \
+    "medians of $rounds · ledger errors: $errors"
+  echo
+  echo "| live claims | side | cold ids/s | cold p99 ms | Redis CPU µs/new id | agent CPU µs/new id | retry ids/s | Redis bytes/claim | buckets | claims/bucket | stale calls |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  for f in $fills; do
+    printf '| %s | agent | %.0f | %s | %s | %s | %.0f | %s | %.0f | %.1f | %s |\n' "$f" \
+      "$(med agent "$f" cold ids_per_s)" "$(med agent "$f" cold p99_ms)" \
+      "$(med agent "$f" cold redis_cpu_us_per_id)" "$(med agent "$f" cold agent_cpu_us_per_id)" \
+      "$(med agent "$f" retry ids_per_s)" "$(med agent "$f" cold bytes_per_id)" "$(med agent "$f" cold buckets)" \
+      "$(awk -v c="$(med agent "$f" cold claims)" -v b="$(med agent "$f" cold buckets)" 'BEGIN {print (b > 0 ? c / b : 0)}')" \
+      "$(med agent "$f" cold stale_calls)"
+  done
+  printf '| any | Tapjoy, batch %s | %.0f | %s | %s | | %.0f | %s | | | |\n' "$batch" \
+    "$(med tapjoy-same - cold ids_per_s)" "$(med tapjoy-same - cold p99_ms)" \
+    "$(med tapjoy-same - cold redis_cpu_us_per_id)" "$(med tapjoy-same - retry ids_per_s)" \
+    "$(med tapjoy-same - cold bytes_per_id)"
+  printf '| any | Tapjoy, a minute grouped by bucket | %.0f | %s | %s | | | %s | | | |\n' \
+    "$(med tapjoy-operating - cold ids_per_s)" "$(med tapjoy-operating - cold p99_ms)" \
+    "$(med tapjoy-operating - cold redis_cpu_us_per_id)" "$(med tapjoy-operating - cold bytes_per_id)"
+  echo
+  cat "$work/rows.jsonl"
+  [ "$errors" -eq 0 ] || status=3
+}
+
+rolling_mode() {
+  local rate="${RATE:-30000}" window="${WINDOW:-10m}" seconds total empty t0 sampler
+  case "$window" in
+    *m) seconds=$(( ${window%m} * 60 )) ;;
+    *s) seconds="${window%s}" ;;
+    *h) seconds=$(( ${window%h} * 3600 )) ;;
+    *) echo "$name: WINDOW is like 10m, 600s or 1h" >&2; exit 2 ;;
+  esac
+  if [ "${EVENT_TIME:-0}" = 1 ]; then
+    # Event time then runs with the wall clock: ids carry the second they are sent in.
+    [ "$rate" = "${RATE:-$event_rate}" ] && [ -z "${RATE:-}" ] && rate=$event_rate
+    [ "$rate" = "$event_rate" ] || { echo "$name: with EVENT_TIME=1, RATE is $event_rate (ids a second of event time)" >&2; exit 2; }
+    event_epoch=$(date +%s)
+  fi
+  total=$(( rate * seconds * 3 ))
+  AGENT_ARGS="${AGENT_ARGS:-} --window $window"
+  start_tier
+  empty="$(used_memory)"
+  t0=$(date +%s)
+  (
+    while sleep 30; do
+      echo "$(( $(date +%s) - t0 )) $(( $(used_memory) - empty )) $(tables "$port")"
+    done
+  ) >"$work/memory.txt" &
+  sampler=$!
+  lines=()
+  echo "$name: $total ids at $rate a second for three windows of $window, 5 % duplicates" >&2
+  # shellcheck disable=SC2046
+  run_load --scenario mixed --dup-rate 0.05 --retry-rate 0 --ids "$total" --rate "$rate" --batch "$batch" \
+    --workers "$workers" --target "http://127.0.0.1:$port" --cpu-redis "$cpu_list" --cpu-agent "$agent_pid" \
+    --run-id rolling --timeout-ms 10000 $(event_args 0)
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
+  echo
+  echo "$(machine) · window $window, $rate ids/s offered for three windows, 5 % duplicates, batch $batch," \
+    "$workers workers"
+  echo
+  echo "| seconds | Redis used_memory over empty, MB | table buckets | table claims | stale calls |"
+  echo "|---|---|---|---|---|"
+  awk '{printf "| %s | %.1f | %s | %s | %s |\n", $1, $2 / 1048576, $3, $4, $5}' "$work/memory.txt"
+  echo
+  printf '%s\n' "${lines[@]}"
+}
+
+require_jars
+case "$mode" in
+  fill) fill_mode ;;
+  rolling) rolling_mode ;;
+  *) echo "usage: $0 [fill|rolling]" >&2; exit 2 ;;
+esac
 exit "$status"

@@ -12,16 +12,16 @@
 #
 # Environment: AGENT_A (required), AGENT_B, ROUNDS (default 3), IDS (default 2000000), WARMUP (default
 # 200000), WORKERS (default 4), BATCHES (default "10000 1000"), STORES (default "embedded redis"),
-# NEAR_CACHE (default 4194304), EVENT_TIME (default 1: on Redis, the namespace filed by event time, as in
-# bench-vs-tapjoy.sh; 0: the fingerprint layout), SLOTS (embedded slots, default 16777216),
+# NEAR_CACHE (default 4194304), EVENT_TIME (default 1: on Redis, the namespace filed by event time;
+# 0: the fingerprint layout), SLOTS (embedded slots, default 16777216),
 # AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS. Both sides share this machine's cores with the shard and the
 # generator: compare the ratios.
 set -euo pipefail
 
-root="$(cd "$(dirname "$0")/.." && pwd)"
-name=bench-agents
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+name=compare-builds
 work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
-# shellcheck source=bench-lib.sh
+# shellcheck source=../bench-lib.sh
 . "$root/loadtest/bench-lib.sh"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
