@@ -37,13 +37,15 @@ public final class Agent implements AutoCloseable {
     private final AgentOptions options;
     private final Vertx vertx;
     private final ClaimStore store;
+    private final AgentMetrics metrics;
     private final int port;
     private boolean closed;
 
-    private Agent(AgentOptions options, Vertx vertx, ClaimStore store, int port) {
+    private Agent(AgentOptions options, Vertx vertx, ClaimStore store, AgentMetrics metrics, int port) {
         this.options = options;
         this.vertx = vertx;
         this.store = store;
+        this.metrics = metrics;
         this.port = port;
     }
 
@@ -68,7 +70,13 @@ public final class Agent implements AutoCloseable {
                 : new AgentOptions(
                         http, requested.embedded(), requested.windows(), requested.redis(), requested.nearCache());
         AgentMetrics metrics = new AgentMetrics();
-        Stores stores = openStore(options, clockMillis, metrics);
+        Stores stores;
+        try {
+            stores = openStore(options, clockMillis, metrics);
+        } catch (RuntimeException e) {
+            metrics.close();
+            throw e;
+        }
         ClaimStore store = stores.claims();
         Vertx vertx = Vertx.vertx(
                 new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
@@ -84,7 +92,7 @@ public final class Agent implements AutoCloseable {
                     .toCompletionStage()
                     .toCompletableFuture()
                     .get(30, TimeUnit.SECONDS);
-            Agent agent = new Agent(options, vertx, store, boundPort.get());
+            Agent agent = new Agent(options, vertx, store, metrics, boundPort.get());
             LOG.log(
                     System.Logger.Level.INFO,
                     "dedup-agent listening on http://" + options.http().host() + ":" + agent.port
@@ -98,6 +106,7 @@ public final class Agent implements AutoCloseable {
         } catch (Exception e) {
             vertx.close();
             store.close();
+            metrics.close();
             Throwable cause =
                     e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
             throw new IllegalStateException(
@@ -187,6 +196,7 @@ public final class Agent implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "HTTP servers did not stop cleanly: " + e);
         } finally {
             store.close();
+            metrics.close();
         }
     }
 }

@@ -5,6 +5,13 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.LinkedHashMap;
@@ -14,9 +21,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The agent's meters, registered once and reused: counting costs an add per batch, not a lookup per item.
- * Backed by a Prometheus registry whose text {@link #scrape()} serves {@code GET /metrics}.
+ * Backed by a Prometheus registry whose text {@link #scrape()} serves {@code GET /metrics}, which also carries
+ * the process's own health from Micrometer's binders: heap and other memory pools, garbage collection, threads,
+ * classes, CPU, uptime and open files ({@code jvm_*}, {@code process_*}, {@code system_*}). {@link #close}
+ * unhooks the GC listener.
  */
-public final class AgentMetrics {
+public final class AgentMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Counter[] claims = new Counter[Verdict.values().length];
@@ -28,8 +38,17 @@ public final class AgentMetrics {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
     private final Map<String, Timer> requests = new ConcurrentHashMap<>();
+    /** Listens to the JVM's GC notifications until closed. */
+    private final JvmGcMetrics gc = new JvmGcMetrics();
 
     public AgentMetrics() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
         for (Verdict v : Verdict.values()) {
             claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS)
                     .tag(MetricNames.TAG_VERDICT, v.wireName())
@@ -166,5 +185,10 @@ public final class AgentMetrics {
     /** Prometheus text format. */
     public String scrape() {
         return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        gc.close();
     }
 }

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Agents started with an ops port ({@code --ops-port}), one without a token and one with: the ops port answers
  * the four operations endpoints as the claim port does, 404s everything else (the claim API above all), and with
- * a token wants it on {@code /metrics} and {@code /v1/stats} but not on the probes.
+ * a token wants it on {@code /metrics} and {@code /v1/stats} but not on the probes. {@code /metrics} also carries
+ * the JVM's and the process's own meters, which the runbooks (docs/operations.md) point operators at.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpsPortTest {
@@ -109,6 +110,27 @@ class OpsPortTest {
                 get(open.opsPort(), "/health/ready", null).body());
         assertTrue(get(open.opsPort(), "/metrics", null).body().contains("dedup_claims_total"));
         assertTrue(get(open.opsPort(), "/v1/stats", null).body().contains("\"kind\" : \"embedded\""));
+    }
+
+    @Test
+    void metricsCarryTheProcessesOwnHealth_heapGcThreadsCpuAndFiles() throws Exception {
+        String metrics = get(open.opsPort(), "/metrics", null).body();
+        for (String series : List.of(
+                "jvm_memory_used_bytes{area=\"heap\"",
+                "jvm_memory_max_bytes{area=\"heap\"",
+                "jvm_gc_memory_allocated_bytes_total",
+                "jvm_gc_live_data_size_bytes",
+                "jvm_threads_live_threads",
+                "jvm_threads_states_threads{state=\"runnable\"}",
+                "jvm_classes_loaded_classes",
+                "system_cpu_count",
+                "process_cpu_usage",
+                "process_uptime_seconds",
+                "process_start_time_seconds",
+                "process_files_open_files",
+                "process_files_max_files")) {
+            assertTrue(metrics.contains(series), series + " is not in /metrics");
+        }
     }
 
     @Test
