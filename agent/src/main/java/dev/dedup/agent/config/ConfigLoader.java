@@ -150,6 +150,11 @@ public final class ConfigLoader {
                         + " to start, accepting that their claims are gone (true/false; the flag alone means true;"
                         + " default false)");
         s.put(
+                "redis-eviction-check",
+                "require: refuse to start unless every Redis server says maxmemory-policy noeviction (CONFIG GET,"
+                        + " else INFO memory); warn: start anyway and log each server that may evict or does not say"
+                        + " (default " + EvictionCheck.DEFAULT + ")");
+        s.put(
                 "near-cache-size",
                 "ids the near-cache in front of Redis keeps; 0 turns it off (default "
                         + NearCacheOptions.DEFAULT_MAX_ENTRIES + ")");
@@ -341,6 +346,10 @@ public final class ConfigLoader {
                 get("redis-ca-file", v -> v.isEmpty() ? null : Path.of(v), null),
                 get("redis-wait-replicas", v -> integer("redis-wait-replicas", v), RedisOptions.DEFAULT_WAIT_REPLICAS),
                 get("redis-adopt-empty-shards", v -> bool("redis-adopt-empty-shards", v), false),
+                get(
+                        "redis-eviction-check",
+                        v -> EvictionCheck.parse(origin("redis-eviction-check"), v),
+                        EvictionCheck.DEFAULT),
                 transition(),
                 get(
                         "redis-cluster-groups",

@@ -27,6 +27,8 @@ import java.util.List;
  * @param adoptEmptyShards stamp shards that hold no topology record among shards that do (they lost their
  *                    data, or were added undeclared) instead of refusing to start: accepts that their claims
  *                    are gone; meant for one start after such a loss
+ * @param evictionCheck what the start does about a server whose {@code maxmemory-policy} may evict claims, or
+ *                    cannot be read: refuse ({@link EvictionCheck#REQUIRE}) or warn
  * @param transition  a declared change from a previous shard list to {@code uris}, or null (docs/redis.md)
  * @param clusterGroups with a Redis Cluster ({@code redis-cluster://} or {@code rediss-cluster://}, the only
  *                    URI): the groups ids are spread over, each one hash slot of its own, in place of shards;
@@ -41,6 +43,7 @@ public record RedisOptions(
         Path caFile,
         int waitReplicas,
         boolean adoptEmptyShards,
+        EvictionCheck evictionCheck,
         ShardTransition transition,
         int clusterGroups) {
 
@@ -57,6 +60,7 @@ public record RedisOptions(
 
     public RedisOptions {
         uris = List.copyOf(uris);
+        ConfigException.require(evictionCheck != null, "redis-eviction-check", null, "write require or warn");
         for (String uri : uris) {
             ConfigException.require(
                     uri.startsWith("redis://")
@@ -157,6 +161,7 @@ public record RedisOptions(
                 .caFile(caFile)
                 .waitReplicas(waitReplicas)
                 .adoptEmptyShards(adoptEmptyShards)
+                .evictionCheck(evictionCheck)
                 .transition(transition)
                 .clusterGroups(clusterGroups);
     }
@@ -171,6 +176,7 @@ public record RedisOptions(
         private Path caFile;
         private int waitReplicas = DEFAULT_WAIT_REPLICAS;
         private boolean adoptEmptyShards;
+        private EvictionCheck evictionCheck = EvictionCheck.DEFAULT;
         private ShardTransition transition;
         private int clusterGroups = DEFAULT_CLUSTER_GROUPS;
 
@@ -213,6 +219,11 @@ public record RedisOptions(
             return this;
         }
 
+        public Builder evictionCheck(EvictionCheck check) {
+            this.evictionCheck = check;
+            return this;
+        }
+
         public Builder transition(ShardTransition transition) {
             this.transition = transition;
             return this;
@@ -233,6 +244,7 @@ public record RedisOptions(
                     caFile,
                     waitReplicas,
                     adoptEmptyShards,
+                    evictionCheck,
                     transition,
                     clusterGroups);
         }

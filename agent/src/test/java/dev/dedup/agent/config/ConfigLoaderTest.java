@@ -583,4 +583,40 @@ class ConfigLoaderTest {
         String wait = error(List.of("--redis", "redis-cluster://n1:7000", "--redis-wait-replicas", "1"), Map.of());
         assertTrue(wait.contains("redis-wait-replicas"), wait);
     }
+
+    @Test
+    void evictionCheck_requiresNoevictionByDefault_warnFromEverySource() throws IOException {
+        assertEquals(EvictionCheck.REQUIRE, load(List.of(), Map.of()).redis().evictionCheck());
+        assertEquals(
+                EvictionCheck.WARN,
+                load(List.of("--redis-eviction-check", "warn"), Map.of())
+                        .redis()
+                        .evictionCheck());
+        assertEquals(
+                EvictionCheck.WARN,
+                load(List.of(), Map.of("DEDUP_REDIS_EVICTION_CHECK", "WARN"))
+                        .redis()
+                        .evictionCheck());
+        Path file = dir.resolve("eviction.properties");
+        Files.writeString(file, "redis-eviction-check=warn\n");
+        assertEquals(
+                EvictionCheck.WARN,
+                load(List.of("--config", file.toString()), Map.of()).redis().evictionCheck());
+        assertEquals(
+                EvictionCheck.REQUIRE,
+                load(List.of("--config", file.toString(), "--redis-eviction-check=require"), Map.of())
+                        .redis()
+                        .evictionCheck(),
+                "the flag beats the file");
+    }
+
+    @Test
+    void badEvictionCheck_failsOnOneLineNamingTheSettingAndTheChoices() {
+        assertEquals(
+                "--redis-eviction-check: 'off' is not an eviction check; write require (refuse to start unless every"
+                        + " Redis server says maxmemory-policy noeviction) or warn",
+                error(List.of("--redis-eviction-check", "off"), Map.of()));
+        String env = error(List.of(), Map.of("DEDUP_REDIS_EVICTION_CHECK", ""));
+        assertTrue(env.startsWith("DEDUP_REDIS_EVICTION_CHECK: '' is not an eviction check"), env);
+    }
 }

@@ -24,7 +24,6 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,7 +52,6 @@ import java.util.function.Consumer;
  */
 final class LettuceCluster implements RedisPort {
 
-    private static final System.Logger LOG = System.getLogger(LettuceCluster.class.getName());
     static final int REFRESH_SECONDS = 2;
     static final int TRYAGAIN_ATTEMPTS = 8;
 
@@ -65,8 +63,6 @@ final class LettuceCluster implements RedisPort {
     private final StatefulRedisClusterConnection<byte[], byte[]> connection;
     /** Per {@link Mode}: script call times, over all groups (per group they would multiply the histograms). */
     private final Timer[] timers;
-
-    private volatile boolean policyChecked;
 
     /** Connects to the cluster by any of the nodes its URI names, or fails saying why, and loads {@code scripts}. */
     LettuceCluster(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
@@ -267,32 +263,15 @@ final class LettuceCluster implements RedisPort {
         return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
     }
 
-    /** Warns about a master that may evict, once for all groups (a slot may move to any master). */
+    /** Every master's policy: a group's slot may move to any of them. */
     @Override
-    public void checkEvictionPolicy(int group) {
-        if (policyChecked) {
-            return;
-        }
-        policyChecked = true;
-        for (RedisClusterNode node : masters()) {
-            String where = "redis cluster " + name + " node " + node.getUri().getHost() + ":"
-                    + node.getUri().getPort();
-            try {
-                Map<String, String> config = nodeConnection(node).sync().configGet("maxmemory-policy");
-                String policy = config.get("maxmemory-policy");
-                if (policy != null && !policy.equals("noeviction")) {
-                    LOG.log(
-                            Level.WARNING,
-                            where + " has maxmemory-policy " + policy + ": Redis may evict claims, which turns"
-                                    + " duplicates into new. Set maxmemory-policy noeviction.");
-                }
-            } catch (RuntimeException e) {
-                LOG.log(
-                        Level.WARNING,
-                        where + ": cannot read its configuration (" + RedisFailures.rootMessage(e)
-                                + "); make sure maxmemory-policy is noeviction");
-            }
-        }
+    public List<EvictionPolicy.Reading> evictionPolicies() {
+        return masters().stream()
+                .map(node -> EvictionPolicy.read(
+                        "redis cluster " + name + " node " + node.getUri().getHost() + ":"
+                                + node.getUri().getPort(),
+                        nodeConnection(node).sync()))
+                .toList();
     }
 
     /**
@@ -327,7 +306,7 @@ final class LettuceCluster implements RedisPort {
     }
 
     @Override
-    public CompletionStage<long[]> memory(int group) {
+    public CompletionStage<MemoryInfo> memory(int group) {
         RedisClusterNode node = connection.getPartitions().getMasterBySlot(RedisKeys.groupSlot(group));
         if (node == null) {
             return CompletableFuture.failedFuture(
@@ -336,7 +315,7 @@ final class LettuceCluster implements RedisPort {
         return connection
                 .getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())
                 .thenCompose(c -> c.async().info("memory"))
-                .thenApply(RedisFailures::memory)
+                .thenApply(MemoryInfo::parse)
                 .exceptionally(e -> {
                     throw RedisFailures.translate(name(group), e);
                 });

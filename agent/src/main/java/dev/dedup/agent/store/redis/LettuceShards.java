@@ -224,23 +224,11 @@ final class LettuceShards implements RedisPort {
     }
 
     @Override
-    public void checkEvictionPolicy(int index) {
-        Shard shard = shards.get(index);
-        try {
-            Map<String, String> config = shard.connection().sync().configGet("maxmemory-policy");
-            String policy = config.get("maxmemory-policy");
-            if (policy != null && !policy.equals("noeviction")) {
-                LOG.log(
-                        Level.WARNING,
-                        "redis shard " + shard.name() + " has maxmemory-policy " + policy
-                                + ": Redis may evict claims, which turns duplicates into new. Set maxmemory-policy noeviction.");
-            }
-        } catch (RuntimeException e) {
-            LOG.log(
-                    Level.WARNING,
-                    "redis shard " + shard.name() + ": cannot read its configuration (" + RedisFailures.rootMessage(e)
-                            + "); make sure maxmemory-policy is noeviction");
-        }
+    public List<EvictionPolicy.Reading> evictionPolicies() {
+        return shards.stream()
+                .map(shard -> EvictionPolicy.read(
+                        "redis shard " + shard.name(), shard.connection().sync()))
+                .toList();
     }
 
     @Override
@@ -321,9 +309,9 @@ final class LettuceShards implements RedisPort {
     }
 
     @Override
-    public CompletionStage<long[]> memory(int index) {
+    public CompletionStage<MemoryInfo> memory(int index) {
         Shard shard = shards.get(index);
-        return shard.async().info("memory").thenApply(RedisFailures::memory).exceptionally(e -> {
+        return shard.async().info("memory").thenApply(MemoryInfo::parse).exceptionally(e -> {
             throw RedisFailures.translate(shard.name(), e);
         });
     }

@@ -64,19 +64,6 @@ final class RedisFailures {
         return new StoreUnavailableException("error", "redis shard " + shard + " failed: " + t, t);
     }
 
-    /** {@code used_memory} and {@code maxmemory} of an {@code INFO memory} reply; 0 for a field it lacks. */
-    static long[] memory(String info) {
-        long[] out = new long[2];
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("used_memory:")) {
-                out[0] = Long.parseLong(line.substring("used_memory:".length()).trim());
-            } else if (line.startsWith("maxmemory:")) {
-                out[1] = Long.parseLong(line.substring("maxmemory:".length()).trim());
-            }
-        }
-        return out;
-    }
-
     /** The failure inside any {@link CompletionException}s. */
     static Throwable unwrap(Throwable failure) {
         Throwable t = failure;

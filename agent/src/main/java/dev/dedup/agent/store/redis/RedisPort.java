@@ -38,16 +38,17 @@ interface RedisPort extends AutoCloseable {
     Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack);
 
     /**
-     * Warns about a shard setting that loses claims: a {@code maxmemory-policy} that evicts, or one that cannot be
-     * read (managed services refuse {@code CONFIG}). Blocks: for the start only.
+     * The {@code maxmemory-policy} of every server claims are written to ({@link EvictionPolicy#read}): each
+     * shard's, the previous list's during a change of it, or every master of a Redis Cluster. Blocks: for the
+     * start only.
      */
-    void checkEvictionPolicy(int shard);
+    List<EvictionPolicy.Reading> evictionPolicies();
 
     /**
-     * The shard's {@code used_memory} and {@code maxmemory} (0: no limit), from {@code INFO memory}; on a Redis
-     * Cluster, of the master serving the group's slot.
+     * The shard's {@code INFO memory}: {@code used_memory}, {@code maxmemory} (0: no limit) and {@code
+     * maxmemory_policy}; on a Redis Cluster, of the master serving the group's slot.
      */
-    CompletionStage<long[]> memory(int shard);
+    CompletionStage<MemoryInfo> memory(int shard);
 
     /** The shard's part of {@code /v1/stats}. */
     Map<String, Object> stats(int shard);

@@ -86,13 +86,12 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         });
         Topology agreed = null;
         try {
+            // before anything is written: a refused start leaves the shards as they were
+            EvictionPolicy.judge(shards.evictionPolicies(), options.evictionCheck());
             agreed = Topology.agreeOrRefuse(
                     shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry, scheduler);
             this.topology = agreed;
             this.port = agreed.guarded();
-            for (int s = 0; s < port.shards(); s++) {
-                port.checkEvictionPolicy(s);
-            }
             this.fingerprints = new FingerprintTables(port, routing, keys, registry);
             TimeSlicing slicing = new TimeSlicing(port, options.keyPrefix());
             Map<String, Integer> named = new LinkedHashMap<>(windows.eventRates());

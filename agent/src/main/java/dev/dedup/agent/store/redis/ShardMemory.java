@@ -48,8 +48,8 @@ final class ShardMemory implements AutoCloseable {
             int shard = s;
             port.memory(s).whenComplete((m, failure) -> {
                 if (failure == null) {
-                    used.set(shard, m[0]);
-                    max.set(shard, m[1]);
+                    used.set(shard, m.used());
+                    max.set(shard, m.max());
                 }
             });
         }

@@ -433,12 +433,12 @@ final class Topology implements AutoCloseable {
             }
 
             @Override
-            public void checkEvictionPolicy(int shard) {
-                port.checkEvictionPolicy(shard);
+            public List<EvictionPolicy.Reading> evictionPolicies() {
+                return port.evictionPolicies();
             }
 
             @Override
-            public CompletionStage<long[]> memory(int shard) {
+            public CompletionStage<MemoryInfo> memory(int shard) {
                 return port.memory(shard);
             }
 

@@ -1,0 +1,160 @@
+package dev.dedup.agent.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.testing.AgentProcess;
+import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.wire.Item;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --redis-eviction-check} as the agent jar runs it, against real servers. A server that may evict ({@code
+ * maxmemory-policy} other than {@code noeviction}) turns duplicates into {@code new} without an error, so {@code
+ * require} (the default) refuses to start, exit 2 with one line naming the server, and {@code warn} starts and
+ * logs it. Servers started with {@code --rename-command CONFIG ""} stand for the managed services that refuse
+ * {@code CONFIG}: the policy is then read from {@code INFO memory}; with {@code INFO} renamed away too, nothing
+ * tells the policy, which {@code require} refuses and {@code warn} logs.
+ */
+class RedisEvictionCheckIT {
+
+    private static final Duration EXIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    /** A server with {@code policy}, without the commands in {@code renamedAway}. */
+    private RedisServer server(String name, String policy, String... renamedAway) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--maxmemory-policy", policy));
+        for (String command : renamedAway) {
+            args.addAll(List.of("--rename-command", command, ""));
+        }
+        return RedisServer.start(dir.resolve(name), args.toArray(String[]::new));
+    }
+
+    private String[] args(RedisServer redis, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--redis", redis.uri(), "--data-dir", dir.resolve("unused").toString(), "--redis-timeout", "5s"));
+        args.addAll(List.of(extra));
+        return args.toArray(String[]::new);
+    }
+
+    /** The jar, not waited for: for starts that are refused. */
+    private AgentProcess launch(RedisServer redis, String... extra) throws Exception {
+        return AgentProcess.launch(dir, args(redis, extra));
+    }
+
+    /** The jar, once ready (it fails with the agent's output if the agent exits instead), having answered a claim. */
+    private AgentProcess serving(RedisServer redis, String... extra) throws Exception {
+        AgentProcess agent = AgentProcess.start(dir, args(redis, extra));
+        assertEquals(
+                List.of("new"),
+                agent.http().claim(RedisTier.NS, List.of(new Item("eviction-" + System.nanoTime(), "o"))));
+        return agent;
+    }
+
+    /** Exit 2, and the one line Main prints for it (the only line of the output that says "configuration error"). */
+    private static String refusal(AgentProcess agent) throws Exception {
+        assertEquals(2, agent.awaitExit(EXIT), agent.output());
+        List<String> lines = agent.output()
+                .lines()
+                .filter(l -> l.contains("configuration error"))
+                .toList();
+        assertEquals(1, lines.size(), agent.output());
+        assertTrue(lines.get(0).startsWith("dedup-agent: configuration error: redis-eviction-check: "), lines.get(0));
+        return lines.get(0);
+    }
+
+    private static List<String> warnings(AgentProcess agent) {
+        return agent.output()
+                .lines()
+                .filter(l -> l.contains("WARNING") && l.contains("maxmemory-policy"))
+                .toList();
+    }
+
+    @Test
+    void require_isTheDefault_andRefusesAShardThatMayEvict_readWithConfigGet() throws Exception {
+        try (RedisServer redis = server("lru", "allkeys-lru");
+                AgentProcess agent = launch(redis)) {
+            String line = refusal(agent);
+            assertTrue(line.contains("redis shard redis://127.0.0.1:" + redis.port()), line);
+            assertTrue(line.contains("maxmemory-policy allkeys-lru (read with CONFIG GET)"), line);
+            assertTrue(line.contains("set maxmemory-policy noeviction"), line);
+            assertTrue(line.contains("--redis-eviction-check warn"), line);
+        }
+    }
+
+    @Test
+    void require_readsThePolicyFromInfoMemory_whenConfigIsRenamedAway_andRefusesOneThatMayEvict() throws Exception {
+        try (RedisServer redis = server("no-config-lru", "volatile-lru", "CONFIG");
+                AgentProcess agent = launch(redis, "--redis-eviction-check", "require")) {
+            String line = refusal(agent);
+            assertTrue(line.contains("redis://127.0.0.1:" + redis.port()), line);
+            assertTrue(
+                    line.contains("maxmemory-policy volatile-lru (read with INFO memory, CONFIG GET being refused)"),
+                    line);
+        }
+    }
+
+    @Test
+    void require_startsOnNoeviction_readFromInfoMemory_whenConfigIsRenamedAway() throws Exception {
+        try (RedisServer redis = server("no-config", "noeviction", "CONFIG");
+                AgentProcess agent = serving(redis)) {
+            assertEquals(List.of(), warnings(agent));
+            assertEquals(0, agent.terminate(EXIT), agent.output());
+        }
+    }
+
+    @Test
+    void require_refusesWhenNeitherConfigNorInfoTellsThePolicy() throws Exception {
+        try (RedisServer redis = server("blind", "noeviction", "CONFIG", "INFO");
+                AgentProcess agent = launch(redis)) {
+            String line = refusal(agent);
+            assertTrue(
+                    line.contains("cannot verify that redis shard redis://127.0.0.1:" + redis.port()
+                            + " does not evict claims: CONFIG GET maxmemory-policy failed: ERR unknown command"),
+                    line);
+            assertTrue(line.contains("and INFO memory failed: ERR unknown command"), line);
+            assertTrue(line.contains("make sure its maxmemory-policy is noeviction"), line);
+        }
+    }
+
+    @Test
+    void warn_startsOnAShardThatMayEvict_withConfigRenamedAway_andLogsIt() throws Exception {
+        try (RedisServer redis = server("warn-lru", "allkeys-lru", "CONFIG");
+                AgentProcess agent = serving(redis, "--redis-eviction-check", "warn")) {
+            List<String> warnings = warnings(agent);
+            assertEquals(1, warnings.size(), agent.output());
+            assertTrue(warnings.get(0).contains("redis://127.0.0.1:" + redis.port()), warnings.get(0));
+            assertTrue(warnings.get(0).contains("has maxmemory-policy allkeys-lru"), warnings.get(0));
+            assertEquals(0, agent.terminate(EXIT), agent.output());
+        }
+    }
+
+    @Test
+    void warn_startsWhenThePolicyCannotBeRead_andLogsIt() throws Exception {
+        try (RedisServer redis = server("warn-blind", "noeviction", "CONFIG", "INFO");
+                AgentProcess agent = serving(redis, "--redis-eviction-check", "warn")) {
+            List<String> warnings = warnings(agent);
+            assertEquals(1, warnings.size(), agent.output());
+            assertTrue(warnings.get(0).contains("cannot verify"), warnings.get(0));
+            assertEquals(0, agent.terminate(EXIT), agent.output());
+        }
+    }
+
+    @Test
+    void warn_onNoeviction_startsWithoutAWarning() throws Exception {
+        try (RedisServer redis = server("plain", "noeviction");
+                AgentProcess agent = serving(redis, "--redis-eviction-check", "warn")) {
+            assertEquals(List.of(), warnings(agent));
+            assertFalse(agent.output().contains("configuration error"), agent.output());
+            assertEquals(0, agent.terminate(EXIT), agent.output());
+        }
+    }
+}
