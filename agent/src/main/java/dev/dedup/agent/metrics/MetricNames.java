@@ -48,6 +48,11 @@ public final class MetricNames {
     public static final String REDIS_MEMORY_USED = "dedup.redis.memory.used";
     /** A Redis shard's maxmemory (0: none), tag {@code shard}. */
     public static final String REDIS_MEMORY_MAX = "dedup.redis.memory.max";
+    /**
+     * 1 while a Redis shard's {@code maxmemory_policy} is {@code noeviction}, 0 while it may evict claims (which
+     * turns duplicates into new), absent (NaN) when the shard does not say; tag {@code shard}.
+     */
+    public static final String REDIS_NOEVICTION = "dedup.redis.noeviction";
     /** Ranges of ordered streams checked, tag {@code done=none|partial|all}: how much was committed already. */
     public static final String RANGES_CHECKED = "dedup.ranges.checked";
     /** Ranges of ordered streams committed. */
