@@ -183,6 +183,8 @@ class KubernetesCommandLinesIT {
             assertTrue(r.text("PUBLISH", "other", "x").startsWith("-NOPERM"));
             assertEquals("1", r.text("DEL", "dd:probe"));
             assertTrue(r.text("ROLE").startsWith("-NOPERM"));
+            // but INFO, where the agent reads the shard's memory and eviction policy
+            assertTrue(r.text("INFO", "memory").contains("maxmemory_policy:noeviction"), r.text("INFO", "memory"));
         }
         try (Resp r = new Resp(redisPort)) {
             assertEquals("OK", r.text("AUTH", "sentinel", SENTINEL_PASSWORD));
