@@ -36,15 +36,30 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The PrometheusRule passes {@code promtool check rules} and its alerts fire in {@code promtool test rules};
- * every metric, label and label value that the rules and the Grafana dashboard name is one that real agents
- * publish in /metrics (one on Redis with a token driven through claims, rejections, Redis out of memory and Redis
- * gone; one on the embedded store without), but for the one kube-state-metrics series named below. Both are
- * scraped as the PodMonitors scrape them: on the ops port, with the token where the agent has one.
+ * every metric, label and label value that the rules, the Grafana dashboard and the runbooks of
+ * docs/operations.md name is one that real agents publish in /metrics (one on Redis with a token driven through
+ * claims, rejections, Redis out of memory and Redis gone; one on the embedded store without), but for the
+ * kube-state-metrics series named below; the JVM's and the process's own ({@code jvm_*}, {@code process_*},
+ * {@code system_*}) are in both. Both agents are scraped as the PodMonitors scrape them: on the ops port, with
+ * the token where the agent has one. Every alert has a {@code runbook_url} naming its section of
+ * docs/operations.md, and every runbook there is an alert's.
  */
 class MonitoringIT {
 
-    /** Series not from the agent: kube-state-metrics' readiness of a container (DedupAgentNotReady). */
-    static final Set<String> EXTERNAL = Set.of("kube_pod_container_status_ready");
+    /**
+     * Series not from the agent: kube-state-metrics' readiness and restarts of the agent's container, a native
+     * sidecar being an init container there (DedupAgentNotReady, DedupAgentRestarting).
+     */
+    static final Set<String> EXTERNAL = Set.of(
+            "kube_pod_container_status_ready",
+            "kube_pod_init_container_status_ready",
+            "kube_pod_container_status_restarts_total",
+            "kube_pod_init_container_status_restarts_total");
+    /** The JVM's and the process's meters (Micrometer's binders): the same whatever the store. */
+    static final Pattern PROCESS_METRIC = Pattern.compile("(jvm|process|system)_\\w+");
+
+    static final Path RUNBOOKS = Tools.ROOT.resolve("docs/operations.md");
+    static final String RUNBOOK_URL = "docs/operations.md#";
     /** Labels Prometheus adds to every scraped series from the target (the PodMonitor's pod). */
     static final Set<String> TARGET_LABELS = Set.of("namespace", "pod", "container", "job", "instance", "endpoint");
 
@@ -53,8 +68,12 @@ class MonitoringIT {
     @TempDir
     static Path dir;
 
-    /** metric name to label to the values seen. */
+    /** metric name to label to the values seen, on either agent. */
     static final Map<String, Map<String, Set<String>>> SEEN = new HashMap<>();
+    /** The metric names each agent published: the one on Redis, the one on the embedded store. */
+    static final Set<String> ON_REDIS = new HashSet<>();
+
+    static final Set<String> ON_EMBEDDED = new HashSet<>();
 
     static PrometheusRule rule() {
         return Manifests.render("monitoring").stream()
@@ -79,7 +98,7 @@ class MonitoringIT {
                 Duration.ofMinutes(1),
                 Tools.list("promtool", "check", "rules", rulesFile().toString()));
         assertEquals(0, r.exit(), r.output());
-        assertTrue(r.output().contains("SUCCESS: 15 rules found"), r.output());
+        assertTrue(r.output().contains("SUCCESS: 18 rules found"), r.output());
     }
 
     @Test
@@ -106,12 +125,21 @@ class MonitoringIT {
                         values: '0+0x30'
                       - series: 'dedup_redis_shard_topology_ok{namespace="spark",pod="exec-1",shard="1"}'
                         values: '1 1 0 0 0 0 0 0'
+                      - series: 'dedup_redis_noeviction{namespace="spark",pod="exec-1",shard="2"}'
+                        values: '1 1 0 0 0 0 0 0 0 0'
+                      - series: 'kube_pod_init_container_status_ready{namespace="spark",pod="exec-2",container="dedup-agent"}'
+                        values: '1 1 0 0 0 0 0 0 0 0'
+                      - series: 'kube_pod_init_container_status_restarts_total{namespace="spark",pod="exec-2",container="dedup-agent"}'
+                        values: '0 0 1 1 2 2 3 3 3 3'
+                      - series: 'jvm_gc_pause_seconds_sum{namespace="spark",pod="exec-3",action="end of minor GC",cause="G1 Evacuation Pause"}'
+                        values: '0+12x30'
                     alert_rule_test:
                       - eval_time: 10m
                         alertname: DedupAgentUnavailable
                         exp_alerts:
                           - exp_labels: {severity: critical, namespace: spark, pod: exec-1}
                             exp_annotations:
+                              runbook_url: docs/operations.md#dedupagentunavailable
                               summary: "dedup agent spark/exec-1 answers 503"
                               description: "The agent cannot decide (its store is down, slow, out of memory or read-only), so its workers retry and make no progress. See dedup_store_errors_total by kind and the agent's log."
                       - eval_time: 8m
@@ -122,13 +150,15 @@ class MonitoringIT {
                         exp_alerts:
                           - exp_labels: {severity: warning, namespace: spark, shard: "0"}
                             exp_annotations:
-                              summary: "dedup: Redis shard 0 is over 80 % of its maxmemory"
+                              runbook_url: docs/operations.md#dedupredisnearlyfull
+                              summary: "dedup: Redis shard 0 is over 80 %% of its maxmemory"
                               description: "At maxmemory the shard refuses new claims (503, kind oom) until claims end. Raise its maxmemory, add a shard (a declared change of the shard list), or shorten the window (docs/redis.md)."
                       - eval_time: 5m
                         alertname: DedupRedisShardLostItsData
                         exp_alerts:
                           - exp_labels: {severity: critical, namespace: spark, pod: exec-1, shard: "1"}
                             exp_annotations:
+                              runbook_url: docs/operations.md#dedupredisshardlostitsdata
                               summary: "dedup: Redis shard 1 lost its data (spark/exec-1)"
                               description: "The shard holds no topology record (restarted without persistence, flushed or replaced), so the agents answer 503 for its ids rather than forget them. Restore it (AOF, RDB, a replica), or accept the loss with one agent start with --redis-adopt-empty-shards (docs/redis.md)."
                       - eval_time: 25m
@@ -136,8 +166,44 @@ class MonitoringIT {
                         exp_alerts:
                           - exp_labels: {severity: warning, namespace: spark, pod: exec-1}
                             exp_annotations:
+                              runbook_url: docs/operations.md#dedupnearcachebypassed
                               summary: "dedup near-cache bypassed on spark/exec-1"
                               description: "The agent lost its subscription to the release channel, so it cleared its near-cache and sends every id to Redis (correct, but slower and more load on Redis). See the agent's log and Redis."
+                      - eval_time: 6m
+                        alertname: DedupRedisMayEvict
+                        exp_alerts: []
+                      - eval_time: 8m
+                        alertname: DedupRedisMayEvict
+                        exp_alerts:
+                          - exp_labels: {severity: critical, namespace: spark, shard: "2"}
+                            exp_annotations:
+                              runbook_url: docs/operations.md#dedupredismayevict
+                              summary: "dedup: Redis shard 2 may evict claims (spark)"
+                              description: "The shard's maxmemory-policy is not noeviction: at maxmemory Redis drops buckets of claims, and the later copies of their messages are answered new (processed twice), with no error. Set maxmemory-policy noeviction."
+                      - eval_time: 8m
+                        alertname: DedupAgentNotReady
+                        exp_alerts:
+                          - exp_labels: {severity: warning, namespace: spark, pod: exec-2}
+                            exp_annotations:
+                              runbook_url: docs/operations.md#dedupagentnotready
+                              summary: "dedup agent spark/exec-2 not ready"
+                              description: "Its store does not answer (/health/ready is 503), so its workers get 503 and wait."
+                      - eval_time: 9m
+                        alertname: DedupAgentRestarting
+                        exp_alerts:
+                          - exp_labels: {severity: warning, namespace: spark, pod: exec-2}
+                            exp_annotations:
+                              runbook_url: docs/operations.md#dedupagentrestarting
+                              summary: "dedup agent spark/exec-2 restarted 3 times in 30 minutes"
+                              description: "The agent exits: exit code 2 is a setting or a Redis it refuses (the one line it printed says which), 1 a start that failed, 137 its memory limit. See the previous container's log."
+                      - eval_time: 20m
+                        alertname: DedupAgentGcPressure
+                        exp_alerts:
+                          - exp_labels: {severity: warning, namespace: spark, pod: exec-3}
+                            exp_annotations:
+                              runbook_url: docs/operations.md#dedupagentgcpressure
+                              summary: "dedup agent spark/exec-3 spends over 10 %% of its time in GC"
+                              description: "The agent's heap is too small for its near-cache and the batches in flight: claims slow down. Compare jvm_memory_used_bytes with jvm_memory_max_bytes (area heap); raise the memory limit or lower --near-cache-size or --max-body."
                 """.formatted(rulesFile()));
         Tools.Result r = Tools.run(Duration.ofMinutes(1), Tools.list("promtool", "test", "rules", tests.toString()));
         assertEquals(0, r.exit(), r.output());
@@ -180,7 +246,7 @@ class MonitoringIT {
                         // 503
                     }
                 }
-                read(get("http://127.0.0.1:" + opsPort + "/metrics", TOKEN));
+                read(get("http://127.0.0.1:" + opsPort + "/metrics", TOKEN), ON_REDIS);
                 assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
             }
         }
@@ -190,7 +256,7 @@ class MonitoringIT {
                 agent(port, opsPort, "--data-dir", dir.resolve("embedded").toString(), "--embedded-slots", "65536")) {
             String url = "http://127.0.0.1:" + port;
             DedupClient.create(URI.create(url)).claim("metrics", batch("e", 0, 100));
-            read(get("http://127.0.0.1:" + opsPort + "/metrics", null));
+            read(get("http://127.0.0.1:" + opsPort + "/metrics", null), ON_EMBEDDED);
             assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
         }
     }
@@ -245,12 +311,13 @@ class MonitoringIT {
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})? \\S+$");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
-    static void read(String exposition) {
+    static void read(String exposition, Set<String> names) {
         for (String line : exposition.split("\n")) {
             Matcher m = SAMPLE.matcher(line);
             if (line.startsWith("#") || !m.matches()) {
                 continue;
             }
+            names.add(m.group(1));
             Map<String, Set<String>> labels = SEEN.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>());
             if (m.group(2) != null) {
                 Matcher l = LABEL.matcher(m.group(2));
@@ -271,6 +338,11 @@ class MonitoringIT {
             Map<String, Set<String>> labels = SEEN.get(s.metric());
             assertTrue(
                     labels != null, where + ": no metric " + s.metric() + " in the agents' /metrics " + SEEN.keySet());
+            if (PROCESS_METRIC.matcher(s.metric()).matches()) {
+                assertTrue(
+                        ON_REDIS.contains(s.metric()) && ON_EMBEDDED.contains(s.metric()),
+                        where + ": " + s.metric() + " is not published by both agents, whatever their store");
+            }
             for (PromQl.Matcher m : s.matchers()) {
                 if (TARGET_LABELS.contains(m.label())) {
                     continue;
@@ -298,7 +370,77 @@ class MonitoringIT {
                 named += n;
             }
         }
-        assertTrue(named >= 14);
+        assertTrue(named >= 17);
+    }
+
+    /** GitHub's anchor of a heading: lower case, spaces to dashes, other punctuation dropped. */
+    static String anchor(String heading) {
+        return heading.trim()
+                .toLowerCase(java.util.Locale.ROOT)
+                .replaceAll("[^a-z0-9 _-]", "")
+                .replace(' ', '-');
+    }
+
+    /** The anchors of docs/operations.md's headings. */
+    static Set<String> runbookAnchors() throws Exception {
+        Set<String> anchors = new HashSet<>();
+        for (String line : Files.readAllLines(RUNBOOKS)) {
+            if (line.startsWith("#")) {
+                anchors.add(anchor(line.replaceFirst("^#+", "")));
+            }
+        }
+        return anchors;
+    }
+
+    @Test
+    void everyAlertHasARunbookUrl_whoseSectionOfOperationsMdExists() throws Exception {
+        Set<String> anchors = runbookAnchors();
+        int alerts = 0;
+        for (RuleGroup g : rule().getSpec().getGroups()) {
+            for (Rule r : g.getRules()) {
+                if (r.getAlert() == null) {
+                    continue;
+                }
+                alerts++;
+                String url = r.getAnnotations().get("runbook_url");
+                assertEquals(
+                        RUNBOOK_URL + anchor(r.getAlert()),
+                        url,
+                        r.getAlert() + ": runbook_url should name its own section of docs/operations.md");
+                assertTrue(
+                        anchors.contains(url.substring(RUNBOOK_URL.length())),
+                        r.getAlert() + ": " + RUNBOOKS + " has no heading for #" + url.substring(RUNBOOK_URL.length()));
+            }
+        }
+        assertTrue(alerts >= 15, alerts + " alerts");
+    }
+
+    @Test
+    void everyRunbookIsAnAlerts_andNamesOnlyMetricsTheAgentsPublish() throws Exception {
+        Set<String> alerts = new HashSet<>();
+        rule().getSpec()
+                .getGroups()
+                .forEach(g ->
+                        g.getRules().stream().filter(r -> r.getAlert() != null).forEach(r -> alerts.add(r.getAlert())));
+        String page = Files.readString(RUNBOOKS);
+        Matcher runbook = Pattern.compile("(?m)^## (Dedup\\w+)$").matcher(page);
+        Set<String> runbooks = new HashSet<>();
+        while (runbook.find()) {
+            assertTrue(alerts.contains(runbook.group(1)), "docs/operations.md: no alert " + runbook.group(1));
+            runbooks.add(runbook.group(1));
+        }
+        assertEquals(alerts, runbooks, "one runbook per alert");
+        // `dedup_store_errors_total{kind="oom"}`, `jvm_memory_used_bytes`: the selectors in code spans
+        Matcher code = Pattern.compile("`([^`]+)`").matcher(page);
+        int named = 0;
+        while (code.find()) {
+            String span = code.group(1);
+            if (span.matches("(dedup|cache|jvm|process|system)_[a-z0-9_]+(\\{.*})?")
+                    && !span.matches("dedup_[a-z0-9_]*:.*")) {
+                named += check("docs/operations.md `" + span + "`", span.replaceAll("\\{([a-z_]+(,[a-z_]+)*)}", ""));
+            }
+        }
+        assertTrue(named >= 20, named + " metrics named in docs/operations.md");
     }
 
     @Test
@@ -311,7 +453,7 @@ class MonitoringIT {
             }
             panels++;
         }
-        assertTrue(panels >= 8);
+        assertTrue(panels >= 12);
         for (JsonNode variable : dash.path("templating").path("list")) {
             Matcher lv = Pattern.compile("label_values\\((\\w+), *(\\w+)\\)")
                     .matcher(variable.path("query").asText());
