@@ -1,6 +1,5 @@
 package dev.dedup.agent.claims;
 
-import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.store.ClaimPolicy;
@@ -67,10 +66,7 @@ public final class ClaimService {
 
     /** The namespace's policy: its window and, when it files claims by event time, its event rate. */
     public ClaimPolicy policy(String namespace) {
-        return new ClaimPolicy(
-                windows.windowMillis(namespace),
-                windows.eventRate(namespace),
-                windows.windowMode(namespace) == WindowMode.SLIDING);
+        return ClaimPolicy.of(windows, namespace);
     }
 
     public ClaimStore store() {

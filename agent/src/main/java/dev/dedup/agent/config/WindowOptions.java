@@ -124,6 +124,15 @@ public record WindowOptions(
         return perNamespace.getOrDefault(namespace, defaultWindow).toMillis();
     }
 
+    /** The namespaces named by any per-namespace setting ({@code *} not among them). */
+    public java.util.Set<String> named() {
+        java.util.Set<String> named = new java.util.TreeSet<>(perNamespace.keySet());
+        named.addAll(eventRates.keySet());
+        named.addAll(windowModes.keySet());
+        named.remove(EVERY_NAMESPACE);
+        return named;
+    }
+
     /** The longest window of any namespace. */
     public long longestMillis() {
         long longest = defaultWindow.toMillis();

@@ -1,5 +1,7 @@
 package dev.dedup.agent.store;
 
+import dev.dedup.agent.config.WindowMode;
+import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.codec.Batch;
 
 /**
@@ -28,6 +30,14 @@ public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
             throw new IllegalArgumentException(
                     "window " + windowMillis + " ms, event rate " + eventRate + ", sliding " + sliding);
         }
+    }
+
+    /** A namespace's policy as the configuration sets it: its window, window mode and event rate. */
+    public static ClaimPolicy of(WindowOptions windows, String namespace) {
+        return new ClaimPolicy(
+                windows.windowMillis(namespace),
+                windows.eventRate(namespace),
+                windows.windowMode(namespace) == WindowMode.SLIDING);
     }
 
     /** Claims remembered for {@code windowMillis} from when they are made. */

@@ -33,7 +33,9 @@ import java.util.function.Function;
  * #MERGE_BELOW}. So a bucket holds about the same whatever the volume, and so does what a claim costs the shard.
  *
  * <p>Agents address buckets by the state they last saw; {@code claims.lua} checks it and, when a split or merge
- * of another agent's has moved an item's bucket, answers so without writing, and the call is addressed anew.
+ * of another agent's has moved an item's bucket, finds the bucket by name on a standalone shard; on a Redis
+ * Cluster, where a call may touch only the keys it declared, it answers so without writing, and the call is
+ * addressed anew.
  * A call declares every key it touches, so it is safe on a Redis Cluster while a slot migrates.
  *
  * <p>A record holds the top 56 bits of the id's key, 16 bits of its route (what splits go by: a table splits up
@@ -235,14 +237,12 @@ final class FingerprintTables {
         Batch batch = items.batch();
         int[] positions = new int[moved];
         int[] previous = new int[moved];
-        long[] lookupValues = new long[moved];
         int m = 0;
         for (int i = 0; i < batch.size(); i++) {
             long key = shardKey(batch.route(i));
             if (routing.moves(key)) {
                 positions[m] = i;
                 previous[m] = routing.source(key);
-                lookupValues[m] = items.value()[i];
                 m++;
             }
         }
@@ -547,8 +547,8 @@ final class FingerprintTables {
     }
 
     /**
-     * Reads a table's state on a shard (a look-up of no item), and splits or merges buckets if it is due: for the
-     * sweep, which finds tables this agent has not used, and for tests.
+     * Reads a table's state on a shard (a look-up of no item), and splits or merges buckets if it is due: tests
+     * wait with it for a table to settle.
      */
     CompletionStage<TableState> refresh(Table table, int shard, long nowMillis) {
         byte[][] k = {table.stateKeys[shard], table.setKeys[shard]};

@@ -43,6 +43,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final RedisKeys keys;
     private final FingerprintTables fingerprints;
     private final TimeBuckets times;
+    private final NamespaceRecords namespaces;
     private final RedisRanges ranges;
     private final RedisSweeper sweeper;
     private final ShardMemory memory;
@@ -93,11 +94,13 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             this.topology = agreed;
             this.port = agreed.guarded();
             this.fingerprints = new FingerprintTables(port, routing, keys, registry);
-            TimeSlicing slicing = new TimeSlicing(port, options.keyPrefix());
-            Map<String, Integer> named = new LinkedHashMap<>(windows.eventRates());
-            named.remove(WindowOptions.EVERY_NAMESPACE);
-            slicing.agreeOrRefuse(named);
-            this.times = new TimeBuckets(port, routing, slicing, options.timeBucketRecords(), keys, registry);
+            this.namespaces = new NamespaceRecords(port, options.keyPrefix());
+            Map<String, ClaimPolicy> named = new LinkedHashMap<>();
+            for (String ns : windows.named()) {
+                named.put(ns, ClaimPolicy.of(windows, ns));
+            }
+            namespaces.agreeOrRefuse(named);
+            this.times = new TimeBuckets(port, routing, options.timeBucketRecords(), keys, registry);
             this.ranges = new RedisRanges(port, routing, keys);
             this.options = options;
         } catch (RuntimeException e) {
@@ -123,7 +126,11 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         long now = clockMillis.getAsLong();
         return routed(
                 now,
-                () -> policy.byEventTime() ? times.claim(batch, policy, now) : fingerprints.claim(batch, policy, now));
+                () -> namespaces
+                        .agree(batch.namespace(), policy)
+                        .thenCompose(agreed -> policy.byEventTime()
+                                ? times.claim(batch, policy, now)
+                                : fingerprints.claim(batch, policy, now)));
     }
 
     @Override
@@ -131,9 +138,11 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         long now = clockMillis.getAsLong();
         return routed(
                 now,
-                () -> policy.byEventTime()
-                        ? times.release(batch, policy, now)
-                        : fingerprints.release(batch, policy, now));
+                () -> namespaces
+                        .agree(batch.namespace(), policy)
+                        .thenCompose(agreed -> policy.byEventTime()
+                                ? times.release(batch, policy, now)
+                                : fingerprints.release(batch, policy, now)));
     }
 
     @Override

@@ -14,9 +14,9 @@ import java.util.List;
  * <ul>
  *   <li>a time bucket goes to the list in force at its event second: the previous list before the
  *       cut-over, the current from it (Tapjoy's rule); nothing of this layout moves;
- *   <li>a fingerprint bucket or a stream's ranges is in the previous list's place until the agent has
- *       {@linkplain #cutOver() cut over}, in the current list's place after; those whose shard changes
- *       ({@link #moves}) are moved there by {@link Moves} before they are used.
+ *   <li>a fingerprint claim or a stream's ranges is in the previous list's place until the agent has
+ *       {@linkplain #cutOver() cut over}, in the current list's place after; an id whose shard changed is
+ *       looked up in its previous shard too, until everything claimed before the cut-over has ended.
  * </ul>
  */
 final class Routing {

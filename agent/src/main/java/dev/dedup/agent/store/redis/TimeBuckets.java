@@ -52,7 +52,6 @@ final class TimeBuckets {
 
     private final RedisPort port;
     private final Routing routing;
-    private final TimeSlicing slicing;
     private final RedisKeys keys;
     private final byte[] channel;
     private final byte[] capArg;
@@ -60,15 +59,8 @@ final class TimeBuckets {
     private final CallGathering gathering;
 
     /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
-    TimeBuckets(
-            RedisPort port,
-            Routing routing,
-            TimeSlicing slicing,
-            int bucketRecords,
-            RedisKeys keys,
-            MeterRegistry registry) {
+    TimeBuckets(RedisPort port, Routing routing, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
         this.routing = routing;
-        this.slicing = slicing;
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
@@ -96,11 +88,6 @@ final class TimeBuckets {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
                     + " with a fixed window: " + policy);
         }
-        return slicing.agree(batch.namespace(), policy.eventRate())
-                .thenCompose(agreed -> runAgreed(batch, mode, policy, nowMillis));
-    }
-
-    private CompletionStage<byte[]> runAgreed(Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
         ShardCalls calls = ShardCalls.plan(
                 batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);

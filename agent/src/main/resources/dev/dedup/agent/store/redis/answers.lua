@@ -1,4 +1,4 @@
--- The verdict bytes a claim or release script answers, one per item in batch order: what dedup.lua and
+-- The verdict bytes a claim or release script answers, one per item in batch order: what claims.lua and
 -- timed.lua share. The agent sends this part before the script, as one script (RedisScript.java).
 --
 -- The script counts its items in n and gives item n its byte with answered(a). On the path of a new claim,

@@ -198,13 +198,9 @@ for at = 1, #items, 20 do
       end
     elseif mode == 'r' then
       if q and owner_at(held, q) == owner_at(items, at + 4) then
-        if mine then
-          call('SETRANGE', key_of(k), mine.off + 9, TOMB)
-          written[k][field] = nil
-        else
-          call('SETRANGE', key_of(k), q + 8, TOMB)
-          blobs[k] = sub(b, 1, q + 8) .. TOMB .. sub(b, q + 16)
-        end
+        -- A release writes no record, so the claim released is in the bucket as read (or as this call left it).
+        call('SETRANGE', key_of(k), q + 8, TOMB)
+        blobs[k] = sub(b, 1, q + 8) .. TOMB .. sub(b, q + 16)
         released[#released + 1] = field
         answered('\1')
       elseif answers then

@@ -7,7 +7,7 @@
 --   bytes 10-16  the owner's 28-bit tag, then the second its claim ends, modulo 2^28
 -- Records come first, in the order they were written (so, in a table whose claims all last one window,
 -- in the order they end), then free slots of zero bytes up to the end of the string, which Redis allocates
--- whole anyway. A released or moved record keeps its field and has zeros for owner and end: a tombstone.
+-- whole anyway. A released record keeps its field and has zeros for owner and end: a tombstone.
 -- An owner tag is never 0, so a record is never a free slot or a tombstone.
 
 local REC = 16

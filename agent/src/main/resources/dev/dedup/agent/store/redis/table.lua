@@ -33,12 +33,16 @@ if ARGV[2] ~= level .. ' ' .. split then return { level, split, claims } end
 
 local dropped = 0
 
--- Writes `body` (records only) as bucket `key`, or deletes the bucket when it is empty.
+-- Writes `body` (records only) as bucket `key` with its free slots, or deletes the bucket when nothing in it
+-- holds a claim. A half's front may be a record that ended behind a live one: rewriting drops it too.
 local function store(key, body)
-  if #body == 0 then
+  local whole, gone = '', 0
+  if #body > 0 then whole, gone = rewritten(body, #body, nil, false) end
+  dropped = dropped + gone
+  if #whole == 0 then
     call('DEL', key)
   else
-    call('SET', key, (rewritten(body, #body, nil, false)))
+    call('SET', key, whole)
   end
 end
 

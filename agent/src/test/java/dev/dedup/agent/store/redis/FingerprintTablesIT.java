@@ -13,8 +13,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +43,8 @@ class FingerprintTablesIT {
     private final FakeClock clock = new FakeClock(EPOCH);
     private RedisServer redis;
     private final List<AutoCloseable> closing = new ArrayList<>();
+    /** Each agent's connection, by its layout. */
+    private final Map<FingerprintTables, RedisPort> ports = new IdentityHashMap<>();
 
     @BeforeEach
     void start() throws Exception {
@@ -64,34 +70,22 @@ class FingerprintTablesIT {
                 registry,
                 List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES));
         closing.add(port);
-        java.util.concurrent.ScheduledExecutorService scheduler =
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
         Topology topology = Topology.agreeOrRefuse(
                 port, new RedisKeys("dd"), Routing.of(options), false, clock, registry, scheduler);
         closing.add(topology);
-        return new FingerprintTables(topology.guarded(), Routing.of(options), new RedisKeys("dd"), registry);
+        RedisPort guarded = topology.guarded();
+        FingerprintTables layout = new FingerprintTables(guarded, Routing.of(options), new RedisKeys("dd"), registry);
+        ports.put(layout, guarded);
+        return layout;
     }
 
     private RedisSweeper sweeper(FingerprintTables layout) {
         RedisSweeper sweeper = new RedisSweeper(
-                layout,
-                port(layout),
-                new RedisKeys("dd"),
-                clock,
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor());
+                layout, ports.get(layout), new RedisKeys("dd"), clock, Executors.newSingleThreadScheduledExecutor());
         closing.add(sweeper);
         return sweeper;
-    }
-
-    private static RedisPort port(FingerprintTables layout) {
-        try {
-            java.lang.reflect.Field f = FingerprintTables.class.getDeclaredField("port");
-            f.setAccessible(true);
-            return (RedisPort) f.get(layout);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
     }
 
     @Test
@@ -209,12 +203,6 @@ class FingerprintTablesIT {
 
     private CompletableFuture<byte[]> claimAsync(FingerprintTables layout, Batch batch, ClaimPolicy policy) {
         return layout.claim(batch, policy, clock.getAsLong()).toCompletableFuture();
-    }
-
-    private byte[] release(FingerprintTables layout, Batch batch, ClaimPolicy policy) {
-        return layout.release(batch, policy, clock.getAsLong())
-                .toCompletableFuture()
-                .join();
     }
 
     private static Batch batch(String prefix, int from, int to, String owner) {
