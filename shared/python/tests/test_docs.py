@@ -10,7 +10,7 @@ from typing import List
 from dedup_client import SequenceRange
 from processes import REPO, fresh
 
-Record = namedtuple("Record", "key partition offset")
+Record = namedtuple("Record", "headers partition offset")  # as kafka-python's ConsumerRecord has them
 
 
 def python_blocks(path: Path) -> List[str]:
@@ -28,7 +28,11 @@ def run(source: str, agent_url: str, **names: object) -> dict:
 def test_theReadmesSnippet_keepsWhatIsNotADuplicate(agent) -> None:
     (block,) = [b for b in python_blocks(REPO / "README.md") if "dedup_client" in b]
     key = fresh().encode()
-    records = [Record(key, 3, 81418110694), Record(key, 5, 12345), Record(fresh().encode(), 3, 81418110695)]
+    records = [
+        Record([("message-id", key)], 3, 81418110694),
+        Record([("trace", b"t1"), ("message-id", key)], 5, 12345),
+        Record([("message-id", fresh().encode())], 3, 81418110695),
+    ]
     scope = run(block, agent.url, records=records)
     assert scope["verdicts"] == ["new", "duplicate", "new"]
     assert scope["todo"] == [records[0], records[2]]

@@ -4,6 +4,7 @@ import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.ConfigLoader;
 import dev.dedup.agent.plan.PlanCommand;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.util.Arrays;
 import java.util.List;
 import sun.misc.Signal;
@@ -48,7 +49,7 @@ public final class Main {
         Agent agent;
         try {
             agent = Agent.start(options);
-        } catch (ConfigException e) { // the settings disagree with what the store records, e.g. its shard list
+        } catch (ConfigException | IncompatibleDeploymentException e) { // e.g. the store records another shard list
             System.err.println("dedup-agent: configuration error: " + e.getMessage());
             System.exit(2);
             return;

@@ -47,7 +47,7 @@ final class ErrorReplies {
         Throwable cause =
                 failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause instanceof StoreUnavailableException unavailable) {
-            metrics.recordStoreError(unavailable.kind());
+            metrics.recordStoreError(unavailable.kind().tag());
             return new Failure(UNAVAILABLE, cause.getMessage());
         }
         System.getLogger(ErrorReplies.class.getName())

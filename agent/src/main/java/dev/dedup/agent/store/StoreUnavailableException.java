@@ -9,29 +9,22 @@ public class StoreUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    /** The {@code kind} of a failure that says no more than "unavailable". */
-    public static final String UNAVAILABLE = "unavailable";
-
-    private final String kind;
+    private final FailureKind kind;
 
     public StoreUnavailableException(String message) {
-        this(UNAVAILABLE, message, null);
+        this(FailureKind.UNAVAILABLE, message, null);
     }
 
     public StoreUnavailableException(String message, Throwable cause) {
-        this(UNAVAILABLE, message, cause);
+        this(FailureKind.UNAVAILABLE, message, cause);
     }
 
-    /**
-     * @param kind a short lowercase word for metrics: {@code timeout}, {@code connection}, {@code oom},
-     *             {@code readonly}, {@code loading}, {@code busy}, {@code overloaded}, {@code closed}...
-     */
-    public StoreUnavailableException(String kind, String message, Throwable cause) {
+    public StoreUnavailableException(FailureKind kind, String message, Throwable cause) {
         super(message, cause);
         this.kind = kind;
     }
 
-    public String kind() {
+    public FailureKind kind() {
         return kind;
     }
 }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -276,8 +276,8 @@ class RedisEventTimeIT {
                         new AgentHttp(first.port()).claim(RedisTier.NS, claimed).size());
             }
             RedisTier.Layout layout = new RedisTier.Layout(TIMEOUT, 64);
-            ConfigException e = assertThrows(
-                    ConfigException.class,
+            IncompatibleDeploymentException e = assertThrows(
+                    IncompatibleDeploymentException.class,
                     () -> RedisTier.agentAt(
                             dir,
                             List.of(redis.uri()),

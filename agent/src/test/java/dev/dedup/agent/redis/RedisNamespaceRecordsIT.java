@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -58,8 +58,10 @@ class RedisNamespaceRecordsIT {
                     new WindowOptions(RedisTier.WINDOW, Map.of(RedisTier.NS, WEEK)),
                     new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(), Map.of(RedisTier.NS, WindowMode.SLIDING)),
                     new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1_000)))) {
-                ConfigException e = assertThrows(
-                        ConfigException.class, () -> agent(redis, other).close(), other.toString());
+                IncompatibleDeploymentException e = assertThrows(
+                        IncompatibleDeploymentException.class,
+                        () -> agent(redis, other).close(),
+                        other.toString());
                 assertTrue(
                         e.getMessage()
                                         .startsWith(

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.ConfigException;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -114,8 +114,8 @@ class RedisShardDownIT {
             }
 
             // An agent restarted now refuses to start: the loss must be accepted explicitly.
-            ConfigException refused = assertThrows(
-                    ConfigException.class,
+            IncompatibleDeploymentException refused = assertThrows(
+                    IncompatibleDeploymentException.class,
                     () -> RedisTier.agent(
                             dir, shards, RedisTier.Layout.defaults(TIMEOUT), 0, new FakeClock(RedisTier.EPOCH)));
             assertTrue(

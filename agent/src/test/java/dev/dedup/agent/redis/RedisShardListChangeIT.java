@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.ShardTransition;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -176,7 +176,8 @@ class RedisShardListChangeIT {
         try (Agent later = agent(shards, null)) {
             assertNoneSlipped("with the previous list dropped", later, fresh, "o4");
         }
-        ConfigException e = assertThrows(ConfigException.class, () -> agent(three, null));
+        IncompatibleDeploymentException e =
+                assertThrows(IncompatibleDeploymentException.class, () -> agent(three, null));
         assertTrue(e.getMessage().contains("epoch 2"), e.getMessage());
     }
 
@@ -264,8 +265,8 @@ class RedisShardListChangeIT {
             claim(first, items("a", 0, 100, "o1"));
         }
         List<RedisServer> swapped = List.of(shards.get(1), shards.get(0), shards.get(2));
-        ConfigException e =
-                assertThrows(ConfigException.class, () -> agent(shards, from(swapped, Duration.ofMinutes(1))));
+        IncompatibleDeploymentException e = assertThrows(
+                IncompatibleDeploymentException.class, () -> agent(shards, from(swapped, Duration.ofMinutes(1))));
         assertTrue(e.getMessage().contains("neither its place in --redis-previous"), e.getMessage());
     }
 }

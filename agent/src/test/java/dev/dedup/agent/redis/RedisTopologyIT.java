@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.ConfigException;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.AgentProcess;
 import dev.dedup.agent.testing.FakeClock;
@@ -84,7 +84,7 @@ class RedisTopologyIT {
         try (Agent agent = agent(shards.subList(0, 3))) {
             new AgentHttp(agent.port()).claim(RedisTier.NS, items("t", 0, 100, "o1"));
         }
-        ConfigException e = assertThrows(ConfigException.class, () -> agent(shards));
+        IncompatibleDeploymentException e = assertThrows(IncompatibleDeploymentException.class, () -> agent(shards));
         assertTrue(
                 e.getMessage().contains("127.0.0.1:" + shards.get(0).port())
                         && e.getMessage().contains("shard 0 of 3")
@@ -97,7 +97,8 @@ class RedisTopologyIT {
     void aReorderedListIsRefused_evenWhileAnotherAgentRunsOnTheRightOne() {
         try (Agent first = agent(shards.subList(0, 3))) {
             List<RedisServer> swapped = List.of(shards.get(1), shards.get(0), shards.get(2));
-            ConfigException e = assertThrows(ConfigException.class, () -> agent(swapped));
+            IncompatibleDeploymentException e =
+                    assertThrows(IncompatibleDeploymentException.class, () -> agent(swapped));
             assertTrue(
                     e.getMessage().contains("is shard 1 of 3") && e.getMessage().contains("lists it as shard 0 of 3"),
                     e.getMessage());
@@ -114,7 +115,7 @@ class RedisTopologyIT {
             // stamped apart
         }
         List<RedisServer> mixed = List.of(shards.get(0), shards.get(3));
-        ConfigException e = assertThrows(ConfigException.class, () -> agent(mixed));
+        IncompatibleDeploymentException e = assertThrows(IncompatibleDeploymentException.class, () -> agent(mixed));
         assertTrue(e.getMessage().contains("mixes shards of two deployments"), e.getMessage());
     }
 

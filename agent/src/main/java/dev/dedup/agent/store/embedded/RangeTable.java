@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.RangeRequest;
 import dev.dedup.wire.SequenceRange;
@@ -75,7 +76,7 @@ final class RangeTable implements AutoCloseable {
                 && expireAll(nowMillis) >= 0
                 && liveIntervals + growth(request, nowMillis) > MAX_INTERVALS) {
             throw new StoreUnavailableException(
-                    "full",
+                    FailureKind.FULL,
                     "the embedded range store holds " + liveIntervals
                             + " live intervals, its limit; commit ranges in order so that they merge",
                     null);
@@ -92,7 +93,7 @@ final class RangeTable implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new StoreUnavailableException(
-                    "io", "cannot append to the range log " + file + ": " + e.getMessage(), e);
+                    FailureKind.IO, "cannot append to the range log " + file + ": " + e.getMessage(), e);
         }
         logRecords += request.ranges().size();
         apply(request.namespace(), request.stream(), request.ranges(), endMillis, nowMillis);
@@ -104,7 +105,7 @@ final class RangeTable implements AutoCloseable {
                 rewrite(nowMillis);
             } catch (IOException e) {
                 throw new StoreUnavailableException(
-                        "io", "cannot rewrite the range log " + file + ": " + e.getMessage(), e);
+                        FailureKind.IO, "cannot rewrite the range log " + file + ": " + e.getMessage(), e);
             }
         }
     }

@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.redis;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.EvictionCheck;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import io.lettuce.core.api.sync.RedisServerCommands;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -71,7 +71,7 @@ final class EvictionPolicy {
      * Refuses the start ({@link EvictionCheck#REQUIRE}) at the first server that may evict or does not say, or
      * warns about each ({@link EvictionCheck#WARN}).
      *
-     * @throws ConfigException naming the server, what it said and what to do (the agent exits 2)
+     * @throws IncompatibleDeploymentException naming the server, what it said and what to do (the agent exits 2)
      */
     static void judge(List<Reading> readings, EvictionCheck check) {
         for (Reading r : readings) {
@@ -83,7 +83,7 @@ final class EvictionPolicy {
                             + "): Redis may evict claims, which turns duplicates into new"
                     : "cannot verify that " + r.server() + " does not evict claims: " + r.evidence();
             if (check == EvictionCheck.REQUIRE) {
-                throw new ConfigException("redis-eviction-check: " + problem
+                throw new IncompatibleDeploymentException("redis-eviction-check: " + problem
                         + (r.known()
                                 ? "; set maxmemory-policy noeviction"
                                 : "; make sure its maxmemory-policy is noeviction")

@@ -2,6 +2,7 @@ package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.Counter;
@@ -330,7 +331,7 @@ final class FingerprintTables {
                     .<Void>thenApply(found -> {
                         if (found.answers().length != sub.length) {
                             throw new StoreUnavailableException(
-                                    "error",
+                                    FailureKind.ERROR,
                                     "redis shard " + port.name(call.shard()) + " answered " + found.answers().length
                                             + " verdicts for " + sub.length + " items",
                                     null);
@@ -402,7 +403,7 @@ final class FingerprintTables {
                 stale[call.shard()].increment();
                 if (attempt >= STALE_ATTEMPTS) {
                     throw new StoreUnavailableException(
-                            "error",
+                            FailureKind.ERROR,
                             "redis shard " + port.name(call.shard()) + ": table " + table.name + " kept changing under "
                                     + attempt + " calls in a row",
                             null);

@@ -2,6 +2,7 @@ package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -203,7 +204,7 @@ final class LettuceShards implements RedisPort {
         return shard.async().waitForReplication(wanted, waitMillis).thenApply(acked -> {
             if (acked < wanted) {
                 throw new StoreUnavailableException(
-                        "replication",
+                        FailureKind.REPLICATION,
                         "redis shard " + shard.name() + ": " + acked + " of " + wanted
                                 + " replicas acknowledged the claims within " + waitMillis + " ms",
                         null);

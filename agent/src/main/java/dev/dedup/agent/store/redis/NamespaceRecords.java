@@ -1,8 +1,9 @@
 package dev.dedup.agent.store.redis;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.store.StoreUnavailableException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -33,9 +34,6 @@ final class NamespaceRecords {
     private static final System.Logger LOG = System.getLogger(NamespaceRecords.class.getName());
     private static final String LAYOUT = "dedup-namespace v1 ";
     private static final String SLICES = "dedup-slices v1 slices=";
-    /** The failure kinds of a disagreement, as 503s name them. */
-    static final String WINDOW = "window", EVENT_RATE = "event_rate";
-
     private final RedisPort port;
     private final String keyPrefix;
     private final Map<String, CompletableFuture<Void>> agreed = new ConcurrentHashMap<>();
@@ -48,7 +46,7 @@ final class NamespaceRecords {
     /**
      * Checks, or stamps, the namespaces named in the configuration before the agent serves.
      *
-     * @throws ConfigException when a shard records another place for one of them (the agent exits 2)
+     * @throws IncompatibleDeploymentException when a shard records another place for one of them (the agent exits 2)
      */
     void agreeOrRefuse(Map<String, ClaimPolicy> named) {
         named.forEach((ns, policy) -> {
@@ -56,8 +54,8 @@ final class NamespaceRecords {
                 agree(ns, policy).toCompletableFuture().join();
             } catch (CompletionException e) {
                 if (e.getCause() instanceof StoreUnavailableException s
-                        && (s.kind().equals(WINDOW) || s.kind().equals(EVENT_RATE))) {
-                    throw new ConfigException(s.getMessage());
+                        && (s.kind() == FailureKind.WINDOW || s.kind() == FailureKind.EVENT_RATE)) {
+                    throw new IncompatibleDeploymentException(s.getMessage());
                 }
                 throw e;
             }
@@ -74,7 +72,7 @@ final class NamespaceRecords {
         CompletableFuture<Void> mine = check(namespace, "layout", LAYOUT + layout, held -> {
             String was = held.startsWith(LAYOUT) ? describe(held.substring(LAYOUT.length())) : held;
             return new StoreUnavailableException(
-                    WINDOW,
+                    FailureKind.WINDOW,
                     "namespace " + namespace + " keeps its claims in " + was + " on redis shard %s, but this"
                             + " agent's settings would keep them in " + describe(layout) + " and answer copies of"
                             + " ids already claimed new. Start it with the namespace's window, window mode and"
@@ -89,7 +87,7 @@ final class NamespaceRecords {
             mine = mine.thenCompose(v -> check(namespace, "slices", SLICES + slices, held -> {
                 String was = held.startsWith(SLICES) ? held.substring(SLICES.length()) : held;
                 return new StoreUnavailableException(
-                        EVENT_RATE,
+                        FailureKind.EVENT_RATE,
                         "namespace " + namespace + " is filed by event time in " + was + " buckets a second on"
                                 + " redis shard %s (an event rate of up to " + rateFor(was) + "), but this agent's"
                                 + " event rate " + policy.eventRate() + " makes " + slices + ": changing it would"

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis;
 
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -27,20 +28,21 @@ final class RedisFailures {
             return s;
         }
         if (t instanceof RedisCommandTimeoutException) {
-            return new StoreUnavailableException("timeout", "redis shard " + shard + " did not answer in time", t);
+            return new StoreUnavailableException(
+                    FailureKind.TIMEOUT, "redis shard " + shard + " did not answer in time", t);
         }
         if (t instanceof RedisCommandExecutionException) {
             String message = String.valueOf(t.getMessage());
             String code = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
-            String kind = switch (code) {
-                case "OOM" -> "oom";
-                case "READONLY" -> "readonly";
-                case "LOADING" -> "loading";
-                case "BUSY" -> "busy";
-                case "DEDUPTOPOLOGY" -> "topology";
-                case "NOAUTH", "WRONGPASS", "NOPERM" -> "auth";
-                case "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK" -> "cluster";
-                default -> "error";
+            FailureKind kind = switch (code) {
+                case "OOM" -> FailureKind.OOM;
+                case "READONLY" -> FailureKind.READONLY;
+                case "LOADING" -> FailureKind.LOADING;
+                case "BUSY" -> FailureKind.BUSY;
+                case "DEDUPTOPOLOGY" -> FailureKind.TOPOLOGY;
+                case "NOAUTH", "WRONGPASS", "NOPERM" -> FailureKind.AUTH;
+                case "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK" -> FailureKind.CLUSTER;
+                default -> FailureKind.ERROR;
             };
             return new StoreUnavailableException(kind, "redis shard " + shard + " answered: " + firstLine(message), t);
         }
@@ -51,17 +53,17 @@ final class RedisFailures {
                                 .toLowerCase(java.util.Locale.ROOT)
                                 .contains("connect"))) {
             return new StoreUnavailableException(
-                    "connection",
+                    FailureKind.CONNECTION,
                     "redis shard " + shard + " is not connected: " + firstLine(String.valueOf(t.getMessage())),
                     t);
         }
         if (t instanceof RedisException && String.valueOf(t.getMessage()).contains("Request queue size exceeded")) {
             return new StoreUnavailableException(
-                    "overloaded",
+                    FailureKind.OVERLOADED,
                     "redis shard " + shard + " has too many script calls in flight (redis-max-in-flight)",
                     t);
         }
-        return new StoreUnavailableException("error", "redis shard " + shard + " failed: " + t, t);
+        return new StoreUnavailableException(FailureKind.ERROR, "redis shard " + shard + " failed: " + t, t);
     }
 
     /** The failure inside any {@link CompletionException}s. */

@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
@@ -88,7 +89,7 @@ final class RedisRanges {
             }
             if (done.size() != request.ranges().size()) {
                 throw new StoreUnavailableException(
-                        "error",
+                        FailureKind.ERROR,
                         "redis answered " + done.size() + " checks for "
                                 + request.ranges().size() + " ranges",
                         null);

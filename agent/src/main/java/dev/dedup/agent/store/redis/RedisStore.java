@@ -4,6 +4,7 @@ import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
@@ -230,7 +231,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         return port.ping().thenRun(() -> {
             String problem = topology.problem();
             if (problem != null) {
-                throw new StoreUnavailableException("topology", problem, null);
+                throw new StoreUnavailableException(FailureKind.TOPOLOGY, problem, null);
             }
         });
     }

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis;
 
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,7 +104,7 @@ final class ShardCalls {
                     .<Void>thenApply(got -> {
                         if (got.length != call.indexes().length) {
                             throw new StoreUnavailableException(
-                                    "error",
+                                    FailureKind.ERROR,
                                     "redis shard " + port.name(call.shard()) + " answered " + got.length
                                             + " verdicts for " + call.indexes().length + " items",
                                     null);

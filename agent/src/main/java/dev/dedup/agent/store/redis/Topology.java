@@ -1,7 +1,8 @@
 package dev.dedup.agent.store.redis;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -112,7 +113,7 @@ final class Topology implements AutoCloseable {
     /**
      * Reads every shard's record and agrees, stamps or refuses as the class says.
      *
-     * @throws ConfigException naming what differs and how to declare a change (the agent exits 2)
+     * @throws IncompatibleDeploymentException naming what differs and how to declare a change (the agent exits 2)
      */
     static Topology agreeOrRefuse(
             RedisPort port,
@@ -137,13 +138,14 @@ final class Topology implements AutoCloseable {
             }
             parsed[s] = parse(records[s]);
             if (parsed[s] == null) {
-                throw new ConfigException("redis: shard " + port.name(s) + " holds \"" + records[s] + "\" under "
-                        + text(key[s]) + ", not a topology record of this agent; is --redis-prefix right?");
+                throw new IncompatibleDeploymentException(
+                        "redis: shard " + port.name(s) + " holds \"" + records[s] + "\" under " + text(key[s])
+                                + ", not a topology record of this agent; is --redis-prefix right?");
             }
             if (deployment == null) {
                 deployment = parsed[s].get("deployment");
             } else if (!deployment.equals(parsed[s].get("deployment"))) {
-                throw new ConfigException("redis: shard " + port.name(s) + " belongs to deployment "
+                throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " belongs to deployment "
                         + parsed[s].get("deployment") + ", the shards before it to " + deployment
                         + ": --redis mixes shards of two deployments");
             }
@@ -166,10 +168,11 @@ final class Topology implements AutoCloseable {
                             + (routing.inTransition() ? "-previous (epoch 1) and --redis (epoch 2)" : ""));
         } else if (!missing.isEmpty()) {
             if (!adoptEmpty) {
-                throw new ConfigException("redis: " + missing + " hold no topology record while the other shards do:"
-                        + " each lost its data (restarted without persistence, flushed, or replaced by an empty node) or"
-                        + " was added without a declared transition. Its claims are gone either way; to accept that"
-                        + " and stamp it, start one agent with --redis-adopt-empty-shards, then without it");
+                throw new IncompatibleDeploymentException(
+                        "redis: " + missing + " hold no topology record while the other shards do:"
+                                + " each lost its data (restarted without persistence, flushed, or replaced by an empty node) or"
+                                + " was added without a declared transition. Its claims are gone either way; to accept that"
+                                + " and stamp it, start one agent with --redis-adopt-empty-shards, then without it");
             }
             LOG.log(
                     Level.WARNING,
@@ -185,7 +188,7 @@ final class Topology implements AutoCloseable {
                 byte[] stamp = plan.cutOver ? after[s] : before[s];
                 String now = stamp(port, s, key[s], stamp);
                 if (!now.equals(text(stamp))) {
-                    throw new ConfigException("redis: shard " + port.name(s) + " was stamped \"" + now
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " was stamped \"" + now
                             + "\" by another agent starting with another shard list at the same time");
                 }
             }
@@ -280,7 +283,7 @@ final class Topology implements AutoCloseable {
                 Map<String, String> r = parsed[s];
                 if (!String.valueOf(s).equals(r.get("shard"))
                         || !String.valueOf(k).equals(r.get("of"))) {
-                    throw new ConfigException("redis: shard " + port.name(s) + " is "
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is "
                             + (RETIRED.equals(r.get("shard"))
                                     ? "retired"
                                     : "shard " + r.get("shard") + " of " + r.get("of"))
@@ -293,7 +296,7 @@ final class Topology implements AutoCloseable {
                     epochOf = port.name(s);
                     epoch = Long.parseLong(r.get("epoch"));
                 } else if (epoch != Long.parseLong(r.get("epoch"))) {
-                    throw new ConfigException("redis: shard " + port.name(s) + " is in topology epoch "
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is in topology epoch "
                             + r.get("epoch") + ", " + epochOf + " in epoch " + epoch + ": a change of the shard list"
                             + " did not finish its cut-over; start with the --redis-previous and --redis-cutover it"
                             + " was declared with");
@@ -356,7 +359,7 @@ final class Topology implements AutoCloseable {
                     beforeCutover++;
                 } else if (!isBefore) {
                     Map<String, String> r = parsed[s];
-                    throw new ConfigException("redis: shard " + port.name(s) + " is "
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is "
                             + (RETIRED.equals(r.get("shard"))
                                     ? "retired"
                                     : "shard " + r.get("shard") + " of " + r.get("of"))
@@ -502,7 +505,7 @@ final class Topology implements AutoCloseable {
                         held.set(shard, now);
                         if (!text(after[shard]).equals(now)) {
                             throw new StoreUnavailableException(
-                                    "topology",
+                                    FailureKind.TOPOLOGY,
                                     "redis shard " + port.name(shard) + " holds "
                                             + (now == null ? "no topology record" : "\"" + now + "\"")
                                             + " at the cut-over, not \"" + text(before[shard]) + "\"",

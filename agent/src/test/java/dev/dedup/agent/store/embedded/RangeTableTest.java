@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.RangeRequest;
 import dev.dedup.wire.SequenceRange;
@@ -99,7 +100,7 @@ class RangeTableTest {
                     StoreUnavailableException.class,
                     () -> table.commit(
                             request("s", SequenceRange.of(99_999_999_000L, 99_999_999_001L)), NOW + DAY, NOW));
-            assertEquals("full", full.kind());
+            assertEquals(FailureKind.FULL, full.kind());
             assertEquals(RangeTable.MAX_INTERVALS, table.intervals());
             table.commit(request("s", SequenceRange.of(0, 11)), NOW + DAY, NOW); // merging is still fine
             assertEquals(RangeTable.MAX_INTERVALS - 1, table.intervals());

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.EvictionCheck;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +37,7 @@ class EvictionPolicyTest {
     @Test
     void require_refusesTheFirstServerThatMayEvict_onOneLineNamingItAndTheWayOut() {
         String message = assertThrows(
-                        ConfigException.class,
+                        IncompatibleDeploymentException.class,
                         () -> EvictionPolicy.judge(List.of(SAFE, EVICTS, UNKNOWN), EvictionCheck.REQUIRE))
                 .getMessage();
         assertEquals(
@@ -51,7 +51,8 @@ class EvictionPolicyTest {
     @Test
     void require_refusesAServerThatDoesNotSay() {
         String message = assertThrows(
-                        ConfigException.class, () -> EvictionPolicy.judge(List.of(UNKNOWN), EvictionCheck.REQUIRE))
+                        IncompatibleDeploymentException.class,
+                        () -> EvictionPolicy.judge(List.of(UNKNOWN), EvictionCheck.REQUIRE))
                 .getMessage();
         assertTrue(
                 message.startsWith("redis-eviction-check: cannot verify that redis shard redis://c:6379 does not"

@@ -3,6 +3,7 @@ package dev.dedup.agent.store.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import java.util.concurrent.CompletionException;
@@ -25,7 +26,7 @@ class RedisFailuresTest {
             "ASK 3999 127.0.0.1:6381"
         }) {
             StoreUnavailableException e = translated(reply);
-            assertEquals("cluster", e.kind(), reply);
+            assertEquals(FailureKind.CLUSTER, e.kind(), reply);
             assertTrue(e.getMessage().contains("group 3") && e.getMessage().contains(reply), e.getMessage());
         }
     }
@@ -33,14 +34,14 @@ class RedisFailuresTest {
     @Test
     void otherRepliesKeepTheirKinds() {
         assertEquals(
-                "readonly",
+                FailureKind.READONLY,
                 translated("READONLY You can't write against a read only replica.")
                         .kind());
         assertEquals(
-                "topology",
+                FailureKind.TOPOLOGY,
                 translated("DEDUPTOPOLOGY shard has no topology record").kind());
         assertEquals(
-                "error",
+                FailureKind.ERROR,
                 translated("CROSSSLOT Keys in request don't hash to the same slot")
                         .kind());
     }
