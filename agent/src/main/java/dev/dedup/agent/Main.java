@@ -3,6 +3,7 @@ package dev.dedup.agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.ConfigLoader;
+import dev.dedup.agent.config.Settings;
 import dev.dedup.agent.plan.PlanCommand;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.util.Arrays;
@@ -35,7 +36,7 @@ public final class Main {
             return;
         }
         if (argList.contains("--help") || argList.contains("-h")) {
-            System.out.print(ConfigLoader.help());
+            System.out.print(Settings.help());
             return;
         }
         AgentOptions options;

@@ -168,7 +168,7 @@ public record RedisOptions(
 
     /** Builds {@link RedisOptions}; {@link #build} checks every value. */
     public static final class Builder {
-        private final List<String> uris;
+        private List<String> uris;
         private Duration timeout = DEFAULT_TIMEOUT;
         private int timeBucketRecords = DEFAULT_TIME_BUCKET_RECORDS;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
@@ -182,6 +182,11 @@ public record RedisOptions(
 
         private Builder(List<String> uris) {
             this.uris = uris;
+        }
+
+        public Builder uris(List<String> shards) {
+            this.uris = shards;
+            return this;
         }
 
         public Builder timeout(Duration timeout) {

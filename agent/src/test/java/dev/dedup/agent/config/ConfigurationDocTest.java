@@ -11,141 +11,104 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code docs/configuration.md} against the loader: its settings table names exactly the settings
- * {@link ConfigLoader} knows, each with the environment variable and file key the loader reads and the
- * default it applies, so that the page and the code cannot drift apart. A unit test: it reads the page and
- * calls {@link ConfigLoader#load}, nothing else.
+ * The settings as {@link Settings} declares them, against {@code docs/configuration.md} and the loader: the
+ * page's table is the one the declarations produce, every environment variable and file key they name is
+ * one the loader reads, and every default they write as a value is the one the loader applies. A unit test:
+ * it reads the page and calls {@link ConfigLoader#load}, nothing else.
  */
 class ConfigurationDocTest {
 
     private static final String PAGE = "docs/configuration.md";
-    /** The header of the settings table; its rows are {@code | `--flag` | `DEDUP_X` | `key` | default | text |}. */
-    private static final Pattern HEADER =
-            Pattern.compile("^\\|\\s*setting\\s*\\|\\s*environment\\s*\\|\\s*file key\\s*\\|\\s*default\\s*\\|.*");
-
-    private static final Pattern FLAG = Pattern.compile("`--([a-z0-9-]+)`");
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
-    /** The file-key cell of a setting that cannot be given in a file ({@code --config}). */
-    private static final String NOT_IN_FILE = "—";
-
-    /**
-     * The per-namespace settings' flags; they are also keys of {@link ConfigLoader#SETTINGS} (so
-     * {@code --help} lists them), and their environment variables and file keys follow a form of their own
-     * ({@code DEDUP_NAMESPACE_WINDOWS}, {@code namespace.<ns>.window}).
-     */
-    private static final Set<String> NAMESPACE_FLAGS = Set.copyOf(ConfigLoader.namespaceFlags());
-
-    /** One row of the table, by its line in the page; {@code defaultValue} is null unless written as code. */
-    private record Row(int line, String flag, String env, String fileKey, String defaultValue) {
-        String where() {
-            return PAGE + ", line " + line + " (--" + flag + ")";
-        }
-    }
-
-    private static List<Row> rows;
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void readThePage() throws IOException {
-        rows = parse(Files.readAllLines(page(), StandardCharsets.UTF_8));
-    }
-
     @Test
-    void theTableNamesEverySettingOfTheLoader_andNoOther() {
-        Set<String> documented = new TreeSet<>();
-        for (Row row : rows) {
-            assertTrue(documented.add(row.flag()), row.where() + ": a second row for this setting");
+    void thePagesSettingsTable_isTheOneTheDeclarationsProduce() throws IOException {
+        List<String> lines = Files.readAllLines(page(), StandardCharsets.UTF_8);
+        int header = lines.indexOf("| setting | environment | file key | default | what it does |");
+        if (header < 0) {
+            fail(PAGE + " has no settings table: expected the header row of Settings.markdownTable()");
         }
-        Set<String> known = new TreeSet<>(ConfigLoader.SETTINGS.keySet());
-        known.addAll(NAMESPACE_FLAGS);
-        Set<String> undocumented = new TreeSet<>(known);
-        undocumented.removeAll(documented);
-        Set<String> unknown = new TreeSet<>(documented);
-        unknown.removeAll(known);
-        assertAll(
-                () -> assertTrue(
-                        undocumented.isEmpty(),
-                        PAGE + " has no row for these settings of ConfigLoader: " + flags(undocumented)
-                                + "; add one for each"),
-                () -> assertTrue(
-                        unknown.isEmpty(),
-                        PAGE + " names settings that ConfigLoader does not have: " + flags(unknown)
-                                + "; remove their rows, or add the settings to ConfigLoader.SETTINGS"));
+        int end = header;
+        while (end < lines.size() && lines.get(end).startsWith("|")) {
+            end++;
+        }
+        String onThePage = String.join("\n", lines.subList(header, end)) + "\n";
+        String declared = Settings.markdownTable();
+        if (!onThePage.equals(declared)) {
+            Path produced = Path.of("target", "configuration-table.md");
+            Files.createDirectories(produced.getParent());
+            Files.writeString(produced, declared, StandardCharsets.UTF_8);
+            assertEquals(
+                    declared,
+                    onThePage,
+                    PAGE + " (lines " + (header + 1) + "-" + end + ") differs from the settings declared in Settings:"
+                            + " replace the table with agent/" + produced);
+        }
     }
 
     @Test
-    void eachRowsEnvironmentVariableAndFileKey_areTheOnesTheLoaderReads() throws IOException {
+    void everyEnvironmentVariableAndFileKeyDeclared_isOneTheLoaderReads() throws IOException {
         List<Executable> checks = new ArrayList<>();
-        for (Row row : loaderRows()) {
-            if (!NAMESPACE_FLAGS.contains(row.flag())) {
-                checks.add(() -> assertEquals(
-                        "DEDUP_" + row.flag().toUpperCase(Locale.ROOT).replace('-', '_'),
-                        row.env(),
-                        row.where() + ": environment variable"));
-            }
-            checks.add(() -> assertKnown(
-                    row,
-                    "environment variable " + row.env(),
-                    complaint(() -> ConfigLoader.load(List.of(), Map.of(row.env(), "")))));
-            if (row.fileKey().equals(NOT_IN_FILE)) {
-                String complaint = fileComplaint(row.flag());
+        for (Setting s : Settings.ALL) {
+            if (s.isConfigFile()) {
+                String complaint = fileComplaint("config");
                 checks.add(() -> assertTrue(
                         complaint != null && complaint.contains("unknown setting"),
-                        row.where() + ": says it cannot be given in a file, but the loader accepts key " + row.flag()));
+                        "a file may not name another file, but the loader accepts config=: " + complaint));
                 continue;
             }
-            if (!NAMESPACE_FLAGS.contains(row.flag())) {
-                checks.add(() -> assertEquals(row.flag(), row.fileKey(), row.where() + ": file key"));
-            }
-            String complaint = fileComplaint(row.fileKey().replace("<ns>", "clicks"));
-            checks.add(() -> assertKnown(row, "file key " + row.fileKey(), complaint));
+            String envComplaint = complaint(() -> ConfigLoader.load(List.of(), Map.of(s.env(), "")));
+            checks.add(() -> assertKnown(s, "environment variable " + s.env(), envComplaint));
+            String fileComplaint = fileComplaint(s.fileKey().replace("<ns>", "clicks"));
+            checks.add(() -> assertKnown(s, "file key " + s.fileKey(), fileComplaint));
         }
         assertAll(checks);
     }
 
     @Test
-    void eachDefaultInTheTable_isTheOneTheLoaderApplies() {
+    void everyDefaultWrittenAsAValue_isTheOneTheLoaderApplies() {
         AgentOptions defaults = comparable(ConfigLoader.load(List.of(), Map.of()));
         List<Executable> checks = new ArrayList<>();
-        for (Row row : loaderRows()) {
-            if (row.defaultValue() == null) {
-                continue; // "none", "one per core": prose, not a value
+        for (Setting s : Settings.ALL) {
+            Matcher value = CODE.matcher(s.defaultText());
+            if (!value.matches()) {
+                continue; // "none", "one per core": words, not a value
             }
             checks.add(() -> assertEquals(
                     defaults,
-                    comparable(ConfigLoader.load(List.of("--" + row.flag() + "=" + row.defaultValue()), Map.of())),
-                    row.where() + ": the table's default `" + row.defaultValue()
+                    comparable(ConfigLoader.load(List.of(s.flag() + "=" + value.group(1)), Map.of())),
+                    s.flag() + ": the declared default `" + value.group(1)
                             + "` is not what the loader uses when the setting is not given"));
         }
+        assertTrue(checks.size() >= 15, "most defaults are values: " + checks.size());
         assertAll(checks);
     }
 
-    /** The rows of settings the loader has; the others are reported by the first test. */
-    private static List<Row> loaderRows() {
-        return rows.stream()
-                .filter(r -> ConfigLoader.SETTINGS.containsKey(r.flag()) || NAMESPACE_FLAGS.contains(r.flag()))
-                .toList();
+    @Test
+    void theHelpText_isPlainText() {
+        String help = Settings.help();
+        assertAll(
+                () -> assertTrue(!help.contains("`") && !help.contains("]("), help),
+                () -> assertTrue(help.contains("docs/redis.md#changing-the-shard-list"), "a link names its page"),
+                () -> assertTrue(help.lines().allMatch(l -> l.length() <= 100), "lines fit 100 columns"));
     }
 
-    private static void assertKnown(Row row, String what, String complaint) {
+    private static void assertKnown(Setting s, String what, String complaint) {
         assertTrue(
                 complaint == null || !complaint.contains("unknown setting"),
-                row.where() + ": the loader does not know the " + what + ": " + complaint);
+                s.flag() + ": the loader does not know its " + what + ": " + complaint);
     }
 
     /** What the loader says about {@code key=} in a properties file, or null when it accepts it. */
@@ -176,45 +139,6 @@ class ConfigurationDocTest {
                 o.nearCache());
     }
 
-    private static List<Row> parse(List<String> lines) {
-        int header = -1;
-        for (int i = 0; i < lines.size() && header < 0; i++) {
-            if (HEADER.matcher(lines.get(i)).matches()) {
-                header = i;
-            }
-        }
-        if (header < 0) {
-            fail(PAGE + " has no settings table: expected a header row"
-                    + " '| setting | environment | file key | default | what it does |'");
-        }
-        List<Row> found = new ArrayList<>();
-        for (int i = header + 2; i < lines.size() && lines.get(i).startsWith("|"); i++) {
-            String[] cells = lines.get(i).split("\\|", -1);
-            int line = i + 1;
-            if (cells.length < 6) {
-                fail(PAGE + ", line " + line + ": a row of the settings table needs five cells: " + lines.get(i));
-            }
-            Matcher flag = FLAG.matcher(cells[1].trim());
-            Matcher env = CODE.matcher(cells[2].trim());
-            if (!flag.matches() || !env.matches()) {
-                fail(PAGE + ", line " + line + ": expected | `--setting` | `DEDUP_...` | ...: " + lines.get(i));
-            }
-            String fileCell = cells[3].trim();
-            Matcher fileKey = CODE.matcher(fileCell);
-            Matcher defaultValue = CODE.matcher(cells[4].trim());
-            found.add(new Row(
-                    line,
-                    flag.group(1),
-                    env.group(1),
-                    fileKey.matches() ? fileKey.group(1) : fileCell,
-                    defaultValue.matches() ? defaultValue.group(1) : null));
-        }
-        if (found.isEmpty()) {
-            fail(PAGE + ": the settings table has no rows");
-        }
-        return found;
-    }
-
     /** The page, from the agent module's directory (where Maven runs the test) or the repository's. */
     private static Path page() {
         Path here = Path.of("").toAbsolutePath();
@@ -224,11 +148,6 @@ class ConfigurationDocTest {
                 return candidate;
             }
         }
-        return fail(PAGE + " not found: looked for " + candidates + " (the test runs from the agent module's"
-                + " directory, the page lives in the repository's docs/)");
-    }
-
-    private static List<String> flags(Set<String> names) {
-        return names.stream().map(n -> "--" + n).toList();
+        return fail(PAGE + " not found: looked for " + candidates);
     }
 }

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis;
 
+import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.codec.Batch;
@@ -27,7 +28,7 @@ import java.util.concurrent.CompletionStage;
  * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
  * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
  * append. A second with more claims than planned just makes its buckets longer (counted past
- * {@code redis-time-bucket-records} records). Keys expire at their second plus the window (a relative
+ * {@code RedisOptions.DEFAULT_TIME_BUCKET_RECORDS} records). Keys expire at their second plus the window (a relative
  * expiry set when the key is created, so the agent's clock decides as everywhere else): no sweep. A
  * release writes owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
  */
@@ -70,7 +71,8 @@ final class TimeBuckets {
                 registry,
                 port,
                 MetricNames.REDIS_OVERFULL,
-                "Claims filed by event time into a bucket already holding redis-time-bucket-records claims: the"
+                "Claims filed by event time into a bucket already holding " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS
+                        + " claims (about four times the planned 100): the"
                         + " namespace's event rate is set below its real rate");
     }
 

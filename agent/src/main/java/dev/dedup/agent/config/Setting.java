@@ -1,0 +1,201 @@
+package dev.dedup.agent.config;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * One setting of the agent, declared once in {@link Settings}: its name, what it does, its default as the
+ * docs write it, and how a value enters the options. From it come the flag ({@code --max-batch}), the
+ * environment variable ({@code DEDUP_MAX_BATCH}), the key in a {@code --config} file ({@code max-batch}),
+ * the line of {@code --help} and the row of the configuration page's table.
+ *
+ * <p>A per-namespace setting ({@code --namespace-window clicks=48h}) is a list of {@code ns=value} entries
+ * under a flag, a plural environment variable ({@code DEDUP_NAMESPACE_WINDOWS}) and one file key per
+ * namespace ({@code namespace.clicks.window}).
+ */
+final class Setting {
+
+    /** How a plain setting's value enters the options being built. */
+    @FunctionalInterface
+    interface Apply {
+        void apply(Draft draft, Value value);
+    }
+
+    /** How one {@code ns=value} entry of a per-namespace setting enters them. */
+    @FunctionalInterface
+    interface ApplyToNamespace {
+        void apply(Draft draft, String namespace, Value value);
+    }
+
+    private final String name;
+    private final String defaultText;
+    private final String doc;
+    private final boolean flagAlone;
+    private final Apply apply;
+    private final ApplyToNamespace applyToNamespace;
+    private final String namespaceEnv;
+    private final String fileSuffix;
+    private final String entryForm;
+
+    private Setting(
+            String name,
+            String defaultText,
+            String doc,
+            boolean flagAlone,
+            Apply apply,
+            ApplyToNamespace applyToNamespace,
+            String namespaceEnv,
+            String fileSuffix,
+            String entryForm) {
+        this.name = name;
+        this.defaultText = defaultText;
+        this.doc = doc;
+        this.flagAlone = flagAlone;
+        this.apply = apply;
+        this.applyToNamespace = applyToNamespace;
+        this.namespaceEnv = namespaceEnv;
+        this.fileSuffix = fileSuffix;
+        this.entryForm = entryForm;
+    }
+
+    /**
+     * A setting with one value.
+     *
+     * @param defaultText the default as the configuration page writes it: {@code `24h`} in backquotes when it is a
+     *     value the setting accepts, else words ({@code none: the embedded store})
+     * @param doc what it does, in Markdown; links are relative to {@code docs/}
+     */
+    static Setting of(String name, String defaultText, String doc, Apply apply) {
+        return new Setting(name, defaultText, doc, false, apply, null, null, null, null);
+    }
+
+    /** A boolean setting: the flag alone means {@code true}. */
+    static Setting flag(String name, String doc, Apply apply) {
+        return new Setting(name, "`false`", doc, true, apply, null, null, null, null);
+    }
+
+    /**
+     * A list of {@code ns=value} entries.
+     *
+     * @param env        its environment variable, comma-separated entries
+     * @param fileSuffix the file key's end: {@code namespace.<ns><fileSuffix>}
+     * @param entryForm  what one entry looks like, for error messages
+     */
+    static Setting perNamespace(
+            String name,
+            String env,
+            String fileSuffix,
+            String entryForm,
+            String defaultText,
+            String doc,
+            ApplyToNamespace apply) {
+        return new Setting(name, defaultText, doc, false, null, apply, env, fileSuffix, entryForm);
+    }
+
+    /** {@code --config}: read by the loader itself, and not from a file. */
+    static Setting configFile(String doc) {
+        return new Setting("config", "none", doc, false, null, null, null, null, null);
+    }
+
+    String name() {
+        return name;
+    }
+
+    String flag() {
+        return "--" + name;
+    }
+
+    String env() {
+        return namespaceEnv != null
+                ? namespaceEnv
+                : "DEDUP_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
+    /** The key in a {@code --config} file, or null when a file cannot give it. */
+    String fileKey() {
+        if (fileSuffix != null) {
+            return "namespace.<ns>" + fileSuffix;
+        }
+        return isConfigFile() ? null : name;
+    }
+
+    String defaultText() {
+        return defaultText;
+    }
+
+    String doc() {
+        return doc;
+    }
+
+    boolean flagAlone() {
+        return flagAlone;
+    }
+
+    boolean perNamespace() {
+        return applyToNamespace != null;
+    }
+
+    boolean isConfigFile() {
+        return apply == null && applyToNamespace == null;
+    }
+
+    String fileSuffix() {
+        return fileSuffix;
+    }
+
+    String entryForm() {
+        return entryForm;
+    }
+
+    void apply(Draft draft, Value value) {
+        apply.apply(draft, value);
+    }
+
+    void apply(Draft draft, String namespace, Value value) {
+        applyToNamespace.apply(draft, namespace, value);
+    }
+
+    /**
+     * A value as given, with where it was given ({@code --port}, {@code DEDUP_PORT}, {@code port (in
+     * agent.properties)}), which every complaint about it names.
+     */
+    record Value(String origin, String text) {
+
+        int integer() {
+            long n = longValue();
+            if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+                throw new ConfigException(origin + ": '" + text + "' is out of range");
+            }
+            return (int) n;
+        }
+
+        long longValue() {
+            try {
+                return Long.parseLong(text.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new ConfigException(origin + ": '" + text + "' is not a whole number");
+            }
+        }
+
+        boolean bool() {
+            return switch (text.toLowerCase(Locale.ROOT)) {
+                case "true", "yes", "1" -> true;
+                case "false", "no", "0" -> false;
+                default -> throw new ConfigException(origin + ": '" + text + "' is not true or false");
+            };
+        }
+
+        Duration duration() {
+            return Durations.parse(origin, text);
+        }
+
+        long size() {
+            return Sizes.parse(origin, text);
+        }
+
+        /** The text, or null when it is empty (a setting cleared in the environment or a file). */
+        String textOrNull() {
+            return text.isEmpty() ? null : text;
+        }
+    }
+}

@@ -1,0 +1,377 @@
+package dev.dedup.agent.config;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every setting of the agent, each declared once: {@link ConfigLoader} reads them from flags, the
+ * environment and a file; {@link #help} prints them for {@code --help}; {@link #markdownTable} is the table
+ * of {@code docs/configuration.md} (a test holds the page to it). The order is the one both list them in.
+ */
+public final class Settings {
+
+    static final String NAMESPACE_PREFIX = "namespace.";
+    static final String WINDOW_SUFFIX = ".window";
+    static final String EVENT_RATE_SUFFIX = ".event-rate";
+    static final String WINDOW_MODE_SUFFIX = ".window-mode";
+
+    static final List<Setting> ALL = List.of(
+            Setting.of(
+                    "host",
+                    code(HttpOptions.DEFAULT_HOST),
+                    "Address to bind. Any address that is not loopback needs `--token` or `--insecure-bind`, else the"
+                            + " start stops.",
+                    (d, v) -> d.host = v.text()),
+            Setting.of(
+                    "port",
+                    code(HttpOptions.DEFAULT_PORT),
+                    "Port to bind; `0` picks a free one.",
+                    (d, v) -> d.port = v.integer()),
+            Setting.of(
+                    "ops-port",
+                    "none: the operations endpoints are on `--port` alone",
+                    "A port of its own for `/health/live`, `/health/ready`, `/metrics` and `/v1/stats` (besides "
+                            + "`--port`, where they stay); anything else is 404 there. Binding it to any address needs no "
+                            + "`--token`, so that the kubelet's probes and Prometheus reach it while the claim API stays on "
+                            + "loopback; with a token, `/metrics` and `/v1/stats` require it there too, the probes never. Must "
+                            + "differ from `--port`.",
+                    (d, v) -> d.opsPort = v),
+            Setting.of(
+                    "ops-host",
+                    code(OpsOptions.DEFAULT_HOST) + " with `--ops-port`",
+                    "Address of `--ops-port`; given without it, the start stops.",
+                    (d, v) -> d.opsHost = v),
+            Setting.of(
+                    "data-dir",
+                    code("./" + EmbeddedStoreOptions.DEFAULT_DATA_DIR),
+                    "Directory of the embedded store: its file `claims.slots` and the lock `agent.lock` (one agent "
+                            + "per directory). Created if missing.",
+                    (d, v) -> d.dataDir = Path.of(v.text())),
+            Setting.of(
+                    "embedded-slots",
+                    code(EmbeddedStoreOptions.DEFAULT_SLOTS),
+                    "Capacity of the embedded store in ids, 16 bytes each (the default file is 256 MiB); 1,024 to "
+                            + "2^36, rounded up to whole sets. Fixed when the file is created: opening it with another value "
+                            + "fails, naming the value to use. See [embedded-store.md](embedded-store.md#sizing).",
+                    (d, v) -> d.embeddedSlots = v.longValue()),
+            Setting.of(
+                    "embedded-ways",
+                    code(EmbeddedStoreOptions.DEFAULT_WAYS),
+                    "Slots per set of the embedded store: 4, 8 or 16. Fixed when the file is created.",
+                    (d, v) -> d.embeddedWays = v.integer()),
+            Setting.of(
+                    "redis",
+                    "none: the embedded store",
+                    "Redis shards, comma-separated: `redis://[user:password@]host:port`, `rediss://...` for TLS, or "
+                            + "`redis-sentinel://s1:26379,s2:26379,s3:26379#name` for a Sentinel-managed primary the agent "
+                            + "follows on failover. The order matters: ids are routed by position. Or one Redis Cluster, "
+                            + "`redis-cluster://[user:password@]host:port[,host:port...]` (`rediss-cluster://` for TLS), which "
+                            + "is then the whole tier: it cannot be listed with shards. See [redis.md](redis.md).",
+                    (d, v) -> d.redis = shardUris(v.text())),
+            Setting.of(
+                    "redis-previous",
+                    "none",
+                    "During a change of the shard list: the shards before it, comma-separated, in their order and "
+                            + "written as `--redis` wrote them then; with `--redis-cutover`. See "
+                            + "[redis.md](redis.md#changing-the-shard-list).",
+                    (d, v) -> d.redisPrevious = v),
+            Setting.of(
+                    "redis-cutover",
+                    "none",
+                    "When `--redis` takes over from `--redis-previous`: an epoch second (`1767225600`) or an ISO-8601"
+                            + " instant (`YYYY-MM-DDThh:mm:ssZ`). Claims without event time are made in the previous list "
+                            + "before it and in `--redis` from it; an event-time claim goes to the list in force at its event "
+                            + "second.",
+                    (d, v) -> d.redisCutover = v),
+            Setting.of(
+                    "redis-cluster-groups",
+                    code(RedisOptions.DEFAULT_CLUSTER_GROUPS),
+                    "With a Redis Cluster: the groups ids are spread over in place of shards, each one hash slot (so "
+                            + "one script call's keys share a slot), a power of two from 1 to 1,024. Every agent of a "
+                            + "deployment must use the same. See [redis.md](redis.md#redis-cluster).",
+                    (d, v) -> d.redisOptions.clusterGroups(v.integer())),
+            Setting.of(
+                    "redis-timeout",
+                    code(Durations.format(RedisOptions.DEFAULT_TIMEOUT)),
+                    "How long a shard may take to answer (and to connect) before the batch is answered 503; at least "
+                            + "`10ms`.",
+                    (d, v) -> d.redisOptions.timeout(v.duration())),
+            Setting.of(
+                    "redis-prefix",
+                    code(RedisOptions.DEFAULT_KEY_PREFIX),
+                    "First bytes of every key and of the release channel (`<prefix>:released`): 1 to 32 printable "
+                            + "characters other than `{` and `}`.",
+                    (d, v) -> d.redisOptions.keyPrefix(v.text())),
+            Setting.of(
+                    "redis-max-in-flight",
+                    code(RedisOptions.DEFAULT_MAX_IN_FLIGHT),
+                    "Script calls queued per shard; past it batches are answered 503 "
+                            + "(`dedup_store_errors_total{kind=\"overloaded\"}`).",
+                    (d, v) -> d.redisOptions.maxInFlight(v.integer())),
+            Setting.of(
+                    "redis-ca-file",
+                    "none: the JVM's trust store",
+                    "PEM file of the certificate authorities trusted for `rediss://` shards. Must be a readable file.",
+                    (d, v) -> d.redisOptions.caFile(v.textOrNull() == null ? null : Path.of(v.text()))),
+            Setting.of(
+                    "redis-wait-replicas",
+                    code(RedisOptions.DEFAULT_WAIT_REPLICAS),
+                    "Replicas that must acknowledge each script call (`WAIT`, within 3/4 of `--redis-timeout`) before"
+                            + " its batch is answered, 0 to 16; else 503. 0 answers once the primary has written. See "
+                            + "[guarantees.md](guarantees.md).",
+                    (d, v) -> d.redisOptions.waitReplicas(v.integer())),
+            Setting.flag(
+                    "redis-adopt-empty-shards",
+                    "Stamp shards that hold no topology record while the others do (they lost their data, or were "
+                            + "added without a declared change) instead of refusing to start, accepting that their claims are "
+                            + "gone; `true`/`false`, the flag alone means `true`. For one start after such a loss; see "
+                            + "[redis.md](redis.md#a-shard-that-lost-its-data).",
+                    (d, v) -> d.redisOptions.adoptEmptyShards(v.bool())),
+            Setting.of(
+                    "redis-eviction-check",
+                    code(EvictionCheck.DEFAULT.name().toLowerCase(Locale.ROOT)),
+                    "What the start does about Redis servers that may evict claims. `require`: start only when every "
+                            + "server (each shard, the previous list's during a change of it, every master of a Cluster) says "
+                            + "`maxmemory-policy noeviction`, read with `CONFIG GET` or, where a managed service refuses "
+                            + "`CONFIG`, from `INFO memory`; else exit 2 with one line naming the server. `warn`: start anyway,"
+                            + " logging each server that may evict or does not say. An evicted claim turns its message's later "
+                            + "copies into `new` with no error anywhere, hence the default; see "
+                            + "[managed-redis.md](managed-redis.md#what-the-agent-checks).",
+                    (d, v) -> d.redisOptions.evictionCheck(EvictionCheck.parse(v.origin(), v.text()))),
+            Setting.of(
+                    "near-cache-size",
+                    code(NearCacheOptions.DEFAULT_MAX_ENTRIES),
+                    "Ids the near-cache in front of Redis keeps, 24 bytes of heap each, allocated at start; `0` turns"
+                            + " it off, else 8 to 2^29. Unused with the embedded store.",
+                    (d, v) -> d.nearCacheSize = v.longValue()),
+            Setting.of(
+                    "window",
+                    code(Durations.format(WindowOptions.DEFAULT_WINDOW)),
+                    "How long a claim is remembered: `1s` to `365d`.",
+                    (d, v) -> d.window = v.duration()),
+            Setting.perNamespace(
+                    "namespace-window",
+                    "DEDUP_NAMESPACE_WINDOWS",
+                    WINDOW_SUFFIX,
+                    "ns=duration, e.g. clicks=48h",
+                    "the `--window`",
+                    "The window of one namespace, `ns=duration` (see below).",
+                    (d, ns, v) -> d.namespaceWindows.put(ns, v.duration())),
+            Setting.perNamespace(
+                    "namespace-window-mode",
+                    "DEDUP_NAMESPACE_WINDOW_MODES",
+                    WINDOW_MODE_SUFFIX,
+                    "ns=fixed or ns=sliding, e.g. clicks=sliding",
+                    "none: every window is fixed",
+                    "`fixed` (a claim ends a window after it is made) or `sliding` (every `retry` or `duplicate` "
+                            + "answer extends it to a window from then), `ns=mode` (see below).",
+                    (d, ns, v) -> d.windowModes.put(ns, WindowMode.parse(v.origin(), v.text()))),
+            Setting.perNamespace(
+                    "namespace-event-rate",
+                    "DEDUP_NAMESPACE_EVENT_RATES",
+                    EVENT_RATE_SUFFIX,
+                    "ns=ids per second, e.g. clicks=33334",
+                    "none: no namespace is filed by event time",
+                    "Files one namespace's claims by the items' event time (`ts`, then required on every item), "
+                            + "`ns=ids per second`: its peak over all workers, 1 to 100,000,000 (see below).",
+                    (d, ns, v) -> d.eventRates.put(ns, v.integer())),
+            Setting.of(
+                    "max-batch",
+                    code(HttpOptions.DEFAULT_MAX_BATCH),
+                    "Most items per request, 1 to 1,000,000 (413 above).",
+                    (d, v) -> d.maxBatch = v.integer()),
+            Setting.of(
+                    "max-body",
+                    code(Sizes.format(HttpOptions.DEFAULT_MAX_BODY)),
+                    "Largest request body, 64 bytes to `1GiB` (413 above). Bodies are held in memory whole.",
+                    (d, v) -> d.maxBody = v.size()),
+            Setting.of(
+                    "idle-timeout",
+                    code(Durations.format(HttpOptions.DEFAULT_IDLE_TIMEOUT)),
+                    "A connection that sends nothing this long is closed; at least `1s`.",
+                    (d, v) -> d.idleTimeout = v.duration()),
+            Setting.of(
+                    "event-loops", "one per core", "HTTP event loops, 1 to 256.", (d, v) -> d.eventLoops = v.integer()),
+            Setting.of(
+                    "shutdown-grace",
+                    code(Durations.format(HttpOptions.DEFAULT_SHUTDOWN_GRACE)),
+                    "How long SIGTERM waits for requests in flight.",
+                    (d, v) -> d.shutdownGrace = v.duration()),
+            Setting.of(
+                    "token",
+                    "none",
+                    "Bearer token every request but the probes `/health/live` and `/health/ready` must carry "
+                            + "(`Authorization: Bearer <token>`; else 401; a probe without it gets its status but not "
+                            + "`/health/ready`'s reason): at least 16 printable ASCII characters without spaces. Compared in "
+                            + "constant time, never logged.",
+                    (d, v) -> d.token = v.textOrNull()),
+            Setting.flag(
+                    "insecure-bind",
+                    "Allow a non-loopback `--host` without `--token`: anyone who can reach the port may claim and "
+                            + "release.",
+                    (d, v) -> d.insecureBind = v.bool()),
+            Setting.configFile("A properties file with any of the file keys above."));
+
+    private Settings() {}
+
+    /** The names of every setting ({@code max-batch}, ...), in their order. */
+    public static List<String> names() {
+        return ALL.stream().map(Setting::name).toList();
+    }
+
+    /** The setting named {@code name}, or null. */
+    static Setting named(String name) {
+        for (Setting s : ALL) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The setting whose environment variable is {@code env}, or null. */
+    static Setting byEnv(String env) {
+        for (Setting s : ALL) {
+            if (!s.isConfigFile() && s.env().equals(env)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The per-namespace setting whose file keys end with {@code key}'s suffix, or null. */
+    static Setting byNamespaceKey(String key) {
+        for (Setting s : ALL) {
+            if (s.perNamespace() && namespaceOf(key, s) != null) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The namespace of {@code namespace.<ns><suffix>}, or null when the key is not one of {@code s}'s. */
+    static String namespaceOf(String key, Setting s) {
+        String suffix = s.fileSuffix();
+        if (!key.startsWith(NAMESPACE_PREFIX)
+                || !key.endsWith(suffix)
+                || key.length() <= NAMESPACE_PREFIX.length() + suffix.length()) {
+            return null;
+        }
+        return key.substring(NAMESPACE_PREFIX.length(), key.length() - suffix.length());
+    }
+
+    /**
+     * Splits a shard list on commas, except the commas between the sentinels of one
+     * {@code redis-sentinel://s1:26379,s2:26379#master} URI or the nodes of one
+     * {@code redis-cluster://n1:7000,n2:7000} URI: a piece without a scheme continues the last URI.
+     */
+    static List<String> shardUris(String list) {
+        List<String> uris = new ArrayList<>();
+        for (String piece : list.split(",")) {
+            String p = piece.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            String last = uris.isEmpty() ? null : uris.get(uris.size() - 1);
+            if (!p.contains("://")
+                    && last != null
+                    && (last.startsWith("redis-sentinel://") || RedisOptions.isCluster(last))) {
+                uris.set(uris.size() - 1, last + "," + p);
+            } else {
+                uris.add(p);
+            }
+        }
+        return List.copyOf(uris);
+    }
+
+    /** The text of {@code --help}. */
+    public static String help() {
+        StringBuilder sb = new StringBuilder("""
+                Usage: java -jar dedup-agent.jar [--setting value ...]
+                       java -jar dedup-agent.jar plan --rate 2M/min [--window 24h] (sizes a Redis tier)
+
+                Answers new / retry / duplicate for batches of (id, owner) on http://HOST:PORT/v1/claims.
+                Each setting is also DEDUP_<NAME> in the environment and <name>=value in a --config file;
+                a flag beats the environment, which beats the file, which beats the default.
+                The same list, with links: docs/configuration.md.
+
+                """);
+        for (Setting s : ALL) {
+            sb.append("  ").append(s.flag());
+            String text = plain(s.doc()) + " Default: " + plain(s.defaultText()) + ".";
+            if (s.perNamespace()) {
+                sb.append(" ns=VALUE");
+                text = "Repeatable; also " + s.env() + " (comma-separated) and " + s.fileKey() + " in a file. " + text;
+            }
+            sb.append('\n');
+            for (String line : wrap(text, 92)) {
+                sb.append("      ").append(line).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The settings table of {@code docs/configuration.md}, header included, one line per setting. */
+    public static String markdownTable() {
+        StringBuilder sb = new StringBuilder("| setting | environment | file key | default | what it does |\n");
+        sb.append("|---|---|---|---|---|\n");
+        for (Setting s : ALL) {
+            String fileKey = s.fileKey() == null ? "\u2014" : "`" + s.fileKey() + "`";
+            sb.append("| `")
+                    .append(s.flag())
+                    .append("` | `")
+                    .append(s.env())
+                    .append("` | ")
+                    .append(fileKey)
+                    .append(" | ")
+                    .append(s.defaultText())
+                    .append(" | ")
+                    .append(s.doc())
+                    .append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    /** A default that is a value the setting accepts, as the page writes it: in backquotes. */
+    private static String code(Object value) {
+        return "`" + value + "`";
+    }
+
+    private static final Pattern LINK = Pattern.compile("\\[([^\\]]+)\\]\\(([^)]+)\\)");
+
+    /** Markdown to the plain text of {@code --help}: no backquotes or asterisks; a link to a page names it. */
+    static String plain(String markdown) {
+        Matcher m = LINK.matcher(markdown);
+        StringBuilder sb = new StringBuilder();
+        while (m.find()) {
+            String target = m.group(2);
+            String text = target.contains(".md") && !target.startsWith("http") ? "docs/" + target : m.group(1);
+            m.appendReplacement(sb, Matcher.quoteReplacement(text));
+        }
+        m.appendTail(sb);
+        return sb.toString().replace("`", "").replace("**", "");
+    }
+
+    private static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        if (line.length() > 0) {
+            lines.add(line.toString());
+        }
+        return lines;
+    }
+}
