@@ -145,8 +145,9 @@ public final class Settings {
             Setting.of(
                     "near-cache-size",
                     code(NearCacheOptions.DEFAULT_MAX_ENTRIES),
-                    "Ids the near-cache in front of Redis keeps, 24 bytes of heap each, allocated at start; `0` turns"
-                            + " it off, else 8 to 2^29. Unused with the embedded store.",
+                    "Ids the near-cache in front of Redis keeps, 24 bytes of heap each, taken in pages of 16,384 ids"
+                            + " as claims first fall into them (all of it within minutes at full rate); `0` turns it"
+                            + " off, else 8 to 2^29. Unused with the embedded store.",
                     (d, v) -> d.nearCacheSize = v.longValue()),
             Setting.of(
                     "window",
