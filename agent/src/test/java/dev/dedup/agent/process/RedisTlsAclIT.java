@@ -134,7 +134,7 @@ class RedisTlsAclIT {
         try (RedisServer redis = tlsRedis(tlsPort)) {
             String uri = "rediss://dedup:" + PASSWORD + "@127.0.0.1:" + tlsPort;
             try (AgentProcess agent = AgentProcess.start(
-                    dir.resolve("agent"), "--redis", uri, "--redis-ca-file", ca.toString(), "--redis-timeout", "1s")) {
+                    dir.resolve("agent"), "--redis", uri, "--redis-ca-file", ca.toString(), "--redis-timeout", "5s")) {
                 AgentHttp http = agent.http();
                 List<Item> items = new ArrayList<>();
                 List<Item> copies = new ArrayList<>();

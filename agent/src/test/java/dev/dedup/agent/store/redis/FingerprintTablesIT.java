@@ -130,14 +130,14 @@ class FingerprintTablesIT {
         }
         TableState state = settled(one, DAY);
         assertEquals(200_000, state.claims());
-        assertAll(2, claim(two, batch("b", 0, 200_000, "w3"), DAY), "copies after the splits");
+        assertAll(2, claimInBatches(two, "b", 200_000, "w3", DAY), "copies after the splits");
     }
 
     @Test
     void endedClaimsAreSweptOut_andTheTableMergesBack() throws Exception {
         FingerprintTables layout = agent();
         RedisSweeper sweeper = sweeper(layout);
-        claim(layout, batch("short", 0, 100_000, "w1"), HOUR);
+        claimInBatches(layout, "short", 100_000, "w1", HOUR);
         claim(layout, batch("long", 0, 5_000, "w1"), DAY);
         TableState grown = settled(layout, HOUR);
         assertTrue(grown.buckets(layout.baseBits()) > 2000, grown.toString());
@@ -152,7 +152,7 @@ class FingerprintTablesIT {
         assertEquals(0, shrunk.claims());
         assertEquals(1L << layout.baseBits(), shrunk.buckets(layout.baseBits()), "merged back to its base");
         assertEquals(5_000, settled(layout, DAY).claims(), "the day-long table keeps its claims");
-        assertAll(0, claim(layout, batch("short", 0, 100_000, "w2"), HOUR), "ended claims are new again");
+        assertAll(0, claimInBatches(layout, "short", 100_000, "w2", HOUR), "ended claims are new again");
         assertAll(2, claim(layout, batch("long", 0, 5_000, "w2"), DAY), "live claims are still held");
     }
 
@@ -199,6 +199,17 @@ class FingerprintTablesIT {
 
     private byte[] claim(FingerprintTables layout, Batch batch, ClaimPolicy policy) {
         return claimAsync(layout, batch, policy).join();
+    }
+
+    /** Ids {@code prefix-0} to {@code prefix-(count-1)} in batches of 10,000, an agent's largest (--max-batch). */
+    private byte[] claimInBatches(
+            FingerprintTables layout, String prefix, int count, String owner, ClaimPolicy policy) {
+        byte[] verdicts = new byte[count];
+        for (int from = 0; from < count; from += 10_000) {
+            int to = Math.min(count, from + 10_000);
+            System.arraycopy(claim(layout, batch(prefix, from, to, owner), policy), 0, verdicts, from, to - from);
+        }
+        return verdicts;
     }
 
     private CompletableFuture<byte[]> claimAsync(FingerprintTables layout, Batch batch, ClaimPolicy policy) {
