@@ -1,12 +1,25 @@
 /**
- * The Redis store. {@link dev.dedup.agent.store.redis.RedisStore} picks a layout per namespace:
- * {@code FingerprintTables} (tables of string buckets chosen by the id, grown by linear hashing,
- * {@code claims.lua} and {@code table.lua}, swept by {@code RedisSweeper}) or {@code TimeBuckets} (string
- * buckets of one event second, {@code timed.lua}); {@code NamespaceRecords} keeps each namespace in one. Both
- * split a batch into one script call per shard ({@code ShardCalls}) and make it through the one narrow
- * port {@code RedisPort}, which {@code LettuceShards} implements: the only class holding Lettuce clients
- * (connections, scripts by SHA with the {@code NOSCRIPT} reload, {@code WAIT}, subscriptions, call
- * timers). Redis errors become {@link dev.dedup.agent.store.StoreUnavailableException}s in one place,
- * {@code RedisFailures}. Nothing here blocks a caller's thread after start.
+ * The Redis store, {@link dev.dedup.agent.store.redis.RedisStore}: it checks the shards at start and routes each
+ * namespace's batches to its layout. Four packages, each one idea, each using only those listed after it:
+ *
+ * <ul>
+ *   <li>{@code layout}: how claims are kept. {@code FingerprintTables} (tables of string buckets chosen by the
+ *       id, grown and shrunk by linear hashing, {@code claims.lua} and {@code table.lua}, swept by
+ *       {@code RedisSweeper}), {@code TimeBuckets} (string buckets of one event second, {@code timed.lua}),
+ *       {@code RedisRanges} (committed offset ranges), and {@code NamespaceRecords}, which keeps each namespace
+ *       in one table.
+ *   <li>{@code gather}: how a batch becomes script calls. {@code ShardCalls} splits it into one call per shard
+ *       (pure planning, unit-tested alone); {@code CallGathering} merges concurrent batches' calls to one shard.
+ *   <li>{@code topology}: which shard an id goes to ({@code Routing}), and the shards' own record of the shard
+ *       list they belong to, with its declared changes ({@code Topology}).
+ *   <li>{@code access}: talking to Redis. The one narrow port {@code RedisPort}, implemented for standalone
+ *       and Sentinel shards by {@code LettuceShards} and for a Cluster by {@code LettuceCluster}, the only
+ *       classes holding Lettuce clients (connections, scripts by SHA with the {@code NOSCRIPT} reload,
+ *       {@code WAIT}, subscriptions, call timers); the scripts ({@code RedisScript}, their Lua in the
+ *       resource folder {@code dev/dedup/agent/store/redis/}), the key names ({@code RedisKeys}), each shard's memory and eviction policy, and
+ *       {@code RedisFailures}, where Redis errors become {@link dev.dedup.agent.store.StoreUnavailableException}s.
+ * </ul>
+ *
+ * <p>Nothing here blocks a caller's thread after start.
  */
 package dev.dedup.agent.store.redis;

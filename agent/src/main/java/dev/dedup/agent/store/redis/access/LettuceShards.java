@@ -1,0 +1,355 @@
+package dev.dedup.agent.store.redis.access;
+
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.StoreUnavailableException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.lang.System.Logger.Level;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The {@link RedisPort} on standalone shards (or Sentinel-managed primaries, followed on failover): one
+ * Lettuce client and one multiplexed connection per shard. The only class that holds Lettuce clients.
+ *
+ * <p>Commands fail at once while a connection is down (no buffering that would answer a worker late) and
+ * after the timeout; Lettuce reconnects in the background, so a shard that comes back serves again
+ * without a restart. A script is called by its SHA; on {@code NOSCRIPT} (the shard restarted, failed
+ * over, or was sent {@code SCRIPT FLUSH}) it is loaded on that shard and the call made once more.
+ */
+public final class LettuceShards implements RedisPort {
+
+    private static final System.Logger LOG = System.getLogger(LettuceShards.class.getName());
+    /** How long closing one connection may take before shutdown goes on without it. */
+    static final long CLOSE_SECONDS = 2;
+
+    private record Shard(String name, RedisClient client, StatefulRedisConnection<byte[], byte[]> connection) {
+        RedisAsyncCommands<byte[], byte[]> async() {
+            return connection.async();
+        }
+    }
+
+    private final RedisOptions options;
+    private final ClientResources resources;
+    private final List<Shard> shards;
+    /** Per shard, per {@link Mode}: script call times. */
+    private final Timer[][] timers;
+
+    /**
+     * Connects to every shard, or fails naming the one that cannot be reached, and loads {@code scripts}
+     * so that the first batch does not pay for it.
+     */
+    public LettuceShards(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
+        this.options = options;
+        this.resources = DefaultClientResources.create();
+        List<Shard> connected = new ArrayList<>();
+        try {
+            for (String uri : options.servers()) {
+                Shard shard = connect(uri);
+                connected.add(shard);
+                for (RedisScript script : scripts) {
+                    shard.async()
+                            .scriptLoad(script.body())
+                            .toCompletableFuture()
+                            .join();
+                }
+            }
+        } catch (RuntimeException e) {
+            connected.forEach(LettuceShards::close);
+            resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
+            throw e;
+        }
+        this.shards = List.copyOf(connected);
+        this.timers = new Timer[shards.size()][Mode.values().length];
+        for (int s = 0; s < shards.size(); s++) {
+            for (Mode mode : Mode.values()) {
+                timers[s][mode.ordinal()] = Timer.builder(MetricNames.REDIS_SCRIPT)
+                        .tags(MetricNames.TAG_SHARD, String.valueOf(s), "op", mode.tag())
+                        .description("Script calls per shard")
+                        .publishPercentileHistogram()
+                        .register(registry);
+            }
+        }
+    }
+
+    private Shard connect(String uri) {
+        String name = RedisOptions.redact(uri);
+        RedisURI redisUri;
+        try {
+            redisUri = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("redis shard " + name + ": not a Redis URI: " + e.getMessage(), e);
+        }
+        redisUri.setTimeout(options.timeout());
+        RedisClient client = RedisClient.create(resources, redisUri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(options.maxInFlight())
+                .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(options.timeout())
+                        .keepAlive(true)
+                        .build())
+                .sslOptions(sslOptions(options))
+                .build());
+        try {
+            return new Shard(name, client, client.connect(ByteArrayCodec.INSTANCE));
+        } catch (RuntimeException e) {
+            client.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
+            throw new IllegalStateException(
+                    "redis shard " + name + ": cannot connect: " + RedisFailures.rootMessage(e), e);
+        }
+    }
+
+    /** Trust the CA file's certificates when one is given; else the JVM's default trust store. */
+    static SslOptions sslOptions(RedisOptions options) {
+        if (options.caFile() == null) {
+            return SslOptions.create();
+        }
+        return SslOptions.builder()
+                .jdkSslProvider()
+                .trustManager(options.caFile().toFile())
+                .build();
+    }
+
+    @Override
+    public int shards() {
+        return shards.size();
+    }
+
+    @Override
+    public String name(int shard) {
+        return shards.get(shard).name();
+    }
+
+    @Override
+    public CompletionStage<List<Object>> eval(int index, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+        Shard shard = shards.get(index);
+        long start = System.nanoTime();
+        CompletionStage<List<Object>> result;
+        try {
+            result = evalsha(shard.async(), script, keys, args);
+            if (options.waitReplicas() > 0 && mode.waitsForReplicas()) {
+                result = result.thenCompose(reply -> replicated(shard, reply));
+            }
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        Timer timer = timers[index][mode.ordinal()];
+        return result.handle((reply, failure) -> {
+            timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            if (failure != null) {
+                throw RedisFailures.translate(shard.name(), failure);
+            }
+            return reply;
+        });
+    }
+
+    private static CompletionStage<List<Object>> evalsha(
+            RedisAsyncCommands<byte[], byte[]> redis, RedisScript script, byte[][] keys, byte[][] args) {
+        return redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+                .handle((result, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.completedFuture(result);
+                    }
+                    if (RedisFailures.unwrap(failure) instanceof RedisNoScriptException) {
+                        return redis.scriptLoad(script.body())
+                                .thenCompose(loaded ->
+                                        redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args));
+                    }
+                    return CompletableFuture.<List<Object>>failedFuture(failure);
+                })
+                .thenCompose(stage -> stage);
+    }
+
+    /**
+     * {@code reply}, once {@code WAIT} says that enough replicas hold the shard's writes so far; else a
+     * failure, so that the batch is answered 503 and resent (its claims are then answered {@code retry}).
+     */
+    private CompletionStage<List<Object>> replicated(Shard shard, List<Object> reply) {
+        int wanted = options.waitReplicas();
+        // WAIT answers on its own a little before the command timeout would fail it.
+        long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
+        return shard.async().waitForReplication(wanted, waitMillis).thenApply(acked -> {
+            if (acked < wanted) {
+                throw new StoreUnavailableException(
+                        FailureKind.REPLICATION,
+                        "redis shard " + shard.name() + ": " + acked + " of " + wanted
+                                + " replicas acknowledged the claims within " + waitMillis + " ms",
+                        null);
+            }
+            return reply;
+        });
+    }
+
+    @Override
+    public CompletionStage<Void> ping() {
+        List<CompletableFuture<String>> pings = new ArrayList<>();
+        for (Shard shard : shards) {
+            pings.add(shard.async().ping().toCompletableFuture().exceptionally(e -> {
+                throw RedisFailures.translate(shard.name(), e);
+            }));
+        }
+        return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public List<EvictionPolicy.Reading> evictionPolicies() {
+        return shards.stream()
+                .map(shard -> EvictionPolicy.read(
+                        "redis shard " + shard.name(), shard.connection().sync()))
+                .toList();
+    }
+
+    @Override
+    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+        List<StatefulRedisPubSubConnection<byte[], byte[]>> connections = new ArrayList<>();
+        AtomicInteger subscribed = new AtomicInteger();
+        try {
+            for (Shard shard : shards) {
+                StatefulRedisPubSubConnection<byte[], byte[]> c = shard.client().connectPubSub(ByteArrayCodec.INSTANCE);
+                connections.add(c);
+                ChannelState state = new ChannelState(subscribed, onMessage, onLost, onBack);
+                c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
+                c.addListener((RedisConnectionStateListener) state);
+                c.sync().subscribe(channel);
+            }
+        } catch (RuntimeException e) {
+            connections.forEach(c -> closeWithin(c, "release channel subscription"));
+            throw e;
+        }
+        int all = shards.size();
+        return new Subscription() {
+            @Override
+            public boolean listening() {
+                return subscribed.get() == all;
+            }
+
+            @Override
+            public void close() {
+                connections.forEach(c -> closeWithin(c, "release channel subscription"));
+            }
+        };
+    }
+
+    /** One shard's channel: counts it in {@code subscribed} while it is up. */
+    static final class ChannelState extends RedisPubSubAdapter<byte[], byte[]> implements RedisConnectionStateListener {
+        private final AtomicInteger subscribed;
+        private final Consumer<byte[]> onMessage;
+        private final Runnable onLost;
+        private final Runnable onBack;
+        private boolean up;
+
+        ChannelState(AtomicInteger subscribed, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+            this.subscribed = subscribed;
+            this.onMessage = onMessage;
+            this.onLost = onLost;
+            this.onBack = onBack;
+        }
+
+        @Override
+        public void message(byte[] channel, byte[] payload) {
+            onMessage.accept(payload);
+        }
+
+        @Override
+        public synchronized void subscribed(byte[] channel, long count) {
+            if (!up) {
+                onBack.run();
+                up = true;
+                subscribed.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            synchronized (this) {
+                if (up) {
+                    up = false;
+                    subscribed.decrementAndGet();
+                }
+            }
+            onLost.run();
+        }
+
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+            // Lettuce subscribes again by itself; subscribed() counts the channel when it is.
+        }
+    }
+
+    @Override
+    public CompletionStage<MemoryInfo> memory(int index) {
+        Shard shard = shards.get(index);
+        return shard.async().info("memory").thenApply(MemoryInfo::parse).exceptionally(e -> {
+            throw RedisFailures.translate(shard.name(), e);
+        });
+    }
+
+    @Override
+    public Map<String, Object> stats(int index) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("shard", index);
+        s.put("uri", shards.get(index).name());
+        s.put("connected", shards.get(index).connection().isOpen());
+        return s;
+    }
+
+    @Override
+    public void close() {
+        shards.forEach(LettuceShards::close);
+        resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static void close(Shard shard) {
+        closeWithin(shard.connection(), "redis shard " + shard.name() + ": connection");
+        shard.client().shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Closes {@code connection}, waiting {@value #CLOSE_SECONDS} seconds at most: a close once waited
+     * forever on a connection whose shard was stopped at the same moment, which left SIGTERM to a SIGKILL.
+     */
+    static void closeWithin(StatefulConnection<?, ?> connection, String what) {
+        try {
+            connection.closeAsync().get(CLOSE_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            LOG.log(
+                    Level.WARNING,
+                    what + " did not close within " + CLOSE_SECONDS + " s (" + e + "); shutting down anyway");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

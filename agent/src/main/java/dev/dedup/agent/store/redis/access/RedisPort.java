@@ -1,0 +1,69 @@
+package dev.dedup.agent.store.redis.access;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * The Redis tier's one port: everything the layouts ask of Redis, for shards numbered {@code 0..shards-1}.
+ * {@link LettuceShards} implements it for standalone shards and Sentinel-managed primaries; nothing else
+ * in the agent talks to a Redis client.
+ *
+ * <p>Every stage fails with a {@link dev.dedup.agent.store.StoreUnavailableException} that names the
+ * shard and says why ({@link RedisFailures}); none completes with a guess.
+ */
+public interface RedisPort extends AutoCloseable {
+
+    int shards();
+
+    /** The shard's name for messages: its URI without credentials. */
+    String name(int shard);
+
+    /**
+     * Runs {@code script} on {@code shard} with {@code keys} and {@code args} (by its SHA, loading it once
+     * when the shard answers {@code NOSCRIPT}), then waits for the configured replicas ({@code WAIT}), and
+     * times the call under {@code mode}. Completes with the script's reply, a list.
+     */
+    CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args);
+
+    /** Completes when every shard answers a {@code PING}. */
+    CompletionStage<Void> ping();
+
+    /**
+     * Subscribes to {@code channel} on every shard; {@code onMessage} gets each payload. {@code onLost}
+     * runs when a shard's subscription drops, {@code onBack} when one is subscribed again (Lettuce
+     * resubscribes by itself), both from I/O threads. Fails when a shard cannot be subscribed now.
+     */
+    Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack);
+
+    /**
+     * The {@code maxmemory-policy} of every server claims are written to ({@link EvictionPolicy#read}): each
+     * shard's, the previous list's during a change of it, or every master of a Redis Cluster. Blocks: for the
+     * start only.
+     */
+    List<EvictionPolicy.Reading> evictionPolicies();
+
+    /**
+     * The shard's {@code INFO memory}: {@code used_memory}, {@code maxmemory} (0: no limit) and {@code
+     * maxmemory_policy}; on a Redis Cluster, of the master serving the group's slot.
+     */
+    CompletionStage<MemoryInfo> memory(int shard);
+
+    /** The shard's part of {@code /v1/stats}. */
+    Map<String, Object> stats(int shard);
+
+    /** Closes every connection, each within a bound, so that a gone shard cannot hold up a shutdown. */
+    @Override
+    void close();
+
+    /** A subscription on every shard. */
+    public interface Subscription extends AutoCloseable {
+
+        /** True while every shard's channel is subscribed. */
+        boolean listening();
+
+        @Override
+        void close();
+    }
+}

@@ -1,0 +1,65 @@
+package dev.dedup.agent.store.redis.access;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * A Lua script of the Redis tier (resources in {@code dev/dedup/agent/store/redis/}), made of one or more resources concatenated (a part shared by two
+ * scripts first), and its SHA-1, by which {@link RedisPort#eval} calls it. A {@code guarded} script starts
+ * with {@code guard.lua}: its last key and last argument are the shard's topology record and its expected
+ * value, which {@link Topology#guarded} appends.
+ */
+public record RedisScript(String name, byte[] body, String sha, boolean guarded) {
+
+    /** The fingerprint layout's claims, releases and look-ups. */
+    /** Where the scripts are: one folder for the whole Redis tier. */
+    private static final String SCRIPTS = "/dev/dedup/agent/store/redis/";
+
+    public static final RedisScript CLAIMS = of("guard.lua", "answers.lua", "records.lua", "claims.lua");
+    /** The fingerprint layout's splits and merges of buckets. */
+    public static final RedisScript TABLE = of("guard.lua", "records.lua", "table.lua");
+    /** The fingerprint layout's sweep of ended claims. */
+    public static final RedisScript SWEEP = of("records.lua", "sweep.lua");
+    /** The fingerprint tables a shard holds. */
+    public static final RedisScript TABLES = of("tables.lua");
+    /** The event-time layout's claims and releases. */
+    public static final RedisScript TIMED = of("guard.lua", "answers.lua", "timed.lua");
+    /** Committed ranges of ordered streams. */
+    public static final RedisScript RANGES = of("guard.lua", "ranges.lua");
+    /** Reads or stamps a shard's topology record. */
+    public static final RedisScript TOPOLOGY = of("topology.lua");
+
+    static RedisScript of(String... resources) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        for (String resource : resources) {
+            try (InputStream in = RedisScript.class.getResourceAsStream(SCRIPTS + resource)) {
+                if (in == null) {
+                    throw new IllegalStateException(resource + " is missing from the agent's classpath");
+                }
+                in.transferTo(body);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        byte[] bytes = body.toByteArray();
+        return new RedisScript(
+                resources[resources.length - 1], bytes, sha1Hex(bytes), resources[0].equals("guard.lua"));
+    }
+
+    private static String sha1Hex(byte[] bytes) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(bytes);
+            StringBuilder sb = new StringBuilder(40);
+            for (byte b : digest) {
+                sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+            }
+            return sb.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

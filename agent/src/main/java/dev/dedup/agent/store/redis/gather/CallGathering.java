@@ -1,0 +1,266 @@
+package dev.dedup.agent.store.redis.gather;
+
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.ShardCounters;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * Gathers the script calls that concurrent batches make on one shard into fewer, larger calls, so that what a
+ * call costs a shard (the command, the script's start, a bucket read once for all its items) is paid once for
+ * all of them.
+ *
+ * <p>A bounded gather: a call goes out at once while fewer than {@value #IN_FLIGHT} gathered calls of this
+ * layout are in flight on its shard, so a request is never held while the shard is idle. Otherwise it waits
+ * for the next answer from that shard, and everything that waited then goes out merged (calls that share
+ * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or at once
+ * when the oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs. Items keep their order: a merged call
+ * holds the calls in the order they came, each call's items in its own order, so two batches with one id are
+ * decided as if the first had been sent first, and no batch's answers depend on which others it went with. A
+ * merged call that fails fails every batch in it, all of which touched that shard.
+ */
+public final class CallGathering {
+
+    /** Gathered calls of one layout in flight on a shard before the next ones wait to be merged. */
+    static final int IN_FLIGHT = 2;
+
+    /** Longest a call waits for a merge while its shard is busy. */
+    static final long MAX_HOLD_MICROS = 500;
+
+    /**
+     * What a gathered call's batch gets back: its items' answers and the script's whole reply (the answers of
+     * every batch merged into the call, and the script's other values, which only the call's {@code first} batch
+     * should count). A reply without answers (a script that wrote nothing and said why) reaches every batch of
+     * the call as it is.
+     */
+    public record Reply(byte[] answers, List<Object> script, boolean first) {
+
+        /** The script's value at {@code i} as a number, or 0 when it has none there. */
+        public long number(int i) {
+            return script.size() > i && script.get(i) instanceof Long n ? n : 0;
+        }
+    }
+
+    private final RedisPort port;
+    private final RedisScript script;
+    private final int itemBytes;
+    private final Lane[] lanes;
+    private final Counter[] merged;
+
+    public CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry) {
+        this.port = port;
+        this.script = script;
+        this.itemBytes = itemBytes;
+        this.lanes = new Lane[port.shards()];
+        this.merged = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_GATHERED,
+                "Script calls of concurrent batches that went out merged with others",
+                "script",
+                script.name());
+        for (int s = 0; s < lanes.length; s++) {
+            lanes[s] = new Lane(s);
+        }
+    }
+
+    /**
+     * Sends {@code call}, alone or merged with others of the same {@code sameArgs} (whatever makes the script's
+     * arguments besides the items equal: mode, clock second, policy), whose arguments {@code argsOf} makes.
+     */
+    public CompletionStage<Reply> submit(
+            ShardCalls.Call call, Mode mode, Object sameArgs, Function<ShardCalls.Call, byte[][]> argsOf) {
+        return submit(call, mode, sameArgs, argsOf, NO_KEYS);
+    }
+
+    /**
+     * The same, with {@code moreKeys} after the call's buckets' keys: keys every call of these {@code sameArgs} on
+     * the shard declares (a table's state).
+     */
+    public CompletionStage<Reply> submit(
+            ShardCalls.Call call,
+            Mode mode,
+            Object sameArgs,
+            Function<ShardCalls.Call, byte[][]> argsOf,
+            byte[][] moreKeys) {
+        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, System.nanoTime());
+        lanes[call.shard()].submit(p);
+        return p.reply;
+    }
+
+    private static final byte[][] NO_KEYS = new byte[0][];
+
+    private record Pending(
+            ShardCalls.Call call,
+            Mode mode,
+            Object sameArgs,
+            Function<ShardCalls.Call, byte[][]> argsOf,
+            byte[][] moreKeys,
+            long since,
+            CompletableFuture<Reply> reply) {
+        Pending(
+                ShardCalls.Call call,
+                Mode mode,
+                Object sameArgs,
+                Function<ShardCalls.Call, byte[][]> argsOf,
+                byte[][] moreKeys,
+                long since) {
+            this(call, mode, sameArgs, argsOf, moreKeys, since, new CompletableFuture<>());
+        }
+    }
+
+    /** One shard's calls of this layout: those in flight and those waiting. */
+    private final class Lane {
+        private final int shard;
+        private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+        private int inFlight;
+
+        Lane(int shard) {
+            this.shard = shard;
+        }
+
+        void submit(Pending p) {
+            List<List<Pending>> send;
+            synchronized (this) {
+                waiting.add(p);
+                boolean heldTooLong = System.nanoTime() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
+                if (inFlight >= IN_FLIGHT && !heldTooLong) {
+                    return;
+                }
+                send = takeWaiting();
+            }
+            send.forEach(this::send);
+        }
+
+        /** Everything waiting, in merged calls; counts them in flight. Under the lane's lock. */
+        private List<List<Pending>> takeWaiting() {
+            List<List<Pending>> out = new ArrayList<>();
+            List<Pending> group = new ArrayList<>();
+            int items = 0;
+            while (!waiting.isEmpty()) {
+                Pending next = waiting.pollFirst();
+                int n = next.call().indexes().length;
+                if (!group.isEmpty()
+                        && (items + n > ShardCalls.MAX_ITEMS_PER_CALL
+                                || next.mode() != group.get(0).mode()
+                                || !next.sameArgs().equals(group.get(0).sameArgs()))) {
+                    out.add(group);
+                    group = new ArrayList<>();
+                    items = 0;
+                }
+                group.add(next);
+                items += n;
+            }
+            if (!group.isEmpty()) {
+                out.add(group);
+            }
+            inFlight += out.size();
+            return out;
+        }
+
+        private void send(List<Pending> group) {
+            Pending first = group.get(0);
+            ShardCalls.Call call = group.size() == 1
+                    ? first.call()
+                    : merge(group.stream().map(Pending::call).toList(), itemBytes);
+            if (group.size() > 1) {
+                merged[shard].increment(group.size());
+            }
+            CompletionStage<List<Object>> sent;
+            try {
+                sent = port.eval(
+                        shard,
+                        script,
+                        first.mode(),
+                        ShardCalls.withKeys(call.keys(), first.moreKeys()),
+                        first.argsOf().apply(call));
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e); // the lane must hear back from every call it counts
+            }
+            sent.whenComplete((reply, failure) -> {
+                List<List<Pending>> next;
+                synchronized (this) {
+                    inFlight--;
+                    next = takeWaiting();
+                }
+                if (failure != null) {
+                    group.forEach(p -> p.reply().completeExceptionally(failure));
+                } else {
+                    answer(group, reply);
+                }
+                next.forEach(this::send);
+            });
+        }
+
+        private void answer(List<Pending> group, List<Object> script) {
+            byte[] all = script.isEmpty() || !(script.get(0) instanceof byte[] b) ? new byte[0] : b;
+            int at = 0;
+            for (int i = 0; i < group.size(); i++) {
+                Pending p = group.get(i);
+                int n = p.call().indexes().length;
+                byte[] mine = all.length == 0 || at + n > all.length
+                        ? new byte[0]
+                        : java.util.Arrays.copyOfRange(all, at, at + n);
+                p.reply().complete(new Reply(mine, script, i == 0));
+                at += n;
+            }
+        }
+    }
+
+    /**
+     * The calls (of one shard) as one: their buckets once each, in order of first use, with their keys; their
+     * items in order, each item's bucket index (its first two bytes, 1-based) renumbered into the merged buckets.
+     */
+    static ShardCalls.Call merge(List<ShardCalls.Call> calls, int itemBytes) {
+        List<byte[]> keys = new ArrayList<>();
+        List<Long> buckets = new ArrayList<>();
+        java.util.Map<Long, Integer> index = new java.util.HashMap<>();
+        int total = 0;
+        for (ShardCalls.Call c : calls) {
+            total += c.indexes().length;
+        }
+        byte[] items = new byte[total * itemBytes];
+        int[] indexes = new int[total];
+        int at = 0;
+        int n = 0;
+        for (ShardCalls.Call c : calls) {
+            int[] renumbered = new int[c.buckets().length + 1];
+            for (int k = 0; k < c.buckets().length; k++) {
+                long bucket = c.buckets()[k];
+                Integer known = index.get(bucket);
+                if (known == null) {
+                    keys.add(c.keys()[k]);
+                    buckets.add(bucket);
+                    known = buckets.size();
+                    index.put(bucket, known);
+                }
+                renumbered[k + 1] = known;
+            }
+            byte[] src = c.items();
+            for (int off = 0; off < src.length; off += itemBytes) {
+                System.arraycopy(src, off, items, at, itemBytes);
+                int k = renumbered[((src[off] & 0xff) << 8) | (src[off + 1] & 0xff)];
+                items[at] = (byte) (k >>> 8);
+                items[at + 1] = (byte) k;
+                at += itemBytes;
+            }
+            for (int i : c.indexes()) {
+                indexes[n++] = i;
+            }
+        }
+        long[] b = new long[buckets.size()];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = buckets.get(i);
+        }
+        return new ShardCalls.Call(calls.get(0).shard(), keys.toArray(byte[][]::new), b, items, indexes);
+    }
+}

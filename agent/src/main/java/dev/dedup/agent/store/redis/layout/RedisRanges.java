@@ -1,0 +1,161 @@
+package dev.dedup.agent.store.redis.layout;
+
+import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.codec.Batch;
+import dev.dedup.codec.RangeRequest;
+import dev.dedup.wire.SequenceRange;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Committed ranges of ordered streams in Redis, one key per (namespace, stream) on the shard its hash
+ * chooses: a string of the stream's live intervals, "from to end-second" each, sorted, merged whenever
+ * they overlap or touch, so that a stream committed in order is one interval of about 130 bytes whatever
+ * its number of commits. {@code ranges.lua} checks or commits all of a request's ranges in one call,
+ * atomically; the key expires with its last interval.
+ *
+ * <p>After the cut-over of a declared change of the shard list, a stream whose shard changed is committed on its
+ * new shard and checked on both, its committed parts the union of what each holds, until the previous shards are
+ * dropped.
+ */
+public final class RedisRanges {
+
+    /** Most intervals one stream may hold: past that a commit is refused (a worker committing out of order). */
+    static final int MAX_INTERVALS_PER_STREAM = 10_000;
+
+    private static final byte[] NONE = new byte[0];
+
+    private final RedisPort port;
+    private final Routing routing;
+    private final RedisKeys keys;
+    private final byte[] most = RedisKeys.ascii(MAX_INTERVALS_PER_STREAM);
+
+    public RedisRanges(RedisPort port, Routing routing, RedisKeys keys) {
+        this.port = port;
+        this.routing = routing;
+        this.keys = keys;
+    }
+
+    public CompletionStage<List<List<SequenceRange>>> check(RangeRequest request, long nowMillis) {
+        long hash = hash(request.namespace(), request.stream());
+        CompletionStage<List<List<SequenceRange>>> here = check(request, routing.shard(hash), nowMillis);
+        if (!routing.inTransition() || !routing.cutOver() || !routing.moves(hash)) {
+            return here;
+        }
+        return here.thenCombine(check(request, routing.source(hash), nowMillis), (current, previous) -> {
+            List<List<SequenceRange>> union = new ArrayList<>(current.size());
+            for (int k = 0; k < current.size(); k++) {
+                union.add(union(current.get(k), previous.get(k)));
+            }
+            return union;
+        });
+    }
+
+    /** Two lists of committed parts of one range, each sorted and disjoint, as one: sorted, merged where they touch. */
+    static List<SequenceRange> union(List<SequenceRange> a, List<SequenceRange> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        if (a.isEmpty()) {
+            return b;
+        }
+        List<SequenceRange> all = new ArrayList<>(a);
+        all.addAll(b);
+        all.sort(java.util.Comparator.comparing(SequenceRange::from));
+        List<SequenceRange> out = new ArrayList<>();
+        SequenceRange last = null;
+        for (SequenceRange r : all) {
+            if (last != null && r.from().compareTo(last.to().add(BigInteger.ONE)) <= 0) {
+                last = new SequenceRange(last.from(), last.to().max(r.to()));
+                out.set(out.size() - 1, last);
+            } else {
+                last = r;
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private CompletionStage<List<List<SequenceRange>>> check(RangeRequest request, int shard, long nowMillis) {
+        return call(request, shard, Mode.RANGE_CHECK, nowMillis, NONE).thenApply(reply -> {
+            List<List<SequenceRange>> done = new ArrayList<>(reply.size());
+            for (Object parts : reply) {
+                done.add(parse((byte[]) parts));
+            }
+            if (done.size() != request.ranges().size()) {
+                throw new StoreUnavailableException(
+                        FailureKind.ERROR,
+                        "redis answered " + done.size() + " checks for "
+                                + request.ranges().size() + " ranges",
+                        null);
+            }
+            return done;
+        });
+    }
+
+    public CompletionStage<Void> commit(RangeRequest request, ClaimPolicy policy, long nowMillis) {
+        byte[] ends = RedisKeys.ascii(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis));
+        long hash = hash(request.namespace(), request.stream());
+        return call(request, routing.shard(hash), Mode.RANGE_COMMIT, nowMillis, ends)
+                .thenApply(reply -> null);
+    }
+
+    private CompletionStage<List<Object>> call(
+            RangeRequest request, int shard, Mode mode, long nowMillis, byte[] ends) {
+        long hash = hash(request.namespace(), request.stream());
+        List<SequenceRange> ranges = request.ranges();
+        byte[][] args = new byte[4 + 4 * ranges.size()][];
+        args[0] = mode.arg();
+        args[1] = RedisKeys.ascii(Math.floorDiv(nowMillis, 1000L));
+        args[2] = ends;
+        args[3] = most;
+        for (int k = 0; k < ranges.size(); k++) {
+            SequenceRange r = ranges.get(k);
+            int at = 4 + 4 * k;
+            args[at] = ascii(r.from());
+            args[at + 1] = ascii(r.to());
+            args[at + 2] = r.from().signum() == 0 ? NONE : ascii(r.from().subtract(BigInteger.ONE));
+            args[at + 3] = ascii(r.to().add(BigInteger.ONE));
+        }
+        byte[][] key = {keys.rangeKey(shard, request.namespace(), request.stream(), hash)};
+        return port.eval(shard, RedisScript.RANGES, mode, key, args);
+    }
+
+    /** A stream's 64-bit hash (FNV-1a of the namespace, a zero byte and the stream). */
+    static long hash(String namespace, String stream) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : (namespace + '\0' + stream).getBytes(StandardCharsets.UTF_8)) {
+            h = (h ^ (b & 0xff)) * 0x100000001b3L;
+        }
+        return h ^ (h >>> 31);
+    }
+
+    /** {@code "from to\n"} pairs. */
+    private static List<SequenceRange> parse(byte[] parts) {
+        List<SequenceRange> out = new ArrayList<>(1);
+        String s = new String(parts, StandardCharsets.US_ASCII);
+        int at = 0;
+        while (at < s.length()) {
+            int space = s.indexOf(' ', at);
+            int nl = s.indexOf('\n', space);
+            out.add(new SequenceRange(
+                    new BigInteger(s.substring(at, space)), new BigInteger(s.substring(space + 1, nl))));
+            at = nl + 1;
+        }
+        return out;
+    }
+
+    private static byte[] ascii(BigInteger n) {
+        return n.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+}

@@ -1,0 +1,226 @@
+package dev.dedup.agent.store.redis.layout;
+
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.ShardCounters;
+import dev.dedup.agent.store.redis.gather.CallGathering;
+import dev.dedup.agent.store.redis.gather.ShardCalls;
+import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.codec.Batch;
+import dev.dedup.routing.JumpHash;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The event-time layout: claims of namespaces filed by event time, written by {@code timed.lua}. It is
+ * Tapjoy's layout ("Real-Time Deduping At Scale") with our fingerprints. Every copy of a message carries
+ * the same event second, so an id is looked for only among the claims of that second: the second is
+ * split into {@code slices} buckets by the id's route half, sized so that a bucket holds about
+ * {@link #TARGET_FILL} claims at the namespace's expected rate. A batch's ids fall into a few hundred
+ * buckets, each read once and written once per script call: appended to while it holds fewer than {@link
+ * #SETTLE_RECORDS} records, written whole after.
+ *
+ * <p>A bucket is a Redis <em>string</em> {@code <prefix>{t<u16 namespace tag><u32 second><u16 slice>}}
+ * (13 bytes with the default prefix) of 11-byte records: the top 56 bits of the id's key (the same 7
+ * bytes as a field of {@link FingerprintTables}, so the release channel carries the same fields) and the
+ * owner's 32-bit tag. Measured first as a hash of those fields: every lookup and every {@code HSET} of a
+ * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
+ * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
+ * append. A second with more claims than planned just makes its buckets longer (counted past
+ * {@code RedisOptions.DEFAULT_TIME_BUCKET_RECORDS} records). Keys expire at their second plus the window (a relative
+ * expiry set when the key is created, so the agent's clock decides as everywhere else): no sweep. A
+ * release writes owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
+ */
+public final class TimeBuckets {
+
+    /** Claims per bucket at the expected rate: Tapjoy's figure (buckets of 100 to 1,000 ids). */
+    static final int TARGET_FILL = 100;
+    /** u16 key index, 7-byte field, 4-byte owner tag. */
+    static final int ITEM_BYTES = 13;
+    /** Buckets per second at most: past 6.5 M ids per second a namespace's buckets fill beyond 100. */
+    static final int MAX_SLICES = 1 << 16;
+    /**
+     * Records from which {@code timed.lua} writes a bucket whole (exactly sized) instead of appending to it
+     * (which leaves Redis up to twice the string's length): three quarters of the planned fill, which nearly
+     * every bucket of a second at the planned rate reaches, so that it ends exactly sized.
+     */
+    static final int SETTLE_RECORDS = TARGET_FILL * 3 / 4;
+
+    private static final byte[] SETTLE_ARG = RedisKeys.ascii(SETTLE_RECORDS);
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+
+    private final RedisPort port;
+    private final Routing routing;
+    private final RedisKeys keys;
+    private final byte[] channel;
+    private final byte[] capArg;
+    private final Counter[] overfull;
+    private final CallGathering gathering;
+
+    /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
+    public TimeBuckets(RedisPort port, Routing routing, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
+        this.routing = routing;
+        this.port = port;
+        this.keys = keys;
+        this.channel = keys.releaseChannel();
+        this.capArg = RedisKeys.ascii(bucketRecords);
+        this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry);
+        this.overfull = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_OVERFULL,
+                "Claims filed by event time into a bucket already holding " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS
+                        + " claims (about four times the planned 100): the"
+                        + " namespace's event rate is set below its real rate");
+    }
+
+    /** Claims a batch whose every item has an event time; its buckets per second come from the policy. */
+    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return run(batch, Mode.CLAIM, policy, nowMillis);
+    }
+
+    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return run(batch, Mode.RELEASE, policy, nowMillis);
+    }
+
+    private CompletionStage<byte[]> run(Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
+        if (!policy.byEventTime() || policy.sliding()) {
+            throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
+                    + " with a fixed window: " + policy);
+        }
+        ShardCalls calls = ShardCalls.plan(
+                batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        Object sameArgs = List.of(policy, nowSecond);
+        java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> {
+            long[] buckets = call.buckets();
+            byte[] ttls = new byte[buckets.length * 4];
+            for (int k = 0; k < buckets.length; k++) {
+                long ends = policy.endSecond(second(buckets[k]), nowMillis);
+                int ttl = (int) Math.max(0, ends - nowSecond);
+                int at = k * 4;
+                ttls[at] = (byte) (ttl >>> 24);
+                ttls[at + 1] = (byte) (ttl >>> 16);
+                ttls[at + 2] = (byte) (ttl >>> 8);
+                ttls[at + 3] = (byte) ttl;
+            }
+            byte[] distinct = ShardCalls.distinct(call.items(), ITEM_BYTES, 2) ? ONE : ZERO;
+            return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
+        };
+        return calls.run(
+                port,
+                call -> gathering.submit(call, mode, sameArgs, argsOf).thenApply(reply -> {
+                    if (reply.first() && reply.number(1) > 0) {
+                        overfull[call.shard()].increment(reply.number(1));
+                    }
+                    return reply.answers();
+                }));
+    }
+
+    /** Per shard, its overfull claims. */
+    public void stats(List<Map<String, Object>> shards) {
+        for (int i = 0; i < shards.size(); i++) {
+            shards.get(i).put("overfull", (long) overfull[i].count());
+        }
+    }
+
+    /** Buckets per second for a namespace expecting {@code idsPerSecond}. */
+    public static int slices(int idsPerSecond) {
+        return (int) Math.min(MAX_SLICES, Math.max(1, (idsPerSecond + (long) TARGET_FILL - 1) / TARGET_FILL));
+    }
+
+    /** A namespace's 16-bit tag in its keys: namespaces that share one only share buckets, never claims. */
+    static int namespaceTag(String namespace) {
+        int h = 0;
+        for (byte b : namespace.getBytes(StandardCharsets.US_ASCII)) {
+            h = 31 * h + b;
+        }
+        return (h ^ (h >>> 16)) & 0xffff;
+    }
+
+    /** A bucket as one long: namespace tag (16 bits), second (32), slice (16). */
+    static long bucket(int namespaceTag, long second, long route, int slices) {
+        long slice = Long.remainderUnsigned(route, slices);
+        return ((long) namespaceTag << 48) | (second << 16) | slice;
+    }
+
+    /** The second a bucket's claims were made for. */
+    static long second(long bucket) {
+        return (bucket >>> 16) & 0xffff_ffffL;
+    }
+
+    static int shard(long bucket, int shards) {
+        return JumpHash.shard(placement(bucket), shards);
+    }
+
+    /** What places a bucket among shards: its bits mixed, so neighbouring seconds and slices spread. */
+    static long placement(long bucket) {
+        long h = bucket * 0x9E3779B97F4A7C15L;
+        return h ^ (h >>> 29);
+    }
+
+    /** {@code <prefix>{t<the bucket's 8 bytes>}}: a bucket's key (on a cluster, after its group's tag). */
+    byte[] key(int shard, long bucket) {
+        return keys.hashTagged(shard, "t", bucket, 8);
+    }
+
+    /** The owner's tag kept in Redis: the low 32 bits of its fingerprint, never 0 (the tombstone). */
+    static int ownerTag(long ownerFingerprint) {
+        int tag = (int) ownerFingerprint;
+        return tag == 0 ? 1 : tag;
+    }
+
+    /** Writes one item at {@code at}: u16 key index (1-based), the 7-byte field, the 4-byte owner tag. */
+    static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
+        a[at] = (byte) (keyIndex >>> 8);
+        a[at + 1] = (byte) keyIndex;
+        for (int i = 0; i < FingerprintTables.FIELD_BYTES; i++) {
+            a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
+        }
+        a[at + 9] = (byte) (ownerTag >>> 24);
+        a[at + 10] = (byte) (ownerTag >>> 16);
+        a[at + 11] = (byte) (ownerTag >>> 8);
+        a[at + 12] = (byte) ownerTag;
+    }
+
+    /** The batch's items filed by event time: buckets of {@code slices} per second. */
+    ShardCalls.Packing packing(Batch batch, int slices) {
+        int tag = namespaceTag(batch.namespace());
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int i) {
+                return TimeBuckets.bucket(tag, batch.eventSecond(i), batch.route(i), slices);
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return routing.timeShard(placement(bucket), second(bucket));
+            }
+
+            @Override
+            public byte[] key(int shard, long bucket) {
+                return TimeBuckets.this.key(shard, bucket);
+            }
+
+            @Override
+            public int itemBytes() {
+                return ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] items, int at, int keyIndex, int i) {
+                item(items, at, keyIndex, batch.key(i), ownerTag(batch.owner(i)));
+            }
+        };
+    }
+}

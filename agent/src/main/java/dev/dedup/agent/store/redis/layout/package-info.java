@@ -1,0 +1,9 @@
+/**
+ * How claims are kept in Redis: fingerprint tables that size themselves
+ * ({@link dev.dedup.agent.store.redis.layout.FingerprintTables}, swept by
+ * {@link dev.dedup.agent.store.redis.layout.RedisSweeper}), event-time buckets
+ * ({@link dev.dedup.agent.store.redis.layout.TimeBuckets}), committed ranges
+ * ({@link dev.dedup.agent.store.redis.layout.RedisRanges}), and the record of which one keeps each namespace
+ * ({@link dev.dedup.agent.store.redis.layout.NamespaceRecords}).
+ */
+package dev.dedup.agent.store.redis.layout;

@@ -1,0 +1,685 @@
+package dev.dedup.agent.store.redis.topology;
+
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.IncompatibleDeploymentException;
+import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.MemoryInfo;
+import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The shards' own record of the topology they belong to, so that nothing is forgotten by accident.
+ *
+ * <p>Every shard holds a record {@code <prefix>:topology} = {@code dedup-topology v1 deployment=<id>
+ * epoch=<n> shard=<i> of=<k>} (on a Redis Cluster every group does, in its own slot: {@code shard} is the
+ * group): which deployment it belongs to and where it stands in the shard list of
+ * topology epoch {@code n} ({@code shard=retired} for a shard a change took out of the list). At start the
+ * agent reads every shard's record and:
+ *
+ * <ul>
+ *   <li>when no shard has one (a new deployment, or shards written by a version without records),
+ *       stamps them in the order of {@code --redis};
+ *   <li>when every shard's record agrees with the order of {@code --redis}, starts;
+ *   <li>during a declared change ({@code --redis-previous}, {@code --redis-cutover}): the previous list's
+ *       shards must hold epoch {@code n} in its order and the new shards are stamped {@code n+1} in the
+ *       current order; at the cut-over the first agent to reach it advances every record to epoch
+ *       {@code n+1} (the others follow when they reach it, or when a shard tells them), and only then
+ *       makes claims in the current list. An agent still on the previous list is refused by every shard
+ *       from then on (503): it cannot decide alone where a claim lives;
+ *   <li>otherwise refuses to start (exit 2) with one line saying what differs: a shard added or removed,
+ *       the order changed, a shard of another deployment, or a shard without a record among shards with
+ *       one (it lost its data, or was added without declaring the change). {@code
+ *       --redis-adopt-empty-shards} stamps such shards instead, accepting that their claims are gone.
+ * </ul>
+ *
+ * <p>Then every claim, release, range and move script checks the record first ({@code guard.lua}), in the
+ * same call: a shard that restarted empty, was flushed or was replaced answers nothing but an error, which
+ * the agent turns into 503 ({@code kind=topology}) for the ids on it; never {@code new} for an id it claimed
+ * before. A watch reads the records every {@value #WATCH_SECONDS} seconds to report such a shard in
+ * {@code /health/ready}, {@code /v1/stats}, the log and {@code dedup_redis_shard_topology_ok}, and to
+ * cut over when the time comes.
+ */
+public final class Topology implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Topology.class.getName());
+    static final int WATCH_SECONDS = 2;
+    private static final String PREFIX = "dedup-topology v1 ";
+    static final String RETIRED = "retired";
+    private static final byte[] READ = new byte[0];
+
+    private final RedisPort port;
+    private final Routing routing;
+    private final LongSupplier clockMillis;
+    /** Per shard, the key of its record. */
+    private final byte[][] key;
+    /** Per shard, the record expected before the cut-over (the same as after it without a transition). */
+    private final byte[][] before;
+    /** Per shard, the record expected after the cut-over. */
+    private final byte[][] after;
+    /** What each shard held when last read. */
+    private final AtomicReferenceArray<String> held;
+
+    private final java.util.concurrent.ScheduledFuture<?> watching;
+    private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> cutting =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    private Topology(
+            RedisPort port,
+            Routing routing,
+            LongSupplier clockMillis,
+            byte[][] key,
+            byte[][] before,
+            byte[][] after,
+            MeterRegistry registry,
+            ScheduledExecutorService scheduler) {
+        this.port = port;
+        this.routing = routing;
+        this.clockMillis = clockMillis;
+        this.key = key;
+        this.before = before;
+        this.after = after;
+        this.held = new AtomicReferenceArray<>(before.length);
+        for (int s = 0; s < before.length; s++) {
+            held.set(s, text(expected(s)));
+            int shard = s;
+            Gauge.builder(MetricNames.REDIS_SHARD_TOPOLOGY_OK, () -> ok(shard) ? 1 : 0)
+                    .tag(MetricNames.TAG_SHARD, String.valueOf(s))
+                    .description("1 while the shard holds the topology record the agent expects; 0 when it lost"
+                            + " its data or belongs elsewhere (its ids are answered 503)")
+                    .register(registry);
+        }
+        this.watching = scheduler.scheduleWithFixedDelay(this::watch, WATCH_SECONDS, WATCH_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private byte[] expected(int shard) {
+        return routing.cutOver() ? after[shard] : before[shard];
+    }
+
+    /**
+     * Reads every shard's record and agrees, stamps or refuses as the class says.
+     *
+     * @throws IncompatibleDeploymentException naming what differs and how to declare a change (the agent exits 2)
+     */
+    public static Topology agreeOrRefuse(
+            RedisPort port,
+            RedisKeys keys,
+            Routing routing,
+            boolean adoptEmpty,
+            LongSupplier clockMillis,
+            MeterRegistry registry,
+            ScheduledExecutorService scheduler) {
+        byte[][] key = new byte[port.shards()][];
+        for (int s = 0; s < key.length; s++) {
+            key[s] = keys.topology(s);
+        }
+        int k = port.shards();
+        String[] records = new String[k];
+        Map<String, String>[] parsed = newArray(k);
+        String deployment = null;
+        for (int s = 0; s < k; s++) {
+            records[s] = read(port, s, key[s]);
+            if (records[s] == null) {
+                continue;
+            }
+            parsed[s] = parse(records[s]);
+            if (parsed[s] == null) {
+                throw new IncompatibleDeploymentException(
+                        "redis: shard " + port.name(s) + " holds \"" + records[s] + "\" under " + text(key[s])
+                                + ", not a topology record of this agent; is --redis-prefix right?");
+            }
+            if (deployment == null) {
+                deployment = parsed[s].get("deployment");
+            } else if (!deployment.equals(parsed[s].get("deployment"))) {
+                throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " belongs to deployment "
+                        + parsed[s].get("deployment") + ", the shards before it to " + deployment
+                        + ": --redis mixes shards of two deployments");
+            }
+        }
+        Plan plan = routing.inTransition()
+                ? Plan.transition(port, routing, records, parsed, deployment)
+                : Plan.single(port, parsed, deployment);
+        List<String> missing = new ArrayList<>();
+        for (int s = 0; s < k; s++) {
+            if (records[s] == null && !plan.fresh(s)) {
+                missing.add(port.name(s));
+            }
+        }
+        if (plan.deployment == null) {
+            plan = plan.stamped(UUID.randomUUID().toString());
+            LOG.log(
+                    Level.INFO,
+                    "redis: no shard holds a topology record; stamping " + k + " shards as deployment "
+                            + plan.deployment + " in the order of --redis"
+                            + (routing.inTransition() ? "-previous (epoch 1) and --redis (epoch 2)" : ""));
+        } else if (!missing.isEmpty()) {
+            if (!adoptEmpty) {
+                throw new IncompatibleDeploymentException(
+                        "redis: " + missing + " hold no topology record while the other shards do:"
+                                + " each lost its data (restarted without persistence, flushed, or replaced by an empty node) or"
+                                + " was added without a declared transition. Its claims are gone either way; to accept that"
+                                + " and stamp it, start one agent with --redis-adopt-empty-shards, then without it");
+            }
+            LOG.log(
+                    Level.WARNING,
+                    "redis: adopting " + missing + " (no topology record): claims they held are"
+                            + " forgotten; ids on them are answered new again");
+        }
+        byte[][] before = new byte[k][];
+        byte[][] after = new byte[k][];
+        for (int s = 0; s < k; s++) {
+            before[s] = plan.before(s);
+            after[s] = plan.after(s);
+            if (records[s] == null) {
+                byte[] stamp = plan.cutOver ? after[s] : before[s];
+                String now = stamp(port, s, key[s], stamp);
+                if (!now.equals(text(stamp))) {
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " was stamped \"" + now
+                            + "\" by another agent starting with another shard list at the same time");
+                }
+            }
+        }
+        if (plan.cutOver) {
+            routing.cutOverNow();
+        }
+        Topology topology = new Topology(port, routing, clockMillis, key, before, after, registry, scheduler);
+        if (routing.inTransition() && !routing.cutOver()) {
+            LOG.log(
+                    Level.INFO,
+                    "redis: changing the shard list: claims stay in --redis-previous until the cut-over at "
+                            + java.time.Instant.ofEpochSecond(routing.cutoverSecond()) + ", then move to --redis");
+            if (plan.advancing) {
+                topology.cutOver(); // another agent began: finish what it started
+            }
+        }
+        return topology;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String>[] newArray(int k) {
+        return new Map[k];
+    }
+
+    /** What each shard must hold before and after the cut-over, as the records read at start say. */
+    private static final class Plan {
+        final String deployment;
+        final long epoch; // of the list before the cut-over (the only list without a transition)
+        final int[] positionBefore; // -1: not in the list before
+        final int ofBefore;
+        final int[] positionAfter; // -1: retired
+        final int ofAfter;
+        final boolean cutOver;
+        final boolean advancing;
+        final boolean[] fresh;
+
+        private Plan(
+                String deployment,
+                long epoch,
+                int[] positionBefore,
+                int ofBefore,
+                int[] positionAfter,
+                int ofAfter,
+                boolean cutOver,
+                boolean advancing,
+                boolean[] fresh) {
+            this.deployment = deployment;
+            this.epoch = epoch;
+            this.positionBefore = positionBefore;
+            this.ofBefore = ofBefore;
+            this.positionAfter = positionAfter;
+            this.ofAfter = ofAfter;
+            this.cutOver = cutOver;
+            this.advancing = advancing;
+            this.fresh = fresh;
+        }
+
+        Plan stamped(String newDeployment) {
+            return new Plan(newDeployment, 1, positionBefore, ofBefore, positionAfter, ofAfter, cutOver, false, fresh);
+        }
+
+        /** A shard that is new in this topology: it is stamped, not missed, when it holds no record. */
+        boolean fresh(int s) {
+            return fresh[s];
+        }
+
+        byte[] before(int s) {
+            return positionBefore[s] < 0 ? after(s) : record(deployment, epoch, positionBefore[s], ofBefore);
+        }
+
+        byte[] after(int s) {
+            if (positionBefore == positionAfter) {
+                return before(s);
+            }
+            return positionAfter[s] < 0
+                    ? record(deployment, epoch + 1, RETIRED, ofAfter)
+                    : record(deployment, epoch + 1, String.valueOf(positionAfter[s]), ofAfter);
+        }
+
+        /** No transition: every shard where {@code --redis} lists it, in one epoch. */
+        static Plan single(RedisPort port, Map<String, String>[] parsed, String deployment) {
+            int k = port.shards();
+            int[] position = new int[k];
+            long epoch = 1;
+            String epochOf = null;
+            for (int s = 0; s < k; s++) {
+                position[s] = s;
+                if (parsed[s] == null) {
+                    continue;
+                }
+                Map<String, String> r = parsed[s];
+                if (!String.valueOf(s).equals(r.get("shard"))
+                        || !String.valueOf(k).equals(r.get("of"))) {
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is "
+                            + (RETIRED.equals(r.get("shard"))
+                                    ? "retired"
+                                    : "shard " + r.get("shard") + " of " + r.get("of"))
+                            + " in topology epoch " + r.get("epoch") + ", but --redis lists it as shard " + s + " of "
+                            + k + ": the shard list changed without a declared transition, which would forget claims."
+                            + " Restore the order and count it was started with; to add or remove shards, follow"
+                            + " docs/redis.md#changing-the-shard-list");
+                }
+                if (epochOf == null) {
+                    epochOf = port.name(s);
+                    epoch = Long.parseLong(r.get("epoch"));
+                } else if (epoch != Long.parseLong(r.get("epoch"))) {
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is in topology epoch "
+                            + r.get("epoch") + ", " + epochOf + " in epoch " + epoch + ": a change of the shard list"
+                            + " did not finish its cut-over; start with the --redis-previous and --redis-cutover it"
+                            + " was declared with");
+                }
+            }
+            return new Plan(deployment, epoch, position, k, position, k, true, false, new boolean[k]);
+        }
+
+        /**
+         * A declared change: the previous list's shards hold epoch {@code n} in its order (before the
+         * cut-over) or {@code n+1} in the current one (after, or while another agent advances them); the
+         * new shards hold {@code n+1} or nothing yet.
+         */
+        static Plan transition(
+                RedisPort port, Routing routing, String[] records, Map<String, String>[] parsed, String deployment) {
+            int k = port.shards();
+            int[] prev = routing.previous();
+            int[] cur = routing.current();
+            int[] positionBefore = new int[k];
+            int[] positionAfter = new int[k];
+            java.util.Arrays.fill(positionBefore, -1);
+            java.util.Arrays.fill(positionAfter, -1);
+            for (int i = 0; i < prev.length; i++) {
+                positionBefore[prev[i]] = i;
+            }
+            for (int i = 0; i < cur.length; i++) {
+                positionAfter[cur[i]] = i;
+            }
+            boolean[] fresh = new boolean[k];
+            for (int s = 0; s < k; s++) {
+                fresh[s] = positionBefore[s] < 0;
+            }
+            // The epoch before the cut-over: from a shard still in it, or one less than a shard past it.
+            Long epoch = null;
+            for (int s = 0; s < k && epoch == null; s++) {
+                Map<String, String> r = parsed[s];
+                if (r == null) {
+                    continue;
+                }
+                long e = Long.parseLong(r.get("epoch"));
+                boolean inBefore = positionBefore[s] >= 0
+                        && String.valueOf(positionBefore[s]).equals(r.get("shard"))
+                        && String.valueOf(prev.length).equals(r.get("of"));
+                epoch = inBefore ? e : e - 1;
+            }
+            long n = epoch == null ? 1 : epoch;
+            Plan plan = new Plan(
+                    deployment, n, positionBefore, prev.length, positionAfter, cur.length, false, false, fresh);
+            int pastCutover = 0;
+            int beforeCutover = 0;
+            for (int s = 0; s < k; s++) {
+                if (records[s] == null) {
+                    continue;
+                }
+                boolean isBefore = records[s].equals(text(plan.before(s)));
+                boolean isAfter = records[s].equals(text(plan.after(s)));
+                if (isAfter && !isBefore) {
+                    pastCutover++;
+                } else if (isBefore && !isAfter) {
+                    beforeCutover++;
+                } else if (!isBefore) {
+                    Map<String, String> r = parsed[s];
+                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is "
+                            + (RETIRED.equals(r.get("shard"))
+                                    ? "retired"
+                                    : "shard " + r.get("shard") + " of " + r.get("of"))
+                            + " in topology epoch " + r.get("epoch") + ", which is neither its place in"
+                            + " --redis-previous (" + place(positionBefore[s], prev.length) + ", epoch " + n
+                            + ") nor in --redis (" + place(positionAfter[s], cur.length) + ", epoch " + (n + 1)
+                            + "): declare the change from the shard list the shards were last started with,"
+                            + " in its order, writing each shard as it was written then");
+                }
+            }
+            boolean allPast = pastCutover > 0 && beforeCutover == 0;
+            return new Plan(
+                    deployment,
+                    n,
+                    positionBefore,
+                    prev.length,
+                    positionAfter,
+                    cur.length,
+                    allPast,
+                    pastCutover > 0 && beforeCutover > 0,
+                    fresh);
+        }
+
+        private static String place(int position, int of) {
+            return position < 0 ? "not listed" : "shard " + position + " of " + of;
+        }
+    }
+
+    /**
+     * {@code port}, whose calls of a {@link RedisScript#guarded() guarded} script carry the topology record's
+     * key last among the keys and the shard's expected record last among the arguments.
+     */
+    public RedisPort guarded() {
+        return new RedisPort() {
+            @Override
+            public int shards() {
+                return port.shards();
+            }
+
+            @Override
+            public String name(int shard) {
+                return port.name(shard);
+            }
+
+            @Override
+            public CompletionStage<List<Object>> eval(
+                    int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+                if (!script.guarded()) {
+                    return port.eval(shard, script, mode, keys, args);
+                }
+                byte[][] k = Arrays.copyOf(keys, keys.length + 1);
+                k[keys.length] = key[shard];
+                byte[][] a = Arrays.copyOf(args, args.length + 1);
+                a[args.length] = expected(shard);
+                return port.eval(shard, script, mode, k, a).whenComplete((reply, failure) -> {
+                    if (failure != null
+                            && routing.inTransition()
+                            && !routing.cutOver()
+                            && mentions(failure, text(after[shard]))) {
+                        cutOver(); // another agent reached the cut-over first
+                    }
+                });
+            }
+
+            @Override
+            public CompletionStage<Void> ping() {
+                return port.ping();
+            }
+
+            @Override
+            public Subscription subscribe(
+                    byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+                return port.subscribe(channel, onMessage, onLost, onBack);
+            }
+
+            @Override
+            public List<EvictionPolicy.Reading> evictionPolicies() {
+                return port.evictionPolicies();
+            }
+
+            @Override
+            public CompletionStage<MemoryInfo> memory(int shard) {
+                return port.memory(shard);
+            }
+
+            @Override
+            public Map<String, Object> stats(int shard) {
+                return port.stats(shard);
+            }
+
+            @Override
+            public void close() {
+                port.close();
+            }
+        };
+    }
+
+    /**
+     * Completes when claims made at {@code nowMillis} may be routed: at once, or, when the cut-over is due and
+     * not yet made, once it is.
+     */
+    public CompletionStage<Void> routable(long nowMillis) {
+        if (routing.cutOver() || Math.floorDiv(nowMillis, 1000L) < routing.cutoverSecond()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> last = cutting.get();
+        if (last != null && last.isCompletedExceptionally() && System.nanoTime() - lastFailure < RETRY_NANOS) {
+            return CompletableFuture.completedFuture(null); // tried a moment ago: route as before meanwhile
+        }
+        // A cut-over that cannot finish (a shard down) leaves claims routed as before: the shards it reached
+        // refuse them (503) and the others still decide, rather than every claim waiting on one shard.
+        return cutOver().exceptionally(failure -> null);
+    }
+
+    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private volatile long lastFailure;
+
+    /**
+     * Advances every shard's record from the previous list's epoch to the current one's, then makes claims in
+     * the current list. Any agent may do it, several at once; a failed attempt (a shard down) is tried again
+     * by the next claim or watch.
+     */
+    CompletableFuture<Void> cutOver() {
+        CompletableFuture<Void> running = cutting.get();
+        if (routing.cutOver()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (running != null && !running.isCompletedExceptionally()) {
+            return running;
+        }
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        if (!cutting.compareAndSet(running, mine)) {
+            return cutting.get();
+        }
+        List<CompletableFuture<Void>> advanced = new ArrayList<>();
+        for (int s = 0; s < before.length; s++) {
+            int shard = s;
+            advanced.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key[shard]}, new byte[][] {
+                        after[shard], before[shard]
+                    })
+                    .<Void>thenApply(reply -> {
+                        String now = reply.get(0) instanceof byte[] b && b.length > 0 ? text(b) : null;
+                        held.set(shard, now);
+                        if (!text(after[shard]).equals(now)) {
+                            throw new StoreUnavailableException(
+                                    FailureKind.TOPOLOGY,
+                                    "redis shard " + port.name(shard) + " holds "
+                                            + (now == null ? "no topology record" : "\"" + now + "\"")
+                                            + " at the cut-over, not \"" + text(before[shard]) + "\"",
+                                    null);
+                        }
+                        return null;
+                    })
+                    .toCompletableFuture());
+        }
+        CompletableFuture.allOf(advanced.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
+            if (failure != null) {
+                LOG.log(Level.WARNING, "redis: the cut-over is not done yet (tried again shortly): " + failure);
+                lastFailure = System.nanoTime();
+                mine.completeExceptionally(failure);
+                return;
+            }
+            routing.cutOverNow();
+            LOG.log(
+                    Level.INFO,
+                    "redis: cut over to --redis at " + java.time.Instant.ofEpochMilli(clockMillis.getAsLong())
+                            + " (declared for " + java.time.Instant.ofEpochSecond(routing.cutoverSecond())
+                            + "); ids whose shard changed are looked up in the previous list too until its claims"
+                            + " have ended");
+            mine.complete(null);
+        });
+        return mine;
+    }
+
+    private static boolean mentions(Throwable t, String text) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c.getMessage() != null && c.getMessage().contains(text)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean ok(int shard) {
+        return text(expected(shard)).equals(held.get(shard));
+    }
+
+    /** Why the shards are not all in the topology, or null when they are. */
+    public String problem() {
+        List<String> wrong = new ArrayList<>();
+        for (int s = 0; s < before.length; s++) {
+            if (!ok(s)) {
+                wrong.add(port.name(s)
+                        + (held.get(s) == null ? " has no topology record" : " holds \"" + held.get(s) + "\""));
+            }
+        }
+        return wrong.isEmpty()
+                ? null
+                : "redis shards not in the topology: " + wrong
+                        + "; their ids are answered 503 until an operator accepts the loss (docs/redis.md#a-shard-that-lost-its-data)";
+    }
+
+    /** The shard's part of {@code /v1/stats}. */
+    public Map<String, Object> stats(int shard) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("expected", text(expected(shard)));
+        s.put("held", held.get(shard));
+        s.put("ok", ok(shard));
+        return s;
+    }
+
+    private void watch() {
+        if (routing.inTransition()
+                && !routing.cutOver()
+                && Math.floorDiv(clockMillis.getAsLong(), 1000L) >= routing.cutoverSecond()) {
+            cutOver();
+        }
+        for (int s = 0; s < before.length; s++) {
+            String now;
+            try {
+                now = read(port, s, key[s]);
+            } catch (RuntimeException e) {
+                continue; // an unreachable shard is the connection's business, not the topology's
+            }
+            String was = held.getAndSet(s, now);
+            if (!java.util.Objects.equals(was, now) && !ok(s)) {
+                if (now != null && text(after[s]).equals(now) && !routing.cutOver()) {
+                    cutOver();
+                } else if (movedOn(now)) {
+                    LOG.log(
+                            Level.ERROR,
+                            "redis shard " + port.name(s) + " now holds \"" + now + "\": the deployment changed its"
+                                    + " shard list (a later topology epoch) and this agent's --redis is the old one;"
+                                    + " its ids are answered 503 until it is restarted with the new list"
+                                    + " (docs/redis.md#changing-the-shard-list)");
+                } else {
+                    LOG.log(
+                            Level.ERROR,
+                            "redis shard " + port.name(s)
+                                    + (now == null ? " has lost its topology record" : " now holds \"" + now + "\"")
+                                    + ": it lost its data or was replaced; its ids are answered 503 until an"
+                                    + " operator accepts the loss (docs/redis.md#a-shard-that-lost-its-data)");
+                }
+            } else if (!java.util.Objects.equals(was, now) && ok(s)) {
+                LOG.log(Level.INFO, "redis shard " + port.name(s) + " holds its topology record again");
+            }
+        }
+    }
+
+    /** Whether {@code record} is this deployment's in a later epoch than the one this agent writes in. */
+    private boolean movedOn(String record) {
+        Map<String, String> mine = parse(text(after[0]));
+        Map<String, String> r = record == null ? null : parse(record);
+        return r != null
+                && mine != null
+                && r.get("deployment").equals(mine.get("deployment"))
+                && Long.parseLong(r.get("epoch")) > Long.parseLong(mine.get("epoch"));
+    }
+
+    @Override
+    public void close() {
+        watching.cancel(false);
+    }
+
+    private static String read(RedisPort port, int shard, byte[] key) {
+        return call(port, shard, key, READ);
+    }
+
+    private static String stamp(RedisPort port, int shard, byte[] key, byte[] record) {
+        return call(port, shard, key, record);
+    }
+
+    private static String call(RedisPort port, int shard, byte[] key, byte[] arg) {
+        List<Object> reply = port.eval(
+                        shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {arg})
+                .toCompletableFuture()
+                .join();
+        Object value = reply.isEmpty() ? null : reply.get(0);
+        return value instanceof byte[] b && b.length > 0 ? text(b) : null;
+    }
+
+    static byte[] record(String deployment, long epoch, int shard, int of) {
+        return record(deployment, epoch, String.valueOf(shard), of);
+    }
+
+    static byte[] record(String deployment, long epoch, String shard, int of) {
+        return (PREFIX + "deployment=" + deployment + " epoch=" + epoch + " shard=" + shard + " of=" + of)
+                .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The fields of a record, or null when the text is not one. */
+    static Map<String, String> parse(String record) {
+        if (!record.startsWith(PREFIX)) {
+            return null;
+        }
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (String pair : record.substring(PREFIX.length()).split(" ")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                fields.put(pair.substring(0, eq), pair.substring(eq + 1));
+            }
+        }
+        for (String name : List.of("deployment", "epoch", "shard", "of")) {
+            if (!fields.containsKey(name)
+                    || (!name.equals("deployment")
+                            && !fields.get(name).matches("\\d{1,9}")
+                            && !(name.equals("shard") && fields.get(name).equals(RETIRED)))) {
+                return null;
+            }
+        }
+        return fields;
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, StandardCharsets.US_ASCII);
+    }
+}
