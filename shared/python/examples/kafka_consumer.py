@@ -11,10 +11,14 @@ Written against Debian's ``python3-kafka`` (kafka-python 2.0): a ``KafkaConsumer
     nothing processed,        skipped on the strength of a claim whose processing failed),
     wait Retry-After          seek back to record k, wait, read it again
 
-Copies of a message written twice by a producer sit at two offsets, so they have two owners: the first
-claimed is ``new`` and processed, the other ``duplicate`` and skipped. A record read again after a
-crash, a rebalance or a seek has the same owner (``partition:offset``): ``retry``, processed again, as
-at-least-once delivery requires. A record is never skipped without a ``duplicate`` verdict.
+The message id is where the producer put it: by default the ``message-id`` header (``id_header`` names
+another; ``id_of`` reads a field of the value instead), never the record key, which in most topics is a
+partitioning key (a user, a device) shared by many messages: claiming it would skip every second event of
+a key. Copies of a message written twice by a producer sit at two offsets, so they have two owners: the
+first claimed is ``new`` and processed, the other ``duplicate`` and skipped. A record read again after a
+crash, a rebalance or a seek has the same owner (``kafka_owner``: ``topic:partition:offset``):
+``retry``, processed again, as at-least-once delivery requires. A record is never skipped without a
+``duplicate`` verdict.
 
 Kafka 4.x: kafka-python 2.0.2 works when it detects the broker's version itself (the default) or is
 given ``api_version=(0, 11)`` or later; it then uses Fetch v4, ListOffsets v1, OffsetCommit v2 and
@@ -37,23 +41,38 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from dedup_client import DedupClient, DedupError, Item, Verdict
+from dedup_client import DedupClient, DedupError, Item, Verdict, kafka_owner
 
 log = logging.getLogger(__name__)
 
-
-def record_key_as_id(record: Any) -> str:
-    """The default message id: the record's key, as UTF-8 text (the producer's transaction id)."""
-    key = record.key
-    return key.decode("utf-8") if isinstance(key, (bytes, bytearray)) else str(key)
+#: The header the message id is read from unless ``consume`` is told otherwise.
+ID_HEADER = "message-id"
 
 
-def partition_offset_owner(record: Any) -> str:
-    """The default owner: ``partition:offset``, where this copy sits (prefix the topic when one namespace
-    takes several topics)."""
-    return f"{record.partition}:{record.offset}"
+def header(record: Any, name: str) -> str:
+    """The value of the record's last header called ``name``, as UTF-8 text (the last, as
+    ``dict(record.headers)`` and Java's ``lastHeader`` take it).
+
+    Raises:
+        ValueError: When the record has no such header, or an empty one: it cannot be deduplicated, and
+            neither skipping nor guessing is right.
+    """
+    value = dict(record.headers or ()).get(name)
+    if not value:
+        where = kafka_owner(record.topic, record.partition, record.offset)
+        raise ValueError(
+            f"the record at {where} has no (or an empty) header {name}: its producer must set the message's id there"
+        )
+    return value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+def owner(record: Any) -> str:
+    """Where this copy sits: ``topic:partition:offset`` (:func:`dedup_client.kafka_owner`), the same for
+    every read of it, whichever worker reads it."""
+    return kafka_owner(record.topic, record.partition, record.offset)
 
 
 def consume(
@@ -62,8 +81,8 @@ def consume(
     ns: str,
     process: Callable[[Any], None],
     *,
-    id_of: Callable[[Any], str] = record_key_as_id,
-    owner_of: Callable[[Any], str] = partition_offset_owner,
+    id_header: str = ID_HEADER,
+    id_of: Optional[Callable[[Any], str]] = None,
     event_time: bool = False,
     max_records: int = 500,
     poll_timeout_ms: int = 1000,
@@ -79,8 +98,9 @@ def consume(
         dedup: The client of the agent beside this consumer.
         ns: The namespace the messages are claimed in.
         process: Does the work for one record; raising means it failed and the record is read again.
-        id_of: A record's message id.
-        owner_of: A record's owner: the same for every read of this copy, different between copies.
+        id_header: The header the producer puts the message id in.
+        id_of: A record's message id, when the producer puts it elsewhere (a field of the value); never
+            the record key. The owner is always :func:`owner`, so that every worker of a namespace agrees.
         event_time: Send the record's timestamp (milliseconds) as its event second, for a namespace the
             agent files by event time.
         max_records: Records per poll.
@@ -94,12 +114,13 @@ def consume(
     whose batch failed being sought back first. A commit that fails (a rebalance) raises out of the loop;
     whoever reads those records next gets ``retry`` for them and processes them again.
     """
+    read_id: Callable[[Any], str] = id_of if id_of is not None else partial(header, name=id_header)
     while not should_stop():
         polled: Dict[Any, Sequence[Any]] = consumer.poll(timeout_ms=poll_timeout_ms, max_records=max_records)
         waits: List[float] = []
         for tp, records in polled.items():
             if records:
-                wait = _handle(consumer, dedup, ns, process, tp, records, id_of, owner_of, event_time, failure_backoff)
+                wait = _handle(consumer, dedup, ns, process, tp, records, read_id, event_time, failure_backoff)
                 if wait is not None:
                     waits.append(wait)
         if polled:
@@ -116,12 +137,11 @@ def _handle(
     tp: Any,
     records: Sequence[Any],
     id_of: Callable[[Any], str],
-    owner_of: Callable[[Any], str],
     event_time: bool,
     failure_backoff: float,
 ) -> Optional[float]:
     """One partition's records of a poll; the seconds to wait before reading again, or ``None`` when all went well."""
-    items = [Item(id_of(r), owner_of(r), r.timestamp // 1000 if event_time else None) for r in records]
+    items = [Item(id_of(r), owner(r), r.timestamp // 1000 if event_time else None) for r in records]
     try:
         verdicts = dedup.claim(ns, items)
     except DedupError as e:
@@ -156,6 +176,7 @@ def run(
     url: Optional[str] = None,
     ns: str = "default",
     token: Optional[str] = None,
+    id_header: str = ID_HEADER,
 ) -> None:
     """Builds a real ``KafkaConsumer`` (kafka-python) for ``topic`` and runs :func:`consume` until interrupted.
 
@@ -173,7 +194,7 @@ def run(
     )
     try:
         with DedupClient(url, token=token) as dedup:
-            consume(consumer, dedup, ns, process)
+            consume(consumer, dedup, ns, process, id_header=id_header)
     except KeyboardInterrupt:
         pass
     finally:
@@ -186,4 +207,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 5:
         sys.exit("usage: kafka_consumer.py BOOTSTRAP TOPIC GROUP NAMESPACE")
     logging.basicConfig(level=logging.INFO)
-    run(sys.argv[1], sys.argv[2], sys.argv[3], lambda r: print(r.partition, r.offset, r.key), ns=sys.argv[4])
+    run(sys.argv[1], sys.argv[2], sys.argv[3], lambda r: print(owner(r), header(r, ID_HEADER)), ns=sys.argv[4])

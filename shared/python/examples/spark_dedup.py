@@ -4,15 +4,21 @@ Each partition is claimed chunk by chunk at the agent beside the executor, and o
 verdict is not ``duplicate`` go on::
 
     from functools import partial
+    from dedup_client import kafka_owner
     from spark_dedup import dedup_partition
 
-    df = spark.read.format("kafka").option("subscribe", "clicks").load()
+    df = spark.read.format("kafka").option("subscribe", "clicks").option("includeHeaders", "true").load()
     unique = df.rdd.mapPartitions(partial(
         dedup_partition,
         ns="clicks",
-        id_of=lambda row: row.key.decode(),
-        owner_of=lambda row: f"{row.partition}:{row.offset}",
+        id_of=lambda row: dict(row.headers)["message-id"].decode(),  # the producer's id, never row.key
+        owner_of=lambda row: kafka_owner(row.topic, row.partition, row.offset),
     ))
+
+The id is where the producer put it (a header, a field of the value), never the Kafka record key: in
+most topics the key is a partitioning key (a user, a device), and claiming it would drop every second
+event of a key. The owner is written by the ``dedup_client`` function of the source (``kafka_owner``,
+``kinesis_owner``, ...), so that every worker of the namespace writes it alike.
 
 The agent is the executor's own, as its pod template tells it: ``DEDUP_URL`` (default
 ``http://127.0.0.1:7070``) and ``DEDUP_TOKEN`` when the agent has a token; ``url`` and ``token`` override them.
@@ -64,9 +70,10 @@ def dedup_partition(
         rows: The partition, as ``mapPartitions`` passes it.
         url: The agent beside the executor; ``None``: ``DEDUP_URL``, else ``http://127.0.0.1:7070``.
         ns: The namespace to claim in.
-        id_of: A row's message id (the producer's transaction id).
-        owner_of: Where this copy of the row was read from: Kafka ``partition:offset``, a file and line.
-            It must be the same when the task is re-run, and differ between copies of a message.
+        id_of: A row's message id (the producer's transaction id, from a header or a field; not a key).
+        owner_of: Where this copy of the row was read from: :func:`dedup_client.kafka_owner` of a Kafka
+            row, :func:`dedup_client.kinesis_owner` of a Kinesis record. It must be the same when the task
+            is re-run, and differ between copies of a message.
         ts_of: A row's event time in epoch seconds, for a namespace the agent files by event time.
         chunk_size: Rows per claim, at most the agent's ``max-batch``.
         token: The agent's ``--token``; ``None``: ``DEDUP_TOKEN``, when set.

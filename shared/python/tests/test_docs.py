@@ -10,7 +10,7 @@ from typing import List
 from dedup_client import SequenceRange
 from processes import REPO, fresh
 
-Record = namedtuple("Record", "headers partition offset")  # as kafka-python's ConsumerRecord has them
+Record = namedtuple("Record", "headers topic partition offset key")  # as kafka-python's ConsumerRecord has them
 
 
 def python_blocks(path: Path) -> List[str]:
@@ -27,15 +27,16 @@ def run(source: str, agent_url: str, **names: object) -> dict:
 
 def test_theReadmesSnippet_keepsWhatIsNotADuplicate(agent) -> None:
     (block,) = [b for b in python_blocks(REPO / "README.md") if "dedup_client" in b]
-    key = fresh().encode()
-    records = [
-        Record([("message-id", key)], 3, 81418110694),
-        Record([("trace", b"t1"), ("message-id", key)], 5, 12345),
-        Record([("message-id", fresh().encode())], 3, 81418110695),
+    id_ = fresh().encode()
+    records = [  # one user's events (the key): two copies of one message, and another message
+        Record([("message-id", id_)], "clicks", 3, 81418110694, b"user-7"),
+        Record([("trace", b"t1"), ("message-id", id_)], "clicks", 5, 12345, b"user-7"),
+        Record([("message-id", fresh().encode())], "clicks", 3, 81418110695, b"user-7"),
     ]
     scope = run(block, agent.url, records=records)
     assert scope["verdicts"] == ["new", "duplicate", "new"]
     assert scope["todo"] == [records[0], records[2]]
+    assert [item.owner for item in scope["batch"]] == ["clicks:3:81418110694", "clicks:5:12345", "clicks:3:81418110695"]
 
 
 def test_theClientSectionsSnippet_runs(agent) -> None:

@@ -138,12 +138,14 @@ def worker(source: str, environment: Dict[str, str]) -> subprocess.CompletedProc
 
 SPARK_TASK = """
 from collections import namedtuple
+from dedup_client import kafka_owner
 from spark_dedup import dedup_partition
-Row = namedtuple("Row", "key partition offset")
-rows = [Row(k.encode(), 0, n) for n, k in enumerate({keys!r})]
+Row = namedtuple("Row", "key topic partition offset headers")
+rows = [Row(b"user-7", "clicks", 0, n, [("message-id", i.encode())]) for n, i in enumerate({ids!r})]
 verdicts = []
-kept = list(dedup_partition(iter(rows), ns="{ns}", id_of=lambda r: r.key.decode(),
-                            owner_of=lambda r: f"{{r.partition}}:{{r.offset}}", on_verdicts=verdicts.extend))
+kept = list(dedup_partition(iter(rows), ns="{ns}", id_of=lambda r: dict(r.headers)["message-id"].decode(),
+                            owner_of=lambda r: kafka_owner(r.topic, r.partition, r.offset),
+                            on_verdicts=verdicts.extend))
 print(len(kept), " ".join(verdicts))
 """
 
@@ -151,7 +153,7 @@ print(len(kept), " ".join(verdicts))
 def test_theSparkExample_withoutUrlOrToken_claimsAtTheAgentOfItsEnvironment(tmp_path, processes) -> None:
     agent = AgentProcess(tmp_path / "a", "--token", TOKEN).start()
     processes.append(agent)
-    task = SPARK_TASK.format(keys=[fresh() for _ in range(3)], ns=NS)
+    task = SPARK_TASK.format(ids=[fresh() for _ in range(3)], ns=NS)
     first = worker(task, {"DEDUP_URL": agent.url, "DEDUP_TOKEN": TOKEN})
     assert (first.returncode, first.stdout) == (0, "3 new new new\n"), first.stderr
     again = worker(task, {"DEDUP_URL": agent.url, "DEDUP_TOKEN": TOKEN})  # Spark runs the task again

@@ -13,10 +13,10 @@ from collections import Counter, namedtuple
 
 sys.path[:0] = ["/worker/src", "/worker/examples"]
 
-from dedup_client import DedupError  # noqa: E402
+from dedup_client import DedupError, kafka_owner  # noqa: E402
 from spark_dedup import dedup_partition  # noqa: E402
 
-Row = namedtuple("Row", "key partition offset")
+Row = namedtuple("Row", "key topic partition offset headers")  # a Kafka row read with includeHeaders
 
 
 def task(ns: str, rows: list) -> str:
@@ -25,8 +25,8 @@ def task(ns: str, rows: list) -> str:
         dedup_partition(
             iter(rows),
             ns=ns,
-            id_of=lambda r: r.key.decode(),
-            owner_of=lambda r: f"{r.partition}:{r.offset}",
+            id_of=lambda r: dict(r.headers)["message-id"].decode(),
+            owner_of=lambda r: kafka_owner(r.topic, r.partition, r.offset),
             on_verdicts=verdicts.extend,
         )
     )
@@ -37,7 +37,7 @@ def task(ns: str, rows: list) -> str:
 
 def main() -> None:
     ns, prefix, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    rows = [Row(f"{prefix}-{i}".encode(), 3, i) for i in range(count)]
+    rows = [Row(b"user-7", "clicks", 3, i, [("message-id", f"{prefix}-{i}".encode())]) for i in range(count)]
     try:
         print("FIRST", task(ns, rows), flush=True)
         print("AGAIN", task(ns, rows), flush=True)

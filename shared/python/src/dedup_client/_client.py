@@ -28,7 +28,8 @@ class DedupClient:
     Example::
 
         dedup = DedupClient()  # the agent of DEDUP_URL (default http://127.0.0.1:7070), with DEDUP_TOKEN
-        batch = [Item(r.key.decode(), f"{r.partition}:{r.offset}") for r in records]
+        batch = [Item(dict(r.headers)["message-id"].decode(), kafka_owner(r.topic, r.partition, r.offset))
+                 for r in records]  # the producer's id (never the record key) and where this copy sits
         verdicts = dedup.claim("clicks", batch)  # raises DedupError: then process nothing, retry
         for record, verdict in zip(records, verdicts):
             if verdict != Verdict.DUPLICATE:

@@ -17,9 +17,9 @@ class Item(NamedTuple):
     Attributes:
         id: The message's id: the producer's transaction id, a hash of the content, any string. At most
             512 UTF-8 bytes, not empty.
-        owner: Where this copy of the message sits in the log it was read from: Kafka
-            ``"partition:offset"``, Kinesis ``"shardId:sequenceNumber"``. At most 128 UTF-8 bytes, not
-            empty.
+        owner: Where this copy of the message sits in the log it was read from, as :func:`kafka_owner`,
+            :func:`kinesis_owner`, :func:`sqs_owner` or :func:`rabbitmq_owner` write it. At most 128 UTF-8
+            bytes, not empty.
         ts: The message's event time in whole epoch seconds (a Kafka record's ``timestamp // 1000``), or
             ``None``. Required in a namespace the agent files by event time, ignored elsewhere; every copy
             of a message must carry the same ``ts``. In one batch, every item carries one or none does.

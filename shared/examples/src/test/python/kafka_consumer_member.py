@@ -18,7 +18,7 @@ K-th offset commit and waits to be killed (``kill -9``).
 
 Printed, one line each, for the test to count: ``VERDICTS new=.. retry=.. duplicate=..`` per claim,
 ``RELEASED n`` per release, ``FAILED id`` per injected failure, ``REDELIVERED id verdict`` when an id whose
-processing failed is processed again (with the verdict its claim got then), ``SKIPPED partition:offset`` for a
+processing failed is processed again (with the verdict its claim got then), ``SKIPPED topic:partition:offset`` for a
 record the sink had applied already. ``dump`` prints the sink: ``AUDIT id times``, ``COUNT app minute events amount``,
 ``OFFSET partition next``.
 """
@@ -73,7 +73,7 @@ class Sink:
                     raise
                 time.sleep(0.05)
 
-    def apply(self, record: Any, fail: bool) -> bool:
+    def apply(self, record: Any, id_: str, fail: bool) -> bool:
         """Applies ``record`` unless its offset is below the partition's stored next offset; ``fail``
         raises after the writes, before the commit. True when applied."""
         db = self.db
@@ -95,7 +95,7 @@ class Sink:
             )
             db.execute(
                 "INSERT INTO audit (id, times) VALUES (?, 1) ON CONFLICT (id) DO UPDATE SET times = times + 1",
-                (record.key.decode("utf-8"),),
+                (id_,),
             )
             db.execute(
                 "INSERT INTO sink_offsets (topic, kafka_partition, next_offset) VALUES (?, ?, ?)"
@@ -173,15 +173,15 @@ def run(args: List[str]) -> None:
     failed: set = set()
 
     def process(record: Any) -> None:
-        id_ = record.key.decode("utf-8")
-        fail = fail_every > 0 and zlib.crc32(record.key) % fail_every == 0 and id_ not in failed
+        id_ = kafka_consumer.header(record, kafka_consumer.ID_HEADER)  # the producer's id; the key is an app
+        fail = fail_every > 0 and zlib.crc32(id_.encode("utf-8")) % fail_every == 0 and id_ not in failed
         if fail:
             failed.add(id_)
             say(f"FAILED {id_}")
         elif id_ in failed:
-            say(f"REDELIVERED {id_} {dedup.verdict_of[kafka_consumer.partition_offset_owner(record)]}")
-        if not sink.apply(record, fail):
-            say(f"SKIPPED {kafka_consumer.partition_offset_owner(record)}")
+            say(f"REDELIVERED {id_} {dedup.verdict_of[kafka_consumer.owner(record)]}")
+        if not sink.apply(record, id_, fail):
+            say(f"SKIPPED {kafka_consumer.owner(record)}")
 
     stopping = False
 

@@ -1,6 +1,7 @@
 package dev.dedup.deploy;
 
 import dev.dedup.client.DedupException;
+import dev.dedup.client.Owners;
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.spark.ExecutorAgent;
 import dev.dedup.wire.Item;
@@ -28,7 +29,7 @@ public final class ExecutorClaimTask {
     public static void main(String[] args) throws Exception {
         List<Item> chunk = new ArrayList<>();
         for (int i = 0; i < Integer.parseInt(args[2]); i++) {
-            chunk.add(new Item(args[1] + "-" + i, "3:" + i));
+            chunk.add(new Item(args[1] + "-" + i, Owners.kafka("clicks", 3, i))); // as ClaimPartition writes it
         }
         Claims claims =
                 new Claims(ExecutorAgent.client(ExecutorAgent.FROM_ENVIRONMENT), args[0], Duration.ofSeconds(20));

@@ -30,7 +30,8 @@ import java.util.concurrent.CompletionException;
  *
  * List<Item> items = new ArrayList<>();
  * for (ConsumerRecord<String, byte[]> r : records) {
- *     items.add(new Item(r.key(), r.partition() + ":" + r.offset()));
+ *     String id = new String(r.headers().lastHeader("message-id").value(), UTF_8); // the producer's id, not the key
+ *     items.add(new Item(id, Owners.kafka(r.topic(), r.partition(), r.offset())));
  * }
  * List<Verdict> verdicts = dedup.claim("clicks", items); // throws IOException: then process nothing, retry
  * for (int i = 0; i < items.size(); i++) {

@@ -3,7 +3,7 @@ package dev.dedup.wire;
 import java.util.Objects;
 
 /**
- * One message as a worker sends it: its id, the owner of this copy (e.g. Kafka {@code partition:offset})
+ * One message as a worker sends it: its id, the owner of this copy (e.g. Kafka {@code topic:partition:offset})
  * and, optionally, the message's event time in epoch seconds (e.g. the Kafka record's timestamp / 1000;
  * {@link Limits#NO_EVENT_TIME} for none). Every copy of a message must carry the same event time.
  */

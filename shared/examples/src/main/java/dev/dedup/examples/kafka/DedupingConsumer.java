@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -23,7 +24,8 @@ import org.apache.kafka.common.errors.WakeupException;
  *
  * <pre>{@code
  * for each poll:
- *   verdicts = claim(id = record key, owner = partition:offset, ts = record timestamp / 1000)
+ *   verdicts = claim(id = idOf(record), e.g. the message-id header, never the record key,
+ *                    owner = Owners.kafka(topic, partition, offset), ts = record timestamp / 1000)
  *   process the records answered NEW or RETRY (RETRY: this same copy was claimed before, by us or by the
  *       consumer that had the partition before a crash or a rebalance, and its output may be missing)
  *   skip DUPLICATE (another copy of the message, at another offset, is claimed)
@@ -53,6 +55,7 @@ public final class DedupingConsumer implements Runnable {
     private final Consumer<String, byte[]> consumer;
     private final String topic;
     private final Claims claims;
+    private final Function<? super ConsumerRecord<String, byte[]>, String> idOf;
     private final BatchProcessor processor;
     private final Listener listener;
     private volatile boolean running = true;
@@ -60,16 +63,20 @@ public final class DedupingConsumer implements Runnable {
     /**
      * @param claims where to claim, e.g. {@code Claims.fromEnvironment("clicks")}: the agent the consumer's pod names
      *     ({@code DEDUP_URL}, and {@code DEDUP_TOKEN} when the agent has a token)
+     * @param idOf a record's message id, where its producer put it: {@code MessageIds.fromHeader("message-id")},
+     *     or a function reading a field of the value; never the record key ({@link MessageIds})
      */
     public DedupingConsumer(
             Consumer<String, byte[]> consumer,
             String topic,
             Claims claims,
+            Function<? super ConsumerRecord<String, byte[]>, String> idOf,
             BatchProcessor processor,
             Listener listener) {
         this.consumer = consumer;
         this.topic = topic;
         this.claims = claims;
+        this.idOf = idOf;
         this.processor = processor;
         this.listener = listener;
     }
@@ -89,9 +96,9 @@ public final class DedupingConsumer implements Runnable {
                 Map<Integer, Long> first = new HashMap<>();
                 Map<Integer, Long> next = new TreeMap<>();
                 for (ConsumerRecord<String, byte[]> r : records) {
-                    Event e = Event.parse(r.key(), r.value(), r.topic(), r.partition(), r.offset());
+                    Event e = Event.parse(idOf.apply(r), r.value(), r.topic(), r.partition(), r.offset());
                     events.add(e);
-                    items.add(new Item(e.id(), e.partitionOwner(), Math.max(1, r.timestamp() / 1000)));
+                    items.add(new Item(e.id(), e.owner(), Math.max(1, r.timestamp() / 1000)));
                     first.putIfAbsent(r.partition(), r.offset());
                     next.put(r.partition(), r.offset() + 1);
                 }

@@ -1,5 +1,6 @@
 package dev.dedup.examples.kafka;
 
+import dev.dedup.client.Owners;
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.sink.Event;
 import dev.dedup.wire.Item;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -26,11 +28,12 @@ import org.apache.kafka.common.errors.WakeupException;
  * A {@code KafkaShareConsumer} loop (share groups, KIP-932; explicit acknowledgement) that claims each delivery at the
  * agent. Several members read one partition, a record whose acquisition lock runs out is delivered again (possibly
  * to another member), and there is no committed offset a worker could compare with: the owner of a record is where
- * it sits, {@code topic:partition:offset}, whoever it is delivered to.
+ * it sits, {@code topic:partition:offset} ({@link Owners#kafka}), whoever it is delivered to.
  *
  * <pre>{@code
  * for each poll:
- *   verdicts = claim(id = record key, owner = topic:partition:offset)
+ *   verdicts = claim(id = idOf(record), e.g. the message-id header, never the record key,
+ *                    owner = Owners.kafka(topic, partition, offset))
  *   DUPLICATE (another copy, at another offset, is claimed): acknowledge ACCEPT without processing
  *   NEW or RETRY (a delivery again after a lock timeout or a RELEASE): process, then ACCEPT
  *   processing failed: release the claims, then RELEASE the records (their next delivery is NEW)
@@ -75,6 +78,7 @@ public final class DedupingShareConsumer implements Runnable {
     private final ShareConsumer<String, byte[]> consumer;
     private final String topic;
     private final Claims claims;
+    private final Function<? super ConsumerRecord<String, byte[]>, String> idOf;
     private final Processor processor;
     private final Listener listener;
     private volatile boolean running = true;
@@ -82,16 +86,20 @@ public final class DedupingShareConsumer implements Runnable {
     /**
      * @param claims where to claim, e.g. {@code Claims.fromEnvironment("clicks")}: the agent the consumer's pod names
      *     ({@code DEDUP_URL}, and {@code DEDUP_TOKEN} when the agent has a token)
+     * @param idOf a record's message id, where its producer put it: {@code MessageIds.fromHeader("message-id")},
+     *     or a function reading a field of the value; never the record key ({@link MessageIds})
      */
     public DedupingShareConsumer(
             ShareConsumer<String, byte[]> consumer,
             String topic,
             Claims claims,
+            Function<? super ConsumerRecord<String, byte[]>, String> idOf,
             Processor processor,
             Listener listener) {
         this.consumer = consumer;
         this.topic = topic;
         this.claims = claims;
+        this.idOf = idOf;
         this.processor = processor;
         this.listener = listener;
     }
@@ -120,7 +128,7 @@ public final class DedupingShareConsumer implements Runnable {
                         continue;
                     }
                     all.add(r);
-                    items.add(new Item(r.key(), owner(r), Math.max(1, r.timestamp() / 1000)));
+                    items.add(new Item(idOf.apply(r), owner(r), Math.max(1, r.timestamp() / 1000)));
                 }
                 if (all.isEmpty()) {
                     if (!records.isEmpty()) {
@@ -143,7 +151,7 @@ public final class DedupingShareConsumer implements Runnable {
                     fresh += verdicts.get(i) == Verdict.NEW ? 1 : 0;
                     inFlight.put(owner(r), r);
                     keptItems.add(items.get(i));
-                    events.add(Event.parse(r.key(), r.value(), r.topic(), r.partition(), r.offset()));
+                    events.add(Event.parse(items.get(i).id(), r.value(), r.topic(), r.partition(), r.offset()));
                     deliveries.add(r.deliveryCount().orElse((short) 1));
                 }
                 listener.claimed(fresh, keptItems.size() - fresh, all.size() - keptItems.size());
@@ -178,7 +186,7 @@ public final class DedupingShareConsumer implements Runnable {
     }
 
     private static String owner(ConsumerRecord<?, ?> r) {
-        return r.topic() + ":" + r.partition() + ":" + r.offset();
+        return Owners.kafka(r.topic(), r.partition(), r.offset());
     }
 
     /**

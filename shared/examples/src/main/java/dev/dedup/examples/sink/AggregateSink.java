@@ -158,12 +158,12 @@ public final class AggregateSink {
             c.setAutoCommit(false);
             List<Event> fresh = new ArrayList<>();
             List<Event> sorted = new ArrayList<>(kept);
-            sorted.sort(java.util.Comparator.comparing(Event::topicOwner)); // one lock order for every member
+            sorted.sort(java.util.Comparator.comparing(Event::owner)); // one lock order for every member
             try (PreparedStatement own = c.prepareStatement(
                     "INSERT INTO sink_owners (owner, attempts) VALUES (?, 1) ON CONFLICT (owner) DO UPDATE SET"
                             + " attempts = sink_owners.attempts + 1 RETURNING attempts")) {
                 for (Event e : sorted) {
-                    own.setString(1, e.topicOwner());
+                    own.setString(1, e.owner());
                     try (ResultSet rs = own.executeQuery()) {
                         rs.next();
                         if (rs.getInt(1) == 1) {

@@ -1,9 +1,11 @@
 package dev.dedup.examples.sink;
 
+import dev.dedup.client.Owners;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One message of the examples' stream as read from Kafka: the producer's transaction id (the record key), what
+ * One message of the examples' stream as read from Kafka: the producer's transaction id (its {@code message-id}
+ * header; the record key is a partitioning key, not an id), what
  * happened ({@code app}, {@code amount}) and when ({@code eventMillis}, the event's own time, the same in every
  * copy), and where this copy sits ({@code topic}, {@code partition}, {@code offset}). The value is the UTF-8 text
  * {@code app,eventMillis,amount}.
@@ -19,14 +21,9 @@ public record Event(String id, String app, long eventMillis, long amount, String
         return app + "," + eventMillis + "," + amount;
     }
 
-    /** The owner of this copy for a consumer that reads partitions in order (Tapjoy's Kafka partition + offset). */
-    public String partitionOwner() {
-        return partition + ":" + offset;
-    }
-
-    /** The owner of this copy when one topic's partitions are not yours alone (share groups): topic too. */
-    public String topicOwner() {
-        return topic + ":" + partition + ":" + offset;
+    /** The owner of this copy: {@code topic:partition:offset} ({@link Owners#kafka}). */
+    public String owner() {
+        return Owners.kafka(topic, partition, offset);
     }
 
     /** The minute of the event's own time, the aggregates' key. */

@@ -1,5 +1,6 @@
 package dev.dedup.examples.spark;
 
+import dev.dedup.client.Owners;
 import dev.dedup.examples.Claims;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;
@@ -19,12 +20,15 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.LongAccumulator;
 
 /**
- * Claims a partition of Kafka rows ({@code key, value, topic, partition, offset, timestamp}) at the agent, one
- * request per chunk of {@code chunk} rows, and returns the rows answered {@code NEW} or {@code RETRY} as {@link
- * #KEPT} rows. The agent is the executor's own, as its pod template names it ({@code DEDUP_URL}, and {@code
- * DEDUP_TOKEN} when the agent has one; {@link ExecutorAgent}), its client created once per executor JVM; a claim the
- * agent cannot answer is sent again for up to {@code patience} (an agent restart, a Redis shard down), then the task
- * fails and Spark retries it, which claims the same owners and gets {@code RETRY}. A rejected claim (4xx: a 401 for a
+ * Claims a partition of Kafka rows ({@code value, topic, partition, offset, timestamp, headers}: the source read with
+ * {@code includeHeaders}) at the agent, one request per chunk of {@code chunk} rows, and returns the rows answered
+ * {@code NEW} or {@code RETRY} as {@link #KEPT} rows. The id is the value of the row's last header named {@code
+ * idHeader}, where the producer put the message's id (never the record key, a partitioning key shared by every
+ * message of a user or a device); the owner is {@link Owners#kafka} of the row. The agent is the executor's own, as
+ * its pod template names it ({@code DEDUP_URL}, and {@code DEDUP_TOKEN} when the agent has one; {@link
+ * ExecutorAgent}), its client created once per executor JVM; a claim the agent cannot answer is sent again for up to
+ * {@code patience} (an agent restart, a Redis shard down), then the task fails and Spark retries it, which claims the
+ * same owners and gets {@code RETRY}. A rejected claim (4xx: a 401 for a
  * missing token) fails the task at once.
  */
 public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
@@ -42,6 +46,7 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
 
     private final List<String> agents;
     private final String namespace;
+    private final String idHeader;
     private final int chunk;
     private final Duration patience;
     private final LongAccumulator fresh;
@@ -49,18 +54,21 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
     private final LongAccumulator duplicates;
 
     /** Claims at the executor's own agent, the one its environment names ({@link ExecutorAgent#FROM_ENVIRONMENT}). */
-    public ClaimPartition(String namespace, int chunk, Duration patience, Verdicts verdicts) {
-        this(List.of(), namespace, chunk, patience, verdicts);
+    public ClaimPartition(String namespace, String idHeader, int chunk, Duration patience, Verdicts verdicts) {
+        this(List.of(), namespace, idHeader, chunk, patience, verdicts);
     }
 
     /**
      * @param agents     empty: the executor's own agent, as its environment names it; else agent URIs, of which a
      *                   task takes the one at its partition index (tests play several nodes so)
+     * @param idHeader   the header the producer puts the message id in, e.g. {@code message-id}
      * @param verdicts   counters of the verdicts (Spark adds those of successful task attempts only)
      */
-    public ClaimPartition(List<String> agents, String namespace, int chunk, Duration patience, Verdicts verdicts) {
+    public ClaimPartition(
+            List<String> agents, String namespace, String idHeader, int chunk, Duration patience, Verdicts verdicts) {
         this.agents = List.copyOf(agents);
         this.namespace = namespace;
+        this.idHeader = idHeader;
         this.chunk = chunk;
         this.patience = patience;
         this.fresh = verdicts.fresh();
@@ -110,13 +118,14 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
                 List<Item> items = new ArrayList<>(chunk);
                 while (rows.hasNext() && kept.size() < chunk) {
                     Row r = rows.next();
-                    String id = new String(r.<byte[]>getAs("key"), StandardCharsets.UTF_8);
                     String[] v = new String(r.<byte[]>getAs("value"), StandardCharsets.UTF_8).split(",", 3);
                     int partition = r.getAs("partition");
                     long offset = r.getAs("offset");
+                    String owner = Owners.kafka(r.getAs("topic"), partition, offset);
+                    String id = header(r, idHeader, owner);
                     long second =
                             Math.max(1, r.<java.sql.Timestamp>getAs("timestamp").getTime() / 1000);
-                    items.add(new Item(id, partition + ":" + offset, second));
+                    items.add(new Item(id, owner, second));
                     kept.add(
                             RowFactory.create(id, v[0], Long.parseLong(v[1]), Long.parseLong(v[2]), partition, offset));
                 }
@@ -145,5 +154,29 @@ public final class ClaimPartition implements MapPartitionsFunction<Row, Row> {
                 }
             }
         };
+    }
+
+    /**
+     * The value of the row's last header named {@code name}, as UTF-8 text.
+     *
+     * @throws IllegalArgumentException when there is none, or an empty one (the task fails: such a record cannot
+     *     be deduplicated, and neither skipping nor guessing is right)
+     */
+    static String header(Row kafkaRow, String name, String owner) {
+        List<Row> headers = kafkaRow.isNullAt(kafkaRow.fieldIndex("headers"))
+                ? List.of()
+                : kafkaRow.getList(kafkaRow.fieldIndex("headers"));
+        for (int i = headers.size() - 1; i >= 0; i--) {
+            Row h = headers.get(i);
+            if (name.equals(h.getString(0))) {
+                byte[] value = h.isNullAt(1) ? null : h.getAs(1);
+                if (value == null || value.length == 0) {
+                    break;
+                }
+                return new String(value, StandardCharsets.UTF_8);
+            }
+        }
+        throw new IllegalArgumentException("the record at " + owner + " has no (or an empty) header " + name
+                + ": its producer must set the message's id there; read the topic with includeHeaders");
     }
 }

@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
 
 import dev.dedup.examples.Claims;
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -41,6 +42,8 @@ public final class SparkDedupJob {
     /**
      * @param agents    empty: the executor's own agent, as its pod template names it ({@code DEDUP_URL},
      *                  {@code DEDUP_TOKEN}); agent URIs only to play several nodes in one JVM
+     * @param idHeader  the record header the producer puts the message id in ({@code message-id} by default;
+     *                  never the record key, a partitioning key)
      * @param chunk     records per claim request
      * @param maxOffsetsPerTrigger records per micro-batch
      */
@@ -51,6 +54,7 @@ public final class SparkDedupJob {
             String queryName,
             List<String> agents,
             String namespace,
+            String idHeader,
             int chunk,
             long maxOffsetsPerTrigger,
             Duration patience) {
@@ -61,7 +65,17 @@ public final class SparkDedupJob {
                 String queryName,
                 List<String> agents,
                 String namespace) {
-            this(bootstrap, topic, checkpoint, queryName, agents, namespace, 500, 1_000, Claims.DEFAULT_PATIENCE);
+            this(
+                    bootstrap,
+                    topic,
+                    checkpoint,
+                    queryName,
+                    agents,
+                    namespace,
+                    MessageIds.DEFAULT_HEADER,
+                    500,
+                    1_000,
+                    Claims.DEFAULT_PATIENCE);
         }
 
         /** Claims at the executor's own agent, the one its environment names. */
@@ -89,7 +103,12 @@ public final class SparkDedupJob {
     public StreamingQuery start(SparkSession spark, UnaryOperator<Dataset<Row>> process) throws TimeoutException {
         verdicts = ClaimPartition.Verdicts.register(spark.sparkContext());
         ClaimPartition claim = new ClaimPartition(
-                options.agents(), options.namespace(), options.chunk(), options.patience(), verdicts);
+                options.agents(),
+                options.namespace(),
+                options.idHeader(),
+                options.chunk(),
+                options.patience(),
+                verdicts);
         VoidFunction2<Dataset<Row>, Long> perBatch = (batch, batchId) -> {
             Dataset<Row> kept = process.apply(batch.mapPartitions(claim, Encoders.row(ClaimPartition.KEPT)))
                     .persist(StorageLevel.MEMORY_ONLY()); // claimed once per successful task, read twice below
@@ -103,6 +122,7 @@ public final class SparkDedupJob {
                 .format("kafka")
                 .option("kafka.bootstrap.servers", options.bootstrap())
                 .option("subscribe", options.topic())
+                .option("includeHeaders", "true") // the message id is a header
                 .option("startingOffsets", "earliest")
                 .option("maxOffsetsPerTrigger", options.maxOffsetsPerTrigger())
                 .load()

@@ -132,7 +132,7 @@ class ConsumerPipelineIT {
     /**
      * A rebalance: consumer A is killed after writing a batch and before committing it; its partitions move to B
      * (on another agent with Redis). B re-reads A's uncommitted records: the owner is where the copy sits
-     * ({@code partition:offset}), not who reads it, so they are retry (never duplicate) whether or not A's output
+     * ({@code topic:partition:offset}), not who reads it, so they are retry (never duplicate) whether or not A's output
      * was written; the sink's offsets tell which was. Only the other copies of a message are duplicate.
      */
     @ParameterizedTest

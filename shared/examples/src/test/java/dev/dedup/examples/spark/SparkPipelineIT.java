@@ -2,6 +2,7 @@ package dev.dedup.examples.spark;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
@@ -175,6 +176,7 @@ class SparkPipelineIT {
                             topic,
                             agents,
                             "clicks",
+                            MessageIds.DEFAULT_HEADER,
                             250,
                             600,
                             Duration.ofSeconds(60)),

@@ -2,6 +2,7 @@ package dev.dedup.examples.spark;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
@@ -85,6 +86,7 @@ class SparkWatermarkPipelineIT {
                             "with-agent",
                             List.of(stack.agentFor(0).uri().toString()),
                             "clicks",
+                            MessageIds.DEFAULT_HEADER,
                             250,
                             600,
                             Duration.ofSeconds(60)),
@@ -121,8 +123,12 @@ class SparkWatermarkPipelineIT {
                     .option("subscribe", topic)
                     .option("startingOffsets", "earliest")
                     .option("maxOffsetsPerTrigger", 600)
+                    .option("includeHeaders", "true")
                     .load()
-                    .selectExpr("CAST(key AS STRING) AS id", "CAST(value AS STRING) AS v", "timestamp")
+                    .selectExpr(
+                            "CAST(element_at(filter(headers, h -> h.key = 'message-id'), -1).value AS STRING) AS id",
+                            "CAST(value AS STRING) AS v",
+                            "timestamp")
                     .withWatermark("timestamp", DELAY)
                     .dropDuplicatesWithinWatermark("id")
                     .writeStream()

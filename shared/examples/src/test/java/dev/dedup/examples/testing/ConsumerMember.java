@@ -2,6 +2,7 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.kafka.DedupingConsumer;
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.sink.Event;
 import java.util.HashSet;
@@ -59,6 +60,7 @@ public final class ConsumerMember {
                 consumer,
                 topic,
                 claims,
+                MessageIds.fromHeader(MessageIds.DEFAULT_HEADER),
                 (List<Event> kept, Map<Integer, Long> next) -> {
                     if (fail > 0) {
                         for (Event e : kept) {

@@ -2,6 +2,7 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.kafka.DedupingShareConsumer;
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.sink.Event;
 import java.util.List;
@@ -64,6 +65,7 @@ public final class ShareMember {
                 consumer,
                 topic,
                 claims,
+                MessageIds.fromHeader(MessageIds.DEFAULT_HEADER),
                 (List<Event> kept, List<Short> deliveries, DedupingShareConsumer.Renewal renewal) -> {
                     batch[0]++;
                     if (failEvery > 0) {

@@ -1,5 +1,6 @@
 package dev.dedup.examples.testing;
 
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.Event;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,12 +16,14 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The ground truth of a pipeline test: unique messages (a UUID transaction id, an app, an event time, an amount) and
- * the copies a real stream carries, written to a topic in the order a producer would write them.
+ * the copies a real stream carries, written to a topic in the order a producer would write them: the id in the
+ * {@code message-id} header, the app as the record key (a partitioning key, as a user or a device is).
  *
  * <ul>
  *   <li>{@link Kind#ORIGINAL}: written when the event happens; the record's timestamp is the event time.
@@ -170,12 +173,16 @@ public final class Traffic {
                     }
                 }
                 Message m = c.message();
+                // The id in a header, the key a partitioning key shared by many messages (here the app): a worker
+                // that took the key for the id would drop most of the stream as duplicates.
                 sent.add(producer.send(new ProducerRecord<>(
                         topic,
                         c.partition(),
                         c.timestamp(),
-                        m.id(),
-                        Event.value(m.app(), m.eventMillis(), m.amount()).getBytes(StandardCharsets.UTF_8))));
+                        m.app(),
+                        Event.value(m.app(), m.eventMillis(), m.amount()).getBytes(StandardCharsets.UTF_8),
+                        List.of(new RecordHeader(
+                                MessageIds.DEFAULT_HEADER, m.id().getBytes(StandardCharsets.UTF_8))))));
             }
             producer.flush();
             for (int k = 0; k < sent.size(); k++) {
