@@ -134,7 +134,7 @@ class RedisTlsAclIT {
         try (RedisServer redis = tlsRedis(tlsPort)) {
             String uri = "rediss://dedup:" + PASSWORD + "@127.0.0.1:" + tlsPort;
             try (AgentProcess agent = AgentProcess.start(
-                    dir.resolve("agent"), "--redis", uri, "--redis-ca-file", ca.toString(), "--redis-timeout", "5s")) {
+                    dir.resolve("agent"), "--redis", uri, "--redis-ca-file", ca.toString(), "--redis-timeout", "10s")) {
                 AgentHttp http = agent.http();
                 List<Item> items = new ArrayList<>();
                 List<Item> copies = new ArrayList<>();
@@ -176,7 +176,8 @@ class RedisTlsAclIT {
         int tlsPort = AgentProcess.freePort();
         try (RedisServer redis = tlsRedis(tlsPort)) {
             String uri = "rediss://dedup:" + PASSWORD + "@127.0.0.1:" + tlsPort;
-            try (AgentProcess untrusted = AgentProcess.launch(dir.resolve("a1"), "--redis", uri)) {
+            try (AgentProcess untrusted =
+                    AgentProcess.launch(dir.resolve("a1"), "--redis", uri, "--redis-timeout", "10s")) {
                 assertEquals(1, untrusted.awaitExit(Duration.ofSeconds(30)));
                 String out = untrusted.output();
                 assertTrue(
@@ -186,8 +187,8 @@ class RedisTlsAclIT {
                 assertFalse(out.contains(PASSWORD), out);
             }
             String wrong = "rediss://dedup:not-" + PASSWORD + "@127.0.0.1:" + tlsPort;
-            try (AgentProcess refused =
-                    AgentProcess.launch(dir.resolve("a2"), "--redis", wrong, "--redis-ca-file", ca.toString())) {
+            try (AgentProcess refused = AgentProcess.launch(
+                    dir.resolve("a2"), "--redis", wrong, "--redis-ca-file", ca.toString(), "--redis-timeout", "10s")) {
                 assertEquals(1, refused.awaitExit(Duration.ofSeconds(30)));
                 String out = refused.output();
                 assertTrue(out.contains("WRONGPASS"), out);

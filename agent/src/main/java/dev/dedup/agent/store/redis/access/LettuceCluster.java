@@ -2,14 +2,11 @@ package dev.dedup.agent.store.redis.access;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.metrics.MetricNames;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -78,16 +75,9 @@ public final class LettuceCluster implements RedisPort {
             throw new IllegalStateException("redis cluster " + name + ": not a cluster URI: " + e.getMessage(), e);
         }
         this.client = RedisClusterClient.create(resources, seeds);
-        client.setOptions(ClusterClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(options.maxInFlight())
-                .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(options.timeout())
-                        .keepAlive(true)
-                        .build())
-                .sslOptions(LettuceShards.sslOptions(options))
+        ClusterClientOptions.Builder clientOptions = ClusterClientOptions.builder();
+        LettuceShards.commonOptions(clientOptions, options);
+        client.setOptions(clientOptions
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(Duration.ofSeconds(REFRESH_SECONDS))
                         .enableAllAdaptiveRefreshTriggers()

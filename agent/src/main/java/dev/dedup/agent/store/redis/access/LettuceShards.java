@@ -112,17 +112,9 @@ public final class LettuceShards implements RedisPort {
         }
         redisUri.setTimeout(options.timeout());
         RedisClient client = RedisClient.create(resources, redisUri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(options.maxInFlight())
-                .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(options.timeout())
-                        .keepAlive(true)
-                        .build())
-                .sslOptions(sslOptions(options))
-                .build());
+        ClientOptions.Builder clientOptions = ClientOptions.builder();
+        commonOptions(clientOptions, options);
+        client.setOptions(clientOptions.build());
         try {
             return new Shard(name, client, client.connect(ByteArrayCodec.INSTANCE));
         } catch (RuntimeException e) {
@@ -133,6 +125,24 @@ public final class LettuceShards implements RedisPort {
     }
 
     /** Trust the CA file's certificates when one is given; else the JVM's default trust store. */
+    /**
+     * What every Lettuce client of the agent sets, for shards and for a Cluster alike: reconnect, but refuse
+     * commands while disconnected (a batch is answered 503 rather than queued past its timeout), at most
+     * {@code redis-max-in-flight} commands queued, the timeout on every command and on connecting, TCP
+     * keep-alive, and TLS trusting {@code redis-ca-file} for {@code rediss://}.
+     */
+    static void commonOptions(ClientOptions.Builder builder, RedisOptions options) {
+        builder.autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(options.maxInFlight())
+                .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(options.timeout())
+                        .keepAlive(true)
+                        .build())
+                .sslOptions(sslOptions(options));
+    }
+
     static SslOptions sslOptions(RedisOptions options) {
         if (options.caFile() == null) {
             return SslOptions.create();
