@@ -11,6 +11,8 @@ pids=()
 lines=()
 status=0
 
+# require_jars: checks that the build is there, then runs copies of its jars from the work directory, so that
+# a build during a long run cannot swap classes under the running agent.
 require_jars() {
   for jar in "$agent_jar" "$loadtest_jar"; do
     if [ ! -f "$jar" ]; then
@@ -18,6 +20,10 @@ require_jars() {
       exit 2
     fi
   done
+  cp "$agent_jar" "$work/dedup-agent.jar"
+  cp "$loadtest_jar" "$work/dedup-loadtest.jar"
+  agent_jar="$work/dedup-agent.jar"
+  loadtest_jar="$work/dedup-loadtest.jar"
 }
 
 free_port() {
