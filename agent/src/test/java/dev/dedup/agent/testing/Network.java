@@ -345,10 +345,14 @@ public final class Network implements AutoCloseable {
             awaitNoProcesses(ns);
             run(List.of("ip", "netns", "del", ns));
         }
-        if (!run(List.of("ip", "-o", "link", "show")).contains(" " + gatewayLink() + "@")) {
-            return;
+        try {
+            run(List.of("ip", "link", "del", gatewayLink()));
+        } catch (IllegalStateException e) {
+            // Deleting the switch's namespace takes the veth pair with it, a moment later: gone is fine.
+            if (run(List.of("ip", "-o", "link", "show")).contains(" " + gatewayLink() + "@")) {
+                throw e;
+            }
         }
-        run(List.of("ip", "link", "del", gatewayLink()));
     }
 
     private static void awaitNoProcesses(String ns) throws IOException {
