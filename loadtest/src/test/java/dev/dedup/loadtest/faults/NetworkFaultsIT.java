@@ -208,8 +208,10 @@ class NetworkFaultsIT {
                 Thread.sleep(10_000);
                 link.clear();
                 long healed = System.nanoTime();
-                phase("cleared: in those 10 s the slow agent answered " + (load.idsAnswered(0) - slowBefore)
-                        + " ids, the other " + (load.idsAnswered(1) - fastBefore));
+                long slow = load.idsAnswered(0) - slowBefore;
+                long fast = load.idsAnswered(1) - fastBefore;
+                phase("cleared: in those 10 s the slow agent answered " + slow + " ids, the other " + fast);
+                assertTrue(2 * slow < fast, "the slow path was felt: " + slow + " ids against " + fast);
                 Thread.sleep(3000);
                 load.stop();
                 assertRecovered(load, healed);
