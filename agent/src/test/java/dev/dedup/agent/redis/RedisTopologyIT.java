@@ -80,6 +80,57 @@ class RedisTopologyIT {
     }
 
     @Test
+    void anAgentStartingWhileAnotherStampsTheShards_waitsForItsStamp_andAgrees() throws Exception {
+        List<RedisServer> two = shards.subList(0, 2);
+        // Another agent starting at the same moment has stamped the first shard and not yet the second.
+        two.get(0).call("SET", "dd:topology", "dedup-topology v1 deployment=other epoch=1 shard=0 of=2");
+        Thread stamper = new Thread(() -> {
+            try {
+                Thread.sleep(500);
+                two.get(1).call("SET", "dd:topology", "dedup-topology v1 deployment=other epoch=1 shard=1 of=2");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        stamper.start();
+        try (Agent agent = agent(two)) {
+            assertEquals(List.of("new"), new AgentHttp(agent.port()).claim(RedisTier.NS, items("race", 0, 1, "o")));
+        } finally {
+            stamper.join();
+        }
+        assertEquals("dedup-topology v1 deployment=other epoch=1 shard=1 of=2", record(two.get(1)));
+    }
+
+    @Test
+    void agentsStartingAtOnceOnNewShards_allStart_underOneDeployment() throws Exception {
+        List<RedisServer> three = shards.subList(0, 3);
+        for (int round = 0; round < 3; round++) {
+            for (RedisServer shard : three) {
+                shard.call("FLUSHALL");
+            }
+            List<java.util.concurrent.CompletableFuture<Agent>> starting = new ArrayList<>();
+            for (int a = 0; a < 4; a++) {
+                starting.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> agent(three)));
+            }
+            List<Agent> started = new ArrayList<>();
+            Throwable failed = null;
+            for (var f : starting) {
+                try {
+                    started.add(f.join());
+                } catch (java.util.concurrent.CompletionException e) {
+                    failed = e.getCause();
+                }
+            }
+            started.forEach(Agent::close);
+            assertEquals(null, failed, "round " + round + ": an agent refused to start");
+            String deployment = record(three.get(0)).split(" ")[2];
+            for (RedisServer shard : three) {
+                assertEquals(deployment, record(shard).split(" ")[2]);
+            }
+        }
+    }
+
+    @Test
     void aShardAppendedWithoutADeclaredChange_isRefused() {
         try (Agent agent = agent(shards.subList(0, 3))) {
             new AgentHttp(agent.port()).claim(RedisTier.NS, items("t", 0, 100, "o1"));

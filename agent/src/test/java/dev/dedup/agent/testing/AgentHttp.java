@@ -24,7 +24,12 @@ public final class AgentHttp {
     private final URI base;
 
     public AgentHttp(int port) {
-        this.base = URI.create("http://127.0.0.1:" + port);
+        this("127.0.0.1", port);
+    }
+
+    /** An agent listening on {@code host} (an address of a test's own network, {@link Host}). */
+    public AgentHttp(String host, int port) {
+        this.base = URI.create("http://" + host + ":" + port);
     }
 
     public HttpResponse<byte[]> post(String path, String contentType, byte[] body) {

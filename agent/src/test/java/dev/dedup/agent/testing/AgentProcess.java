@@ -17,14 +17,18 @@ import java.util.concurrent.TimeUnit;
 public final class AgentProcess implements AutoCloseable {
 
     public static final Path JAR = Path.of("target", "dedup-agent.jar");
+    /** The same jar, seen from a sibling module's directory (tests of modules built after the agent). */
+    private static final Path JAR_FROM_SIBLING = Path.of("..", "agent", "target", "dedup-agent.jar");
 
     private final Process process;
     private final Path log;
+    private final Host host;
     private final int port;
 
-    private AgentProcess(Process process, Path log, int port) {
+    private AgentProcess(Process process, Path log, Host host, int port) {
         this.process = process;
         this.log = log;
+        this.host = host;
         this.port = port;
     }
 
@@ -35,23 +39,48 @@ public final class AgentProcess implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts the jar on {@code host} at {@code port} of its address, without waiting ({@link #awaitReady}). Off
+     * loopback it binds the host's address with {@code --insecure-bind}: the test's network is its own.
+     */
+    public static AgentProcess launchOn(Host host, int port, Path workDir, String... args) throws IOException {
+        return launchOn(host, port, workDir, List.of(), args);
+    }
+
+    /** {@link #launchOn(Host, int, Path, String...)} with options for the JVM, e.g. to start faster. */
+    public static AgentProcess launchOn(Host host, int port, Path workDir, List<String> jvmOptions, String... args)
+            throws IOException {
+        List<String> all = new ArrayList<>();
+        if (!host.isLoopback()) {
+            all.addAll(List.of("--host", host.address(), "--insecure-bind"));
+        }
+        all.addAll(List.of(args));
+        return launch(host, port, workDir, jvmOptions, all);
+    }
+
     /** Starts the jar without waiting; for tests of start failures. */
     public static AgentProcess launch(Path workDir, String... args) throws IOException {
-        if (!Files.exists(JAR)) {
+        return launch(Host.LOOPBACK, freePort(), workDir, List.of(), List.of(args));
+    }
+
+    private static AgentProcess launch(Host host, int port, Path workDir, List<String> jvmOptions, List<String> args)
+            throws IOException {
+        Path jar = Files.exists(JAR) ? JAR : JAR_FROM_SIBLING;
+        if (!Files.exists(jar)) {
             throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: run mvn package first");
         }
-        int port = freePort();
-        List<String> cmd = new ArrayList<>(List.of(
-                javaBin(), "-Xmx256m", "-jar", JAR.toAbsolutePath().toString(), "--port", String.valueOf(port)));
-        cmd.addAll(List.of(args));
+        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx256m"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--port", String.valueOf(port)));
+        cmd.addAll(args);
         Files.createDirectories(workDir);
         Path log = Files.createTempFile(workDir, "agent-", ".log");
-        Process process = new ProcessBuilder(cmd)
+        Process process = new ProcessBuilder(host.command(cmd))
                 .directory(workDir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        return new AgentProcess(process, log, port);
+        return new AgentProcess(process, log, host, port);
     }
 
     private static String javaBin() {
@@ -64,7 +93,8 @@ public final class AgentProcess implements AutoCloseable {
         }
     }
 
-    private void awaitReady(Duration timeout) throws InterruptedException {
+    /** Waits until {@code /health/ready} answers 200; fails with the agent's output if it exits or times out. */
+    public void awaitReady(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         AgentHttp http = http();
         while (System.nanoTime() < deadline) {
@@ -85,7 +115,7 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public AgentHttp http() {
-        return new AgentHttp(port);
+        return new AgentHttp(host.address(), port);
     }
 
     public int port() {

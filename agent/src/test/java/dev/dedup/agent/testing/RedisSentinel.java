@@ -1,23 +1,29 @@
 package dev.dedup.agent.testing;
 
 import java.io.IOException;
-import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A real Sentinel ({@code redis-server --sentinel}, or {@code valkey-server --sentinel}) on a free loopback port,
- * watching one primary; stopped by its PID.
+ * watching one primary, or on a {@link Host} of a test's own network watching several; stopped by its PID.
  */
 public final class RedisSentinel implements AutoCloseable {
 
+    private final Host host;
     private final int port;
     private final Process process;
 
-    private RedisSentinel(int port, Process process) {
+    private RedisSentinel(Host host, int port, Process process) {
+        this.host = host;
         this.port = port;
         this.process = process;
     }
@@ -31,28 +37,58 @@ public final class RedisSentinel implements AutoCloseable {
     /** {@link #start(Path, String, int)} with the sentinel mode of {@code binary}. */
     public static RedisSentinel start(RedisServer.Binary binary, Path dir, String master, int masterPort)
             throws IOException, InterruptedException {
+        return launch(
+                binary,
+                Host.LOOPBACK,
+                AgentProcess.freePort(),
+                dir,
+                Map.of(master, new InetSocketAddress("127.0.0.1", masterPort)),
+                new Timing(1000, 5000));
+    }
+
+    /**
+     * How fast the sentinels act: a primary is down after {@code downAfterMillis} without an answer; a failover
+     * that does not finish within {@code failoverTimeoutMillis} is tried again after twice that.
+     */
+    public record Timing(int downAfterMillis, int failoverTimeoutMillis) {}
+
+    /** A sentinel on {@code host} at {@code port}, watching each of {@code masters} with a quorum of 2. */
+    public static RedisSentinel startOn(
+            Host host, int port, Path dir, Map<String, InetSocketAddress> masters, Timing timing)
+            throws IOException, InterruptedException {
+        return launch(RedisServer.Binary.REDIS, host, port, dir, masters, timing);
+    }
+
+    private static RedisSentinel launch(
+            RedisServer.Binary binary,
+            Host host,
+            int port,
+            Path dir,
+            Map<String, InetSocketAddress> masters,
+            Timing timing)
+            throws IOException, InterruptedException {
         binary.require();
         Files.createDirectories(dir);
-        int port = AgentProcess.freePort();
         Path conf = dir.resolve("sentinel-" + port + ".conf");
-        Files.writeString(
-                conf,
-                String.join(
-                        "\n",
-                        "port " + port,
-                        "bind 127.0.0.1",
-                        "dir " + dir,
-                        "logfile " + dir.resolve("sentinel-" + port + ".log"),
-                        "sentinel monitor " + master + " 127.0.0.1 " + masterPort + " 2",
-                        "sentinel down-after-milliseconds " + master + " 1000",
-                        "sentinel failover-timeout " + master + " 5000",
-                        "sentinel parallel-syncs " + master + " 1",
-                        ""));
-        Process p = new ProcessBuilder(binary.command(), conf.toString(), "--sentinel")
+        List<String> lines = new ArrayList<>(List.of(
+                "port " + port,
+                "bind " + host.address(),
+                "protected-mode " + (host.isLoopback() ? "yes" : "no"),
+                "dir " + dir,
+                "logfile " + dir.resolve("sentinel-" + port + ".log")));
+        new TreeMap<>(masters).forEach((master, at) -> {
+            lines.add("sentinel monitor " + master + " " + at.getHostString() + " " + at.getPort() + " 2");
+            lines.add("sentinel down-after-milliseconds " + master + " " + timing.downAfterMillis());
+            lines.add("sentinel failover-timeout " + master + " " + timing.failoverTimeoutMillis());
+            lines.add("sentinel parallel-syncs " + master + " 1");
+        });
+        lines.add("");
+        Files.writeString(conf, String.join("\n", lines));
+        Process p = new ProcessBuilder(host.command(List.of(binary.command(), conf.toString(), "--sentinel")))
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("sentinel-" + port + ".out").toFile())
                 .start();
-        RedisSentinel s = new RedisSentinel(port, p);
+        RedisSentinel s = new RedisSentinel(host, port, p);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
@@ -75,6 +111,11 @@ public final class RedisSentinel implements AutoCloseable {
         return port;
     }
 
+    /** {@code host:port} of this sentinel, as a {@code redis-sentinel://} URI lists it. */
+    public String address() {
+        return host.address() + ":" + port;
+    }
+
     /** The port of the primary this sentinel currently reports for {@code master}, or -1. */
     public int masterPort(String master) throws IOException {
         String reply = command("SENTINEL", "get-master-addr-by-name", master);
@@ -83,8 +124,16 @@ public final class RedisSentinel implements AutoCloseable {
         return lines.length >= 5 ? Integer.parseInt(lines[4]) : -1;
     }
 
-    private String command(String... words) throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+    /** {@code address:port} of the primary this sentinel currently reports for {@code master}, or empty. */
+    public String masterAddress(String master) throws IOException {
+        String reply = command("SENTINEL", "get-master-addr-by-name", master);
+        String[] lines = reply.split("\r\n");
+        return lines.length >= 5 ? lines[2] + ":" + lines[4] : "";
+    }
+
+    /** One command in the inline protocol, its reply as text (e.g. {@code SENTINEL MASTER name}). */
+    public String command(String... words) throws IOException {
+        try (Socket s = new Socket(host.address(), port)) {
             s.setSoTimeout(5000);
             s.getOutputStream().write((String.join(" ", words) + "\r\n").getBytes(StandardCharsets.UTF_8));
             byte[] buf = new byte[4096];

@@ -1,7 +1,6 @@
 package dev.dedup.agent.testing;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,8 +11,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real {@code redis-server} (or another server of the same protocol, {@link Binary}) on a free loopback port,
- * started by a test with the configuration it needs and stopped by its PID. Never the machine's shared 6379.
+ * A real {@code redis-server} (or another server of the same protocol, {@link Binary}) on a free loopback port, or on
+ * a {@link Host} of a test's own network, started by a test with the configuration it needs and stopped by its PID.
+ * Never the machine's shared 6379.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -54,13 +54,15 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private final Binary binary;
+    private final Host host;
     private final Path dir;
     private final int port;
     private final List<String> extraArgs;
     private Process process;
 
-    private RedisServer(Binary binary, Path dir, int port, List<String> extraArgs) {
+    private RedisServer(Binary binary, Host host, Path dir, int port, List<String> extraArgs) {
         this.binary = binary;
+        this.host = host;
         this.dir = dir;
         this.port = port;
         this.extraArgs = extraArgs;
@@ -85,11 +87,27 @@ public final class RedisServer implements AutoCloseable {
         return startWith(Binary.REDIS, dir, all);
     }
 
+    /**
+     * Starts a {@code redis-server} keeping nothing on disk on {@code host}, at {@code port} of its address (a
+     * namespace has ports of its own, so tests choose them).
+     */
+    public static RedisServer startOn(Host host, int port, Path dir, String... args)
+            throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of("--save", "", "--appendonly", "no"));
+        all.addAll(List.of(args));
+        return startWith(Binary.REDIS, host, port, dir, all);
+    }
+
     private static RedisServer startWith(Binary binary, Path dir, List<String> args)
+            throws IOException, InterruptedException {
+        return startWith(binary, Host.LOOPBACK, AgentProcess.freePort(), dir, args);
+    }
+
+    private static RedisServer startWith(Binary binary, Host host, int port, Path dir, List<String> args)
             throws IOException, InterruptedException {
         binary.require();
         Files.createDirectories(dir);
-        RedisServer server = new RedisServer(binary, dir, AgentProcess.freePort(), args);
+        RedisServer server = new RedisServer(binary, host, dir, port, args);
         server.launch();
         return server;
     }
@@ -105,19 +123,20 @@ public final class RedisServer implements AutoCloseable {
                 "--port",
                 String.valueOf(port),
                 "--bind",
-                "127.0.0.1",
+                host.address(),
                 "--dir",
                 dir.toString(),
                 "--daemonize",
                 "no",
+                // Off loopback the server is on a test's own network: reachable from its other hosts.
                 "--protected-mode",
-                "yes",
+                host.isLoopback() ? "yes" : "no",
                 "--maxmemory-policy",
                 "noeviction",
                 "--logfile",
                 dir.resolve("redis-" + port + ".log").toString()));
         cmd.addAll(extraArgs);
-        process = new ProcessBuilder(cmd)
+        process = new ProcessBuilder(host.command(cmd))
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis-" + port + ".out").toFile())
                 .start();
@@ -142,7 +161,12 @@ public final class RedisServer implements AutoCloseable {
     }
 
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return "redis://" + host.address() + ":" + port;
+    }
+
+    /** Where it runs. */
+    public Host host() {
+        return host;
     }
 
     public int port() {
@@ -172,7 +196,7 @@ public final class RedisServer implements AutoCloseable {
      * SCRIPT FLUSH, DBSIZE, ...). Arguments must not contain spaces.
      */
     public String command(String... words) throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (Socket s = new Socket(host.address(), port)) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write((String.join(" ", words) + "\r\n").getBytes(StandardCharsets.UTF_8));
             s.getOutputStream().flush();
@@ -202,7 +226,7 @@ public final class RedisServer implements AutoCloseable {
      * when absent), an array as {@code List<Object>}. An error reply throws {@link IllegalStateException}.
      */
     public Object call(byte[]... args) throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (Socket s = new Socket(host.address(), port)) {
             s.setSoTimeout(10_000);
             java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
             req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));

@@ -7,12 +7,12 @@ import java.util.BitSet;
  * sent only after that one: then the order the ledger assumed is the order the store saw. Shared by the
  * workers of a pass; cheap enough at thousands of batches a second.
  */
-final class Completions {
+public final class Completions {
 
     private final BitSet done = new BitSet();
     private int allBelow;
 
-    synchronized void complete(int batch) {
+    public synchronized void complete(int batch) {
         done.set(batch);
         allBelow = done.nextClearBit(allBelow);
     }
@@ -22,7 +22,7 @@ final class Completions {
      * {@code dependsOn} is the latest earlier batch holding one of its ids, but other ids may sit in earlier
      * batches still in flight: only "all up to" is safe.
      */
-    synchronized boolean allDoneUpTo(int batch) {
+    public synchronized boolean allDoneUpTo(int batch) {
         return batch < allBelow;
     }
 }

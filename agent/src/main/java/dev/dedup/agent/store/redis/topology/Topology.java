@@ -129,6 +129,56 @@ public final class Topology implements AutoCloseable {
             LongSupplier clockMillis,
             MeterRegistry registry,
             ScheduledExecutorService scheduler) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return agreeOrRefuseOnce(port, keys, routing, adoptEmpty, clockMillis, registry, scheduler);
+            } catch (StartRace race) {
+                if (attempt >= START_RACE_ATTEMPTS) {
+                    throw race.refusal;
+                }
+                LOG.log(
+                        Level.INFO,
+                        "redis: the shards' records are incomplete or changed as this agent stamped them (another agent"
+                                + " starting at the same moment?); reading them again");
+                try {
+                    Thread.sleep(START_RACE_PAUSE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw race.refusal;
+                }
+            }
+        }
+    }
+
+    /** Reads, in all, this many times over about two seconds before refusing what another agent may be stamping. */
+    private static final int START_RACE_ATTEMPTS = 10;
+
+    private static final long START_RACE_PAUSE_MILLIS = 200;
+
+    /**
+     * What an agent starting at the same moment as another sees while the other stamps the shards one by one: a
+     * shard stamped under the other's deployment id as this one stamps it, or shards with a record beside shards
+     * still without one. Read again after a pause it is the other's finished stamp, which this agent then agrees
+     * with or refuses as usual; {@code refusal} is thrown if it never settles.
+     */
+    private static final class StartRace extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient IncompatibleDeploymentException refusal;
+
+        StartRace(IncompatibleDeploymentException refusal) {
+            super(refusal.getMessage(), null, false, false);
+            this.refusal = refusal;
+        }
+    }
+
+    private static Topology agreeOrRefuseOnce(
+            RedisPort port,
+            RedisKeys keys,
+            Routing routing,
+            boolean adoptEmpty,
+            LongSupplier clockMillis,
+            MeterRegistry registry,
+            ScheduledExecutorService scheduler) {
         byte[][] key = new byte[port.shards()][];
         for (int s = 0; s < key.length; s++) {
             key[s] = keys.topology(s);
@@ -174,11 +224,11 @@ public final class Topology implements AutoCloseable {
                             + (routing.inTransition() ? "-previous (epoch 1) and --redis (epoch 2)" : ""));
         } else if (!missing.isEmpty()) {
             if (!adoptEmpty) {
-                throw new IncompatibleDeploymentException(
+                throw new StartRace(new IncompatibleDeploymentException(
                         "redis: " + missing + " hold no topology record while the other shards do:"
                                 + " each lost its data (restarted without persistence, flushed, or replaced by an empty node) or"
                                 + " was added without a declared transition. Its claims are gone either way; to accept that"
-                                + " and stamp it, start one agent with --redis-adopt-empty-shards, then without it");
+                                + " and stamp it, start one agent with --redis-adopt-empty-shards, then without it"));
             }
             LOG.log(
                     Level.WARNING,
@@ -194,8 +244,9 @@ public final class Topology implements AutoCloseable {
                 byte[] stamp = plan.cutOver ? after[s] : before[s];
                 String now = stamp(port, s, key[s], stamp);
                 if (!now.equals(text(stamp))) {
-                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " was stamped \"" + now
-                            + "\" by another agent starting with another shard list at the same time");
+                    throw new StartRace(new IncompatibleDeploymentException("redis: shard " + port.name(s)
+                            + " was stamped \"" + now
+                            + "\" by another agent starting with another shard list at the same time"));
                 }
             }
         }
