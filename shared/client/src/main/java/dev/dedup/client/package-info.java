@@ -6,5 +6,7 @@
  * its own. {@link dev.dedup.client.DedupClient#fromEnvironment()} finds the agent where the manifests tell
  * workers it is: {@code DEDUP_URL} and {@code DEDUP_TOKEN}. No retry policy, no batching and no caching here: the worker decides what a failed call means for
  * its messages (the contract's answer is: do not skip them).
+ *
+ * <p>Compiled for Java 11, as {@code dedup-wire} is: it runs in a Java 11 or later JVM (a Spark executor's).
  */
 package dev.dedup.client;
