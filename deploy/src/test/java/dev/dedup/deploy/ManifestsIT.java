@@ -120,7 +120,7 @@ class ManifestsIT {
             }
             checkEnv(at, c.getEnv());
             if (c.getImage() != null && c.getImage().startsWith("dedup-agent")) {
-                assertEquals("dedup-agent:0.1.0", c.getImage(), at);
+                assertEquals("dedup-agent:" + Tools.version(), c.getImage(), at + ": the image of this version");
             }
         }
         assertTrue(spec.getHostNetwork() == null || !spec.getHostNetwork(), where + ": hostNetwork");

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
 
 /**
  * Paths of the repository and the agent's jar, and external commands run to completion. A missing tool
@@ -27,6 +29,26 @@ final class Tools {
     static final Path AGENT_JAR = ROOT.resolve("agent/target/dedup-agent.jar");
 
     private Tools() {}
+
+    /** The product's version: the root POM's {@code <version>}, which every module inherits. */
+    static String version() {
+        try {
+            Element project = javax.xml.parsers.DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(ROOT.resolve("pom.xml").toFile())
+                    .getDocumentElement();
+            for (Node n = project.getFirstChild(); n != null; n = n.getNextSibling()) {
+                if (n instanceof Element && ((Element) n).getTagName().equals("version")) {
+                    return n.getTextContent().trim();
+                }
+            }
+            throw new IllegalStateException(ROOT.resolve("pom.xml") + " has no <version>");
+        } catch (javax.xml.parsers.ParserConfigurationException | org.xml.sax.SAXException e) {
+            throw new IllegalStateException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     /** Fails unless {@code command} is on the PATH, naming the Debian package that brings it (or how to get it). */
     static void require(String command, String debianPackage) {

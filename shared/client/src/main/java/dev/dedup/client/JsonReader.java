@@ -157,17 +157,32 @@ final class JsonReader {
             }
             int escape = pos + 1 < text.length() ? text.charAt(pos + 1) : -1;
             switch (escape) {
-                case '"', '\\', '/' -> sb.append((char) escape);
-                case 'b' -> sb.append('\b');
-                case 'f' -> sb.append('\f');
-                case 'n' -> sb.append('\n');
-                case 'r' -> sb.append('\r');
-                case 't' -> sb.append('\t');
-                case 'u' -> {
+                case '"':
+                case '\\':
+                case '/':
+                    sb.append((char) escape);
+                    break;
+                case 'b':
+                    sb.append('\b');
+                    break;
+                case 'f':
+                    sb.append('\f');
+                    break;
+                case 'n':
+                    sb.append('\n');
+                    break;
+                case 'r':
+                    sb.append('\r');
+                    break;
+                case 't':
+                    sb.append('\t');
+                    break;
+                case 'u':
                     sb.append(hex4(pos + 2));
                     pos += 4;
-                }
-                default -> throw malformed("bad escape in a string");
+                    break;
+                default:
+                    throw malformed("bad escape in a string");
             }
             pos += 2;
         }

@@ -50,23 +50,24 @@ final class Responses {
     /** {@code {"done": [[{"from": "..", "to": ".."}, ...], ...]}}, one list per asked range. */
     static List<List<SequenceRange>> done(HttpResponse<byte[]> response, int ranges) throws DedupException {
         Object done = field(response, "done");
-        if (!(done instanceof List<?> perRange) || perRange.size() != ranges) {
+        if (!(done instanceof List<?>) || ((List<?>) done).size() != ranges) {
             throw invalid(response, "\"done\" is not a list of " + ranges + " lists");
         }
         List<List<SequenceRange>> out = new ArrayList<>(ranges);
-        for (Object parts : perRange) {
-            if (!(parts instanceof List<?> list)) {
+        for (Object parts : (List<?>) done) {
+            if (!(parts instanceof List<?>)) {
                 throw invalid(response, "\"done\" holds " + parts + ", not a list of ranges");
             }
+            List<?> list = (List<?>) parts;
             List<SequenceRange> ranged = new ArrayList<>(list.size());
             for (Object part : list) {
-                if (!(part instanceof Map<?, ?> m
-                        && m.get("from") instanceof String from
-                        && m.get("to") instanceof String to)) {
+                Object from = part instanceof Map<?, ?> ? ((Map<?, ?>) part).get("from") : null;
+                Object to = part instanceof Map<?, ?> ? ((Map<?, ?>) part).get("to") : null;
+                if (!(from instanceof String && to instanceof String)) {
                     throw invalid(response, "\"done\" holds " + part + ", not a range {\"from\", \"to\"}");
                 }
                 try {
-                    ranged.add(SequenceRange.of(from, to));
+                    ranged.add(SequenceRange.of((String) from, (String) to));
                 } catch (IllegalArgumentException e) {
                     throw invalid(response, "\"done\" holds an invalid range: " + e.getMessage());
                 }
@@ -79,7 +80,9 @@ final class Responses {
     /** {@code {"committed": [true, ...]}}, one per range. */
     static void committed(HttpResponse<byte[]> response, int ranges) throws DedupException {
         Object committed = field(response, "committed");
-        if (!(committed instanceof List<?> list) || list.size() != ranges || list.contains(Boolean.FALSE)) {
+        if (!(committed instanceof List<?>)
+                || ((List<?>) committed).size() != ranges
+                || ((List<?>) committed).contains(Boolean.FALSE)) {
             throw invalid(response, "\"committed\" is not a list of " + ranges + " true");
         }
     }
@@ -90,8 +93,9 @@ final class Responses {
             throw error(response);
         }
         try {
-            if (JsonReader.read(response.body() == null ? new byte[0] : response.body()) instanceof Map<?, ?> fields) {
-                return fields.get(name);
+            Object value = JsonReader.read(response.body() == null ? new byte[0] : response.body());
+            if (value instanceof Map<?, ?>) {
+                return ((Map<?, ?>) value).get(name);
             }
             throw invalid(response, "not a JSON object");
         } catch (JsonReader.MalformedJsonException e) {
@@ -122,9 +126,10 @@ final class Responses {
         String error = null;
         String message = null;
         try {
-            if (JsonReader.read(body) instanceof Map<?, ?> fields) {
-                error = fields.get("error") instanceof String s ? s : null;
-                message = fields.get("message") instanceof String s ? s : null;
+            Object value = JsonReader.read(body);
+            if (value instanceof Map<?, ?>) {
+                error = string(((Map<?, ?>) value).get("error"));
+                message = string(((Map<?, ?>) value).get("message"));
             }
         } catch (JsonReader.MalformedJsonException e) {
             // Not the agent's JSON (a proxy's page, say): keep the start of the body as the message.
@@ -141,6 +146,10 @@ final class Responses {
                     + "this client sent no token: give it the agent's --token (DEDUP_TOKEN)";
         }
         return new DedupException(status, error, message, retryAfterSeconds(response));
+    }
+
+    private static String string(Object value) {
+        return value instanceof String ? (String) value : null;
     }
 
     /** {@code Retry-After} as delta-seconds or an HTTP-date; -1 when absent or unreadable. */

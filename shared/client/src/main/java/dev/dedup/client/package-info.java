@@ -7,5 +7,7 @@
  * workers it is: {@code DEDUP_URL} and {@code DEDUP_TOKEN}. {@link dev.dedup.client.Owners} writes the owner of a
  * Kafka, Kinesis, SQS or RabbitMQ delivery one way, so that the workers of a namespace agree on it. No retry policy, no batching and no caching here: the worker decides what a failed call means for
  * its messages (the contract's answer is: do not skip them).
+ *
+ * <p>Compiled for Java 11, as {@code dedup-wire} is: it runs in a Java 11 or later JVM (a Spark executor's).
  */
 package dev.dedup.client;

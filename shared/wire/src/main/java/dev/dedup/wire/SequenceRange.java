@@ -12,19 +12,34 @@ import java.util.Objects;
  * previous batch's last sequence number to this batch's last ({@link #after}), so that its commits merge
  * into one stored range.
  */
-public record SequenceRange(BigInteger from, BigInteger to) {
+public final class SequenceRange {
 
     private static final BigInteger LARGEST =
             BigInteger.TEN.pow(Limits.MAX_SEQUENCE_DIGITS).subtract(BigInteger.ONE);
 
+    private final BigInteger from;
+    private final BigInteger to;
+
     /** Checks the range: both ends between 0 and 10^129 - 1, {@code from <= to}. */
-    public SequenceRange {
+    public SequenceRange(BigInteger from, BigInteger to) {
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(to, "to");
         if (from.signum() < 0 || to.compareTo(LARGEST) > 0 || from.compareTo(to) > 0) {
             throw new IllegalArgumentException("not a range of unsigned sequence numbers of at most "
                     + Limits.MAX_SEQUENCE_DIGITS + " digits with from <= to: " + from + " to " + to);
         }
+        this.from = from;
+        this.to = to;
+    }
+
+    /** The first sequence number of the range. */
+    public BigInteger from() {
+        return from;
+    }
+
+    /** The last sequence number of the range (inclusive). */
+    public BigInteger to() {
+        return to;
     }
 
     public static SequenceRange of(long from, long to) {
@@ -49,6 +64,23 @@ public record SequenceRange(BigInteger from, BigInteger to) {
 
     public boolean contains(BigInteger n) {
         return from.compareTo(n) <= 0 && n.compareTo(to) <= 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof SequenceRange)) {
+            return false;
+        }
+        SequenceRange other = (SequenceRange) o;
+        return from.equals(other.from) && to.equals(other.to);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * from.hashCode() + to.hashCode();
     }
 
     @Override

@@ -55,10 +55,9 @@ public enum WireFormat {
         String media = (semicolon < 0 ? contentType : contentType.substring(0, semicolon))
                 .trim()
                 .toLowerCase(Locale.ROOT);
-        return switch (media) {
-            case MediaTypes.BATCH -> BINARY;
-            case MediaTypes.JSON -> JSON;
-            default -> null;
-        };
+        if (media.equals(MediaTypes.BATCH)) {
+            return BINARY;
+        }
+        return media.equals(MediaTypes.JSON) ? JSON : null;
     }
 }

@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.sum;
 import dev.dedup.examples.Claims;
 import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
+import java.lang.reflect.InvocationTargetException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.DataStreamWriter;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.storage.StorageLevel;
@@ -118,7 +120,7 @@ public final class SparkDedupJob {
                 kept.unpersist();
             }
         };
-        return spark.readStream()
+        DataStreamWriter<Row> writer = spark.readStream()
                 .format("kafka")
                 .option("kafka.bootstrap.servers", options.bootstrap())
                 .option("subscribe", options.topic())
@@ -127,11 +129,32 @@ public final class SparkDedupJob {
                 .option("maxOffsetsPerTrigger", options.maxOffsetsPerTrigger())
                 .load()
                 .writeStream()
-                .queryName(options.queryName())
-                .option("checkpointLocation", options.checkpoint())
+                .queryName(options.queryName());
+        return option(writer, "checkpointLocation", options.checkpoint())
                 .trigger(Trigger.AvailableNow())
                 .foreachBatch(perBatch)
                 .start();
+    }
+
+    /**
+     * {@code writer.option(key, value)} in a form that links on Spark 3.5 and 4.x alike. Spark 4 inherits
+     * {@code DataStreamWriter.option(String, String)} from a generic parent type, so a call compiled against it returns
+     * {@code Object}, one compiled against 3.5 returns {@code DataStreamWriter}, and neither links on the other (its
+     * overloads for long, boolean and double link on both). Found by name and parameters, it is the same method.
+     */
+    @SuppressWarnings("unchecked")
+    static DataStreamWriter<Row> option(DataStreamWriter<Row> writer, String key, String value) {
+        try {
+            return (DataStreamWriter<Row>) DataStreamWriter.class
+                    .getMethod("option", String.class, String.class)
+                    .invoke(writer, key, value);
+        } catch (InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException r
+                    ? r
+                    : new IllegalStateException("DataStreamWriter.option(" + key + ")", e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("this Spark has no DataStreamWriter.option(String, String)", e);
+        }
     }
 
     /** The verdicts of successful task attempts so far (after {@link #start}). */

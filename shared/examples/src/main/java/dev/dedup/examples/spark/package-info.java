@@ -5,5 +5,6 @@
  * aggregates, and writes the
  * aggregates to PostgreSQL in one transaction per micro-batch ({@link dev.dedup.examples.spark.SparkDedupJob}).
  * A retried task claims the same owners again and gets {@code RETRY}: its records are processed again, never lost.
+ * The same compiled classes run on Spark 3.5 (Scala 2.12 and 2.13) and Spark 4.
  */
 package dev.dedup.examples.spark;

@@ -12,6 +12,7 @@ import dev.dedup.examples.testing.SparkDiagnostics;
 import dev.dedup.examples.testing.SparkLocal;
 import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Stack.Store;
+import dev.dedup.examples.testing.TaskFailures;
 import dev.dedup.examples.testing.Traffic;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -25,10 +26,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
-import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -71,16 +69,12 @@ class SparkPipelineIT {
         }
     }
 
-    /**
-     * Tasks of even partitions fail on their first attempt after claiming every record and before the write
-     * ({@code TaskContext.attemptNumber() == 0}): the retried task claims the same owners, gets retry, and
-     * processes them again.
-     */
+    /** {@link TaskFailures#failFirstAttemptOfEvenPartitions()}: the retried tasks get retry. */
     @ParameterizedTest
     @EnumSource(Store.class)
     void taskFailingAfterClaimingIsRetriedAndGetsRetry(Store store) throws Exception {
         try (Run run = new Run("task-failures", store)) {
-            run.run(failFirstAttemptOfEvenPartitions(), () -> {});
+            run.run(TaskFailures.failFirstAttemptOfEvenPartitions(), () -> {});
             assertTrue(run.job.verdicts().retried().value() > 0, "retried tasks answered retry");
         }
     }
@@ -113,20 +107,6 @@ class SparkPipelineIT {
                 run.stack.shards().get(0).restart();
             });
         }
-    }
-
-    static UnaryOperator<Dataset<Row>> failFirstAttemptOfEvenPartitions() {
-        MapPartitionsFunction<Row, Row> fail = rows -> {
-            List<Row> all = new ArrayList<>();
-            rows.forEachRemaining(all::add); // every record of the task is claimed by now
-            TaskContext task = TaskContext.get();
-            if (!all.isEmpty() && task.attemptNumber() == 0 && task.partitionId() % 2 == 0) {
-                throw new IllegalStateException("injected: task of partition " + task.partitionId()
-                        + " fails after claiming " + all.size() + " records, before the write");
-            }
-            return all.iterator();
-        };
-        return kept -> kept.mapPartitions(fail, Encoders.row(ClaimPartition.KEPT));
     }
 
     interface Fault {

@@ -14,7 +14,7 @@ import java.util.function.UnaryOperator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -46,12 +46,14 @@ public final class SparkDiagnostics implements AutoCloseable {
     private final Map<Integer, String> stageBatch = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<TaskEnd> tasks = new ConcurrentLinkedQueue<>();
     private final SparkListener listener = new SparkListener() {
+        // A stage's submission rather than its job's start: it carries the job's properties without a Scala
+        // collection, whose type differs between Scala 2.12 and 2.13 (the Spark 3.5 run uses both).
         @Override
-        public void onJobStart(SparkListenerJobStart job) {
-            String batch = job.properties() == null ? null : job.properties().getProperty("streaming.sql.batchId");
-            for (Object stage : scala.jdk.javaapi.CollectionConverters.asJava(job.stageIds())) {
-                stageBatch.put((Integer) stage, batch == null ? "?" : batch);
-            }
+        public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
+            String batch = submitted.properties() == null
+                    ? null
+                    : submitted.properties().getProperty("streaming.sql.batchId");
+            stageBatch.put(submitted.stageInfo().stageId(), batch == null ? "?" : batch);
         }
 
         @Override

@@ -1,0 +1,200 @@
+package dev.dedup.examples.spark;
+
+import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.examples.testing.ChildJvm;
+import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.Postgres;
+import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Sink;
+import dev.dedup.examples.testing.SparkJobMain;
+import dev.dedup.examples.testing.Stack;
+import dev.dedup.examples.testing.Traffic;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link SparkDedupJob}, compiled against Spark 4, on Spark 3.5: the module's classes run in a JVM of their own
+ * ({@link SparkJobMain}) on the classpath of a Spark 3.5 application for Scala 2.12 or 2.13
+ * ({@code shared/examples/spark-3.5/scala-*}: Spark, its Kafka source, the client, the JDBC driver, resolved as
+ * Spark's POMs say), in local mode, against a KRaft broker, the agent jar (embedded store) and PostgreSQL as {@link
+ * SparkPipelineIT} runs them. Tasks of even partitions fail on their first attempt after claiming; the retried tasks
+ * get retry, and the sink ends exact: 0 lost, 0 counted twice.
+ */
+class Spark35PipelineIT {
+
+    static final int UNIQUE = 4_000;
+    static final int PARTITIONS = 4;
+
+    @TempDir
+    static Path dir;
+
+    static KafkaBroker broker;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = KafkaBroker.start(dir.resolve("kafka"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"2.12", "2.13"})
+    void taskFailingAfterClaimingIsRetriedAndGetsRetryOnSpark35(String scala) throws Exception {
+        long started = System.nanoTime();
+        String name = "spark-3.5-scala-" + scala;
+        String topic = "spark35-" + scala.replace('.', '-');
+        Traffic traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode());
+        broker.createTopic(topic, PARTITIONS);
+        traffic.produce(broker.bootstrap(), topic);
+        try (Stack stack = Stack.start(Stack.Store.EMBEDDED, dir.resolve(name));
+                Postgres db = Postgres.createDatabase("pipeline")) {
+            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
+            Sink.createAuditTable(db);
+
+            List<String> cmd = new ArrayList<>();
+            cmd.add(ChildJvm.javaBin());
+            // a short-lived JVM on a small machine: C1 alone and one GC thread cost less CPU than the defaults
+            cmd.addAll(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+            cmd.addAll(Arrays.asList(
+                    System.getProperty("pipeline.spark.jvm.flags", "").trim().split("\\s+")));
+            cmd.add("-cp");
+            cmd.add(classpath(scala));
+            cmd.add(SparkJobMain.class.getName());
+            cmd.addAll(List.of(
+                    broker.bootstrap(),
+                    topic,
+                    dir.resolve("checkpoint-" + topic).toString(),
+                    db.url()));
+            stack.agents().forEach(a -> cmd.add(a.uri().toString()));
+            Path log = Path.of("target", name + ".log"); // kept after the run: Spark's own log of the job
+            Files.deleteIfExists(log);
+            int exit;
+            try (ChildJvm job = ChildJvm.exec(name, log, cmd)) {
+                exit = job.awaitExit(Duration.ofSeconds(300));
+            }
+            String output = Files.readString(log);
+            Map<String, String> result = result(output);
+
+            List<String> problems = new ArrayList<>();
+            if (exit != 0 || result.isEmpty()) {
+                problems.add("the job exited with " + exit + (result.isEmpty() ? " without a result" : ""));
+            }
+            if (!result.getOrDefault("spark", "").startsWith("3.5.")) {
+                problems.add("ran on Spark " + result.get("spark") + ", not 3.5");
+            }
+            if (!result.getOrDefault("scala", "").startsWith(scala + ".")) {
+                problems.add("ran on Scala " + result.get("scala") + ", not " + scala);
+            }
+            Map<Integer, Long> end = new TreeMap<>();
+            broker.endOffsets(topic, PARTITIONS).forEach((tp, o) -> end.put(tp.partition(), o));
+            long held = end.values().stream().mapToLong(Long::longValue).sum();
+            if (held != traffic.copies().size()) {
+                problems.add("the topic holds " + held + " records, the test wrote "
+                        + traffic.copies().size());
+            }
+            Map<Integer, Long> consumed = consumed(result.getOrDefault("consumed", ""));
+            if (!consumed.equals(end)) {
+                problems.add("the query consumed up to " + consumed + ", the topic ends at " + end);
+            }
+            long fresh = Long.parseLong(result.getOrDefault("new", "0"));
+            long retried = Long.parseLong(result.getOrDefault("retry", "0"));
+            long duplicates = Long.parseLong(result.getOrDefault("duplicate", "0"));
+            if (fresh + retried + duplicates < held) {
+                problems.add("successful tasks claimed " + (fresh + retried + duplicates) + " records of " + held);
+            }
+            if (retried == 0) {
+                problems.add("no retried task answered retry");
+            }
+            Sink.Check check = Sink.check(db, traffic);
+            if (!check.exact()) {
+                problems.add(check.toString());
+            }
+            if (!problems.isEmpty()) {
+                String explained = String.join("; ", problems) + "\nsink writes: " + Sink.writes(db) + "\n" + output;
+                Report.line(name + " FAILED: " + String.join("; ", problems));
+                throw new AssertionError(name + ": " + explained);
+            }
+            Report.line(String.format(
+                    "spark    %-24s Spark %s, Scala %s; records %d (unique %d): %s; verdicts: new %d, retry %d,"
+                            + " duplicate %d; %s batches; %.1f s (the job's JVM: %s CPU)",
+                    name,
+                    result.get("spark"),
+                    result.get("scala"),
+                    traffic.copies().size(),
+                    traffic.messages().size(),
+                    check,
+                    fresh,
+                    retried,
+                    duplicates,
+                    result.get("batches"),
+                    (System.nanoTime() - started) / 1e9,
+                    result.get("cpu")));
+        }
+    }
+
+    /**
+     * This module's classes and test classes, then the Spark 3.5 application's classpath for {@code scala}: nothing
+     * of the Spark 4 the module is compiled against.
+     */
+    static String classpath(String scala) throws Exception {
+        Path file = Path.of(System.getProperty("pipeline.spark3.dir", "spark-3.5"))
+                .resolve("scala-" + scala)
+                .resolve("target")
+                .resolve("classpath.txt");
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalStateException(file + " is missing: build shared/examples/spark-3.5 with mvn first");
+        }
+        return Path.of("target", "test-classes").toAbsolutePath()
+                + File.pathSeparator
+                + Path.of("target", "classes").toAbsolutePath()
+                + File.pathSeparator
+                + Files.readString(file).trim();
+    }
+
+    /** The key=value pairs of the job's {@link SparkJobMain#RESULT} line; empty when it printed none. */
+    static Map<String, String> result(String output) {
+        Map<String, String> out = new HashMap<>();
+        for (String line : output.split("\n")) {
+            if (line.startsWith(SparkJobMain.RESULT + " ")) {
+                for (String pair :
+                        line.substring(SparkJobMain.RESULT.length() + 1).split(" ")) {
+                    int eq = pair.indexOf('=');
+                    if (eq > 0) {
+                        out.put(pair.substring(0, eq), pair.substring(eq + 1));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** {@code 0:1140,1:1138,...} as partition → next offset. */
+    static Map<Integer, Long> consumed(String pairs) {
+        Map<Integer, Long> out = new TreeMap<>();
+        for (String pair : pairs.split(",")) {
+            int colon = pair.indexOf(':');
+            if (colon > 0) {
+                out.put(Integer.parseInt(pair.substring(0, colon)), Long.parseLong(pair.substring(colon + 1)));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.dedup.examples.testing;
+
+import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.examples.spark.ClaimPartition;
+import dev.dedup.examples.spark.SparkDedupJob;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+
+/**
+ * {@code SparkDedupJob} in a JVM of its own, on whichever Spark its classpath holds (the pipeline test runs the
+ * examples' classes, compiled against Spark 4, on Spark 3.5 so), in local mode as {@link SparkLocal} makes it, the
+ * tasks of even partitions failing on their first attempt after claiming ({@link TaskFailures}). The sink is left for
+ * the test to check.
+ *
+ * <p>Arguments: {@code bootstrap topic checkpoint jdbcUrl agentUri...}. Prints {@link #RESULT} and the key=value pairs
+ * of what it saw (Spark and Scala versions, the verdicts of successful task attempts, micro-batches, the offsets the
+ * query consumed, the JVM's CPU time), then what {@link SparkDiagnostics} recorded; exits 0 when the query ended by itself within
+ * {@link #TIMEOUT}, 1 otherwise.
+ */
+public final class SparkJobMain {
+
+    /** The start of the line that carries the run's figures. */
+    public static final String RESULT = "RESULT";
+
+    static final Duration TIMEOUT = Duration.ofSeconds(180);
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 5) {
+            System.err.println("usage: SparkJobMain bootstrap topic checkpoint jdbcUrl agentUri...");
+            System.exit(2);
+        }
+        String topic = args[1];
+        List<String> agents = Arrays.asList(args).subList(4, args.length);
+        SparkSession spark = SparkLocal.start("SparkJobMain");
+        boolean ended = false;
+        try (SparkDiagnostics diagnostics = new SparkDiagnostics(spark, topic)) {
+            SparkDedupJob job = new SparkDedupJob(
+                    new SparkDedupJob.Options(
+                            args[0], topic, args[2], topic, agents, "clicks", 250, 1_200, Duration.ofSeconds(60)),
+                    new AggregateSink(args[3], Sink.AUDIT));
+            StreamingQuery q = job.start(spark, diagnostics.observe(TaskFailures.failFirstAttemptOfEvenPartitions()));
+            ended = q.awaitTermination(TIMEOUT.toMillis());
+            if (!ended) {
+                q.stop();
+            }
+            if (q.exception().isDefined()) {
+                q.exception().get().printStackTrace();
+                ended = false;
+            }
+            List<SparkDiagnostics.Batch> batches = SparkDiagnostics.batches(q);
+            ClaimPartition.Verdicts v = job.verdicts();
+            StringJoiner consumed = new StringJoiner(",");
+            for (Map.Entry<Integer, Long> e :
+                    SparkDiagnostics.consumedUpTo(batches).entrySet()) {
+                consumed.add(e.getKey() + ":" + e.getValue());
+            }
+            System.out.println(RESULT + " spark=" + spark.version()
+                    + " scala=" + scala.util.Properties.versionNumberString()
+                    + " ended=" + ended
+                    + " new=" + v.fresh().value()
+                    + " retry=" + v.retried().value()
+                    + " duplicate=" + v.duplicates().value()
+                    + " batches=" + batches.size()
+                    + " consumed=" + consumed
+                    + " cpu=" + String.format("%.1fs", cpuSeconds()));
+            System.out.print(diagnostics.describe(batches));
+        } finally {
+            spark.stop();
+        }
+        System.exit(ended ? 0 : 1);
+    }
+
+    /** This JVM's CPU time so far, all threads. */
+    static double cpuSeconds() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                        .getProcessCpuTime()
+                / 1e9;
+    }
+
+    private SparkJobMain() {}
+}
