@@ -1,5 +1,6 @@
 package dev.dedup.examples.testing;
 
+import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.spark.ClaimPartition;
 import dev.dedup.examples.spark.SparkDedupJob;
@@ -42,7 +43,16 @@ public final class SparkJobMain {
         try (SparkDiagnostics diagnostics = new SparkDiagnostics(spark, topic)) {
             SparkDedupJob job = new SparkDedupJob(
                     new SparkDedupJob.Options(
-                            args[0], topic, args[2], topic, agents, "clicks", 250, 1_200, Duration.ofSeconds(60)),
+                            args[0],
+                            topic,
+                            args[2],
+                            topic,
+                            agents,
+                            "clicks",
+                            MessageIds.DEFAULT_HEADER,
+                            250,
+                            1_200,
+                            Duration.ofSeconds(60)),
                     new AggregateSink(args[3], Sink.AUDIT));
             StreamingQuery q = job.start(spark, diagnostics.observe(TaskFailures.failFirstAttemptOfEvenPartitions()));
             ended = q.awaitTermination(TIMEOUT.toMillis());

@@ -18,7 +18,6 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -66,7 +65,7 @@ public final class LettuceCluster implements RedisPort {
         this.options = options;
         this.name = RedisOptions.redact(options.uris().get(0));
         this.groups = options.clusterGroups();
-        this.resources = DefaultClientResources.create();
+        this.resources = LettuceShards.clientResources();
         List<RedisURI> seeds;
         try {
             seeds = seeds(options.uris().get(0), options.timeout());
