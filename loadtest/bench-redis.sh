@@ -217,7 +217,7 @@ rolling_mode() {
   echo "$(machine) · window $window, $rate ids/s offered for three windows, 5 % duplicates, batch $batch," \
     "$workers workers"
   echo
-  echo "| seconds | Redis used_memory over empty, MB | table buckets | table claims | stale calls |"
+  echo "| seconds | Redis used_memory over empty, MiB | table buckets | table claims | stale calls |"
   echo "|---|---|---|---|---|"
   awk '{printf "| %s | %.1f | %s | %s | %s |\n", $1, $2 / 1048576, $3, $4, $5}' "$work/memory.txt"
   echo
