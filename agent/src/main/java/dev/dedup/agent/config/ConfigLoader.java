@@ -63,23 +63,25 @@ public final class ConfigLoader {
                 throw new ConfigException("'" + arg + "': expected a setting such as --port 7070 (see --help)");
             }
             String name = arg.substring(2);
-            String value;
+            String value = null;
             int eq = name.indexOf('=');
             if (eq >= 0) {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
-            } else if (Settings.named(name) != null
-                    && Settings.named(name).flagAlone()
-                    && (i + 1 == args.size() || args.get(i + 1).startsWith("--"))) {
-                value = "true";
-            } else if (i + 1 < args.size()) {
-                value = args.get(++i);
-            } else {
-                throw new ConfigException("--" + name + ": needs a value");
             }
             Setting setting = Settings.named(name);
             if (setting == null) {
                 throw new ConfigException("--" + name + ": unknown setting (see --help)");
+            }
+            if (value == null) {
+                if (setting.flagAlone()
+                        && (i + 1 == args.size() || args.get(i + 1).startsWith("--"))) {
+                    value = "true";
+                } else if (i + 1 < args.size()) {
+                    value = args.get(++i);
+                } else {
+                    throw new ConfigException("--" + name + ": needs a value");
+                }
             }
             if (setting.perNamespace()) {
                 String earlier = flags.get(name);

@@ -342,6 +342,7 @@ class ConfigLoaderTest {
     @Test
     void unknownSettingsAreErrorsEverywhere() throws IOException {
         assertTrue(error(List.of("--prot", "1"), Map.of()).startsWith("--prot: unknown setting"));
+        assertTrue(error(List.of("--prot"), Map.of()).startsWith("--prot: unknown setting"), "not 'needs a value'");
         assertTrue(error(List.of(), Map.of("DEDUP_PROT", "1")).startsWith("DEDUP_PROT: unknown setting"));
         Path file = dir.resolve("c.properties");
         Files.writeString(file, "windw=1h\n");
