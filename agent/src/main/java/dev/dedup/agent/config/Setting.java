@@ -13,7 +13,16 @@ import java.util.Locale;
  * under a flag, a plural environment variable ({@code DEDUP_NAMESPACE_WINDOWS}) and one file key per
  * namespace ({@code namespace.clicks.window}).
  */
-final class Setting {
+record Setting(
+        String name,
+        String defaultText,
+        String doc,
+        boolean flagAlone,
+        Setting.Apply apply,
+        Setting.ApplyToNamespace applyToNamespace,
+        String namespaceEnv,
+        String fileSuffix,
+        String entryForm) {
 
     /** How a plain setting's value enters the options being built. */
     @FunctionalInterface
@@ -25,37 +34,6 @@ final class Setting {
     @FunctionalInterface
     interface ApplyToNamespace {
         void apply(Draft draft, String namespace, Value value);
-    }
-
-    private final String name;
-    private final String defaultText;
-    private final String doc;
-    private final boolean flagAlone;
-    private final Apply apply;
-    private final ApplyToNamespace applyToNamespace;
-    private final String namespaceEnv;
-    private final String fileSuffix;
-    private final String entryForm;
-
-    private Setting(
-            String name,
-            String defaultText,
-            String doc,
-            boolean flagAlone,
-            Apply apply,
-            ApplyToNamespace applyToNamespace,
-            String namespaceEnv,
-            String fileSuffix,
-            String entryForm) {
-        this.name = name;
-        this.defaultText = defaultText;
-        this.doc = doc;
-        this.flagAlone = flagAlone;
-        this.apply = apply;
-        this.applyToNamespace = applyToNamespace;
-        this.namespaceEnv = namespaceEnv;
-        this.fileSuffix = fileSuffix;
-        this.entryForm = entryForm;
     }
 
     /**
@@ -97,10 +75,6 @@ final class Setting {
         return new Setting("config", "none", doc, false, null, null, null, null, null);
     }
 
-    String name() {
-        return name;
-    }
-
     String flag() {
         return "--" + name;
     }
@@ -119,32 +93,12 @@ final class Setting {
         return isConfigFile() ? null : name;
     }
 
-    String defaultText() {
-        return defaultText;
-    }
-
-    String doc() {
-        return doc;
-    }
-
-    boolean flagAlone() {
-        return flagAlone;
-    }
-
     boolean perNamespace() {
         return applyToNamespace != null;
     }
 
     boolean isConfigFile() {
         return apply == null && applyToNamespace == null;
-    }
-
-    String fileSuffix() {
-        return fileSuffix;
-    }
-
-    String entryForm() {
-        return entryForm;
     }
 
     void apply(Draft draft, Value value) {
