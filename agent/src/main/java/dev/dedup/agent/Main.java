@@ -5,6 +5,7 @@ import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.ConfigLoader;
 import dev.dedup.agent.config.Settings;
 import dev.dedup.agent.plan.PlanCommand;
+import dev.dedup.agent.selftest.SelfTest;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.util.Arrays;
 import java.util.List;
@@ -12,7 +13,8 @@ import sun.misc.Signal;
 
 /**
  * {@code java -jar dedup-agent.jar [--setting value ...]}, or {@code java -jar dedup-agent.jar plan ...} to
- * plan the Redis a rate and a window need ({@link PlanCommand}). Exits 2 with one line naming the setting when
+ * plan the Redis a rate and a window need ({@link PlanCommand}), or {@code java -jar dedup-agent.jar self-test
+ * [--setting value ...]} to check an agent of those settings end to end ({@link SelfTest}). Exits 2 with one line naming the setting when
  * the configuration is bad, 1 when the agent cannot start, and 0 after SIGTERM or SIGINT once requests in
  * flight are answered and the store is flushed.
  */
@@ -30,9 +32,19 @@ public final class Main {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         }
+        // Lettuce records its connection events for Flight Recorder when the JDK has it; nothing here reads
+        // them, and setting the recorder up loads JFR's classes at every start.
+        if (System.getProperty("io.lettuce.core.jfr") == null) {
+            System.setProperty("io.lettuce.core.jfr", "false");
+        }
         List<String> argList = Arrays.asList(args);
         if (!argList.isEmpty() && argList.get(0).equals("plan")) {
             System.exit(PlanCommand.run(argList.subList(1, argList.size()), System.out, System.err));
+            return;
+        }
+        if (!argList.isEmpty() && argList.get(0).equals("self-test")) {
+            int status = SelfTest.run(argList.subList(1, argList.size()), System.getenv(), System.out, System.err);
+            System.exit(status);
             return;
         }
         if (argList.contains("--help") || argList.contains("-h")) {

@@ -52,7 +52,13 @@ final class ClaimTable {
         for (int i = 0; i < LOCK_STRIPES; i++) {
             locks[i] = new Object();
         }
-        occupied.add(file.countOccupied());
+        long recorded = file.occupiedAtOpen();
+        occupied.add(recorded >= 0 ? recorded : file.countOccupied());
+    }
+
+    /** Closes the file, recording the count of occupied slots in it. */
+    void close() {
+        file.close(occupied());
     }
 
     SlotFile file() {

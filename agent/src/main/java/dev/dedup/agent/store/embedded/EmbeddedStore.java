@@ -68,7 +68,7 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         try {
             this.ranges = new RangeTable(dataDir, now);
         } catch (RuntimeException e) {
-            file.close();
+            file.close(file.occupiedAtOpen());
             throw new IllegalStateException("embedded store " + dataDir + ": " + e.getMessage(), e);
         }
         this.table = new ClaimTable(file);
@@ -197,7 +197,7 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
             table = null;
         }
         if (t != null) {
-            t.file().close();
+            t.close();
             ranges.close();
         }
     }

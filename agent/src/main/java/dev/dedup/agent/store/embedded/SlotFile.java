@@ -27,7 +27,7 @@ import java.nio.file.StandardOpenOption;
  * <p>Not thread-safe as to opening and closing; reads and writes of slots go through the chunk
  * buffers' absolute accessors, which callers order with their own locks.
  */
-final class SlotFile implements AutoCloseable {
+final class SlotFile {
 
     static final String FILE_NAME = "claims.slots";
     static final String LOCK_NAME = "agent.lock";
@@ -39,16 +39,36 @@ final class SlotFile implements AutoCloseable {
     private final long setsPerChunk;
     private final int setBytes;
     private final MappedByteBuffer[] chunks;
+    private final MappedByteBuffer headerPage;
+    private final long occupiedAtOpen;
     private boolean closed;
 
     private SlotFile(
-            Path path, SlotFileHeader header, FileChannel lockChannel, MappedByteBuffer[] chunks, long setsPerChunk) {
+            Path path,
+            SlotFileHeader header,
+            FileChannel lockChannel,
+            MappedByteBuffer headerPage,
+            MappedByteBuffer[] chunks,
+            long setsPerChunk) {
         this.path = path;
         this.header = header;
         this.lockChannel = lockChannel;
+        this.headerPage = headerPage;
         this.chunks = chunks;
         this.setsPerChunk = setsPerChunk;
         this.setBytes = header.ways() * SlotFileHeader.SLOT_BYTES;
+        boolean closedCleanly = headerPage.getInt(SlotFileHeader.OPEN_AT) == 0;
+        this.occupiedAtOpen = closedCleanly ? headerPage.getLong(SlotFileHeader.OCCUPIED_AT) : -1;
+        headerPage.putInt(SlotFileHeader.OPEN_AT, 1);
+        headerPage.force();
+    }
+
+    /**
+     * The occupied slots the last agent recorded when it closed the file, or -1 when it did not close it (it was
+     * killed, or the machine stopped): then only {@link #countOccupied()} tells.
+     */
+    long occupiedAtOpen() {
+        return occupiedAtOpen;
     }
 
     /**
@@ -83,8 +103,10 @@ final class SlotFile implements AutoCloseable {
                             + " says " + header.fileBytes() + " (truncated or damaged): move it away to start empty");
                 }
                 long setsPerChunk = MAX_CHUNK_BYTES / ((long) ways * SlotFileHeader.SLOT_BYTES);
+                MappedByteBuffer headerPage = channel.map(FileChannel.MapMode.READ_WRITE, 0, SlotFileHeader.BYTES);
                 // The mappings outlive the channel; closing it here leaves one descriptor fewer open.
-                return new SlotFile(path, header, lockChannel, map(channel, header, setsPerChunk), setsPerChunk);
+                return new SlotFile(
+                        path, header, lockChannel, headerPage, map(channel, header, setsPerChunk), setsPerChunk);
             }
         } catch (IOException e) {
             closeQuietly(lockChannel);
@@ -113,7 +135,10 @@ final class SlotFile implements AutoCloseable {
         return (int) (set % setsPerChunk) * setBytes;
     }
 
-    /** Counts the slots that hold a key: one pass over the whole file. */
+    /**
+     * Counts the slots that hold a key: one pass over the whole file, which reads every page of it into memory.
+     * Needed only after an agent did not close the file.
+     */
     long countOccupied() {
         long occupied = 0;
         for (MappedByteBuffer chunk : chunks) {
@@ -134,19 +159,22 @@ final class SlotFile implements AutoCloseable {
     }
 
     /**
-     * Forces the mapping and releases the lock. The pages are unmapped once nothing references this
+     * Records {@code occupied} as the count of occupied slots for the next open, forces the mapping and releases
+     * the lock. The pages are unmapped once nothing references this
      * object any more, since Java has no supported way to unmap at once; a claim still running on
      * another thread therefore never touches unmapped memory, and the next open of the same file simply
      * maps it again.
      */
-    @Override
-    public void close() {
+    void close(long occupied) {
         if (closed) {
             return;
         }
         closed = true;
         try {
             force();
+            headerPage.putLong(SlotFileHeader.OCCUPIED_AT, occupied);
+            headerPage.putInt(SlotFileHeader.OPEN_AT, 0);
+            headerPage.force();
         } finally {
             closeQuietly(lockChannel);
         }

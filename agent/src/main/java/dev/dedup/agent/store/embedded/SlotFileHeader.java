@@ -15,11 +15,12 @@ import java.util.Arrays;
  *   8  int      format version (1)
  *  12  int      bytes per slot (16)
  *  16  int      ways (slots per set)
- *  20  int      reserved, 0
+ *  20  int      1 while an agent has the file open, 0 after it closed it
  *  24  long     sets
  *  32  long     base epoch seconds: slot expiries count seconds from here
  *  40  long     created at, epoch millis
- *  48  …        zero up to 4096
+ *  48  long     occupied slots when it was last closed (read only when the int at 20 is 0)
+ *  56  …        zero up to 4096
  * </pre>
  *
  * @param ways             slots per set
@@ -33,6 +34,11 @@ record SlotFileHeader(int ways, long sets, long baseEpochSeconds, long createdAt
     static final int BYTES = 4096;
 
     static final int VERSION = 1;
+    /** Offset of the int that is 1 while an agent has the file open. */
+    static final int OPEN_AT = 20;
+    /** Offset of the count of occupied slots at the last close. */
+    static final int OCCUPIED_AT = 48;
+
     static final int SLOT_BYTES = 16;
     private static final byte[] MAGIC = "DEDUPSLT".getBytes(StandardCharsets.US_ASCII);
 

@@ -146,7 +146,50 @@ class EmbeddedStorePersistenceTest {
         assertEquals(512, header.getLong(24));
         assertEquals(1_700_000_000L, header.getLong(32));
         assertEquals(1_700_000_000_000L, header.getLong(40));
+        assertEquals(0, header.getInt(20), "closed");
+        assertEquals(0, header.getLong(48), "occupied slots at the close");
         assertTrue(Files.exists(dir.resolve("agent.lock")));
+    }
+
+    @Test
+    void anOpenFileIsMarkedOpenAndAClosedOneRecordsItsOccupiedSlots() throws IOException {
+        try (EmbeddedStore store = open(4096, 8)) {
+            join(store.claim(batch("ns", "w1", "a", "b", "c"), ClaimPolicy.window(WINDOW)));
+            assertEquals(1, headerInt(20), "open");
+        }
+        assertEquals(0, headerInt(20), "closed");
+        assertEquals(3, headerLong(48));
+        try (EmbeddedStore store = open(4096, 8)) {
+            assertEquals(3, store.occupiedSlots());
+        }
+    }
+
+    @Test
+    void aFileNotClosedByItsAgentIsCountedByReadingIt() throws IOException {
+        try (EmbeddedStore store = open(4096, 8)) {
+            join(store.claim(batch("ns", "w1", "a", "b", "c", "d"), ClaimPolicy.window(WINDOW)));
+        }
+        // as a killed agent leaves it: marked open, with a count that is no longer true
+        writeHeader(ByteBuffer.allocate(4).putInt(0, 1), 20);
+        writeHeader(ByteBuffer.allocate(8).putLong(0, 99), 48);
+        try (EmbeddedStore store = open(4096, 8)) {
+            assertEquals(4, store.occupiedSlots());
+        }
+        assertEquals(4, headerLong(48));
+    }
+
+    private int headerInt(int at) throws IOException {
+        return ByteBuffer.wrap(Files.readAllBytes(slotFile())).getInt(at);
+    }
+
+    private long headerLong(int at) throws IOException {
+        return ByteBuffer.wrap(Files.readAllBytes(slotFile())).getLong(at);
+    }
+
+    private void writeHeader(ByteBuffer bytes, long at) throws IOException {
+        try (FileChannel channel = FileChannel.open(slotFile(), StandardOpenOption.WRITE)) {
+            channel.write(bytes, at);
+        }
     }
 
     @Test

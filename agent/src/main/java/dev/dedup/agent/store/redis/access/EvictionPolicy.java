@@ -2,7 +2,7 @@ package dev.dedup.agent.store.redis.access;
 
 import dev.dedup.agent.config.EvictionCheck;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
-import io.lettuce.core.api.sync.RedisServerCommands;
+import io.lettuce.core.api.async.RedisServerAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
@@ -42,11 +42,16 @@ public final class EvictionPolicy {
         }
     }
 
-    /** Reads the policy of the server behind {@code commands}: {@code CONFIG GET}, else {@code INFO memory}. */
-    static Reading read(String server, RedisServerCommands<?, ?> commands) {
+    /**
+     * Reads the policy of the server behind {@code commands}: {@code CONFIG GET}, else {@code INFO memory}. The
+     * asynchronous commands, awaited, rather than Lettuce's synchronous ones: those are a reflective proxy whose
+     * method table costs a tenth of a second of start-up to build, per connection. Commands time out on their
+     * own (the connections' {@code TimeoutOptions}).
+     */
+    static Reading read(String server, RedisServerAsyncCommands<?, ?> commands) {
         String config;
         try {
-            Map<String, String> reply = commands.configGet("maxmemory-policy");
+            Map<String, String> reply = RedisFailures.await(commands.configGet("maxmemory-policy"));
             String policy = reply.get("maxmemory-policy");
             if (policy != null) {
                 return new Reading(server, policy, "CONFIG GET");
@@ -56,7 +61,8 @@ public final class EvictionPolicy {
             config = "CONFIG GET maxmemory-policy failed: " + firstLine(RedisFailures.rootMessage(e));
         }
         try {
-            String policy = MemoryInfo.parse(commands.info("memory")).policy();
+            String policy = MemoryInfo.parse(RedisFailures.await(commands.info("memory")))
+                    .policy();
             if (policy != null) {
                 return new Reading(server, policy, "INFO memory, CONFIG GET being refused");
             }

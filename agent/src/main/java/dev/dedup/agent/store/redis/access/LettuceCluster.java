@@ -259,7 +259,7 @@ public final class LettuceCluster implements RedisPort {
                 .map(node -> EvictionPolicy.read(
                         "redis cluster " + name + " node " + node.getUri().getHost() + ":"
                                 + node.getUri().getPort(),
-                        nodeConnection(node).sync()))
+                        nodeConnection(node).async()))
                 .toList();
     }
 
@@ -276,7 +276,7 @@ public final class LettuceCluster implements RedisPort {
             LettuceShards.ChannelState state = new LettuceShards.ChannelState(subscribed, onMessage, onLost, onBack);
             c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
             c.addListener((RedisConnectionStateListener) state);
-            c.sync().subscribe(channel);
+            RedisFailures.await(c.async().subscribe(channel));
         } catch (RuntimeException e) {
             LettuceShards.closeWithin(c, "release channel subscription");
             throw e;

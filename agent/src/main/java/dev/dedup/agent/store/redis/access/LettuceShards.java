@@ -113,7 +113,7 @@ public final class LettuceShards implements RedisPort {
             throw new IllegalStateException("redis shard " + name + ": not a Redis URI: " + e.getMessage(), e);
         }
         redisUri.setTimeout(options.timeout());
-        RedisClient client = RedisClient.create(resources, redisUri);
+        RedisClient client = new AsyncRedisClient(resources, redisUri);
         ClientOptions.Builder clientOptions = ClientOptions.builder();
         commonOptions(clientOptions, options);
         client.setOptions(clientOptions.build());
@@ -252,7 +252,7 @@ public final class LettuceShards implements RedisPort {
     public List<EvictionPolicy.Reading> evictionPolicies() {
         return shards.stream()
                 .map(shard -> EvictionPolicy.read(
-                        "redis shard " + shard.name(), shard.connection().sync()))
+                        "redis shard " + shard.name(), shard.connection().async()))
                 .toList();
     }
 
@@ -267,7 +267,7 @@ public final class LettuceShards implements RedisPort {
                 ChannelState state = new ChannelState(subscribed, onMessage, onLost, onBack);
                 c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
                 c.addListener((RedisConnectionStateListener) state);
-                c.sync().subscribe(channel);
+                RedisFailures.await(c.async().subscribe(channel));
             }
         } catch (RuntimeException e) {
             connections.forEach(c -> closeWithin(c, "release channel subscription"));

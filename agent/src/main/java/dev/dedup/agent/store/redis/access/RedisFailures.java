@@ -7,6 +7,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Translates what Lettuce and Redis answer into {@link StoreUnavailableException}s that say which shard
@@ -76,6 +77,22 @@ public final class RedisFailures {
     }
 
     /** The failure's message, and its root cause's when it has one: for one-line start errors. */
+    /**
+     * Waits for an asynchronous command and returns its reply, throwing what the synchronous API would: the
+     * command's own exception rather than a {@link java.util.concurrent.CompletionException} around it. The
+     * connections time commands out themselves ({@code TimeoutOptions}), so this never waits longer than that.
+     */
+    static <T> T await(CompletionStage<T> command) {
+        try {
+            return command.toCompletableFuture().join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            throw e;
+        }
+    }
+
     static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) {
