@@ -101,7 +101,8 @@ public final class Agent implements AutoCloseable {
                                     : ", operations also on http://"
                                             + options.http().ops().host() + ":"
                                             + options.http().ops().port())
-                            + " (store " + store.kind() + ": " + describe(options, stores) + ")");
+                            + " (store " + store.kind() + ": " + describe(options, stores) + ")"
+                            + sinceProcessStart());
             return agent;
         } catch (Exception e) {
             vertx.close();
@@ -119,6 +120,17 @@ public final class Agent implements AutoCloseable {
                             + ": " + cause.getMessage(),
                     cause);
         }
+    }
+
+    /** {@code ", ready 412 ms after the process started"}, or nothing where the system does not say when. */
+    private static String sinceProcessStart() {
+        return ProcessHandle.current()
+                .info()
+                .startInstant()
+                .map(start -> ", ready "
+                        + java.time.Duration.between(start, java.time.Instant.now())
+                                .toMillis() + " ms after the process started")
+                .orElse("");
     }
 
     private static int freePort(String host) {

@@ -18,12 +18,15 @@ import java.util.UUID;
  */
 final class Docker implements AutoCloseable {
 
-    /** The base image the tests build on: a Debian bookworm with openjdk-17-jre-headless. */
-    static final String BASE_IMAGE = System.getProperty("deploy.baseImage", "dedup-base:test");
+    /**
+     * The base image the tests build on: a Debian trixie with openjdk-25-jre-headless (Java 25, the image's
+     * runtime; bookworm has none).
+     */
+    static final String BASE_IMAGE = System.getProperty("deploy.baseImage", "dedup-java25-base:test");
 
     /** Where the base image's tar is kept between runs (made by mmdebstrap, about 40 s, 400 MB). */
     static final Path BASE_CACHE = Path.of(System.getProperty("deploy.baseCache", "/var/cache/dedup-deploy"))
-            .resolve("bookworm-openjdk-17-jre-headless.tar");
+            .resolve("trixie-openjdk-25-jre-headless.tar");
 
     private final String prefix = "dedup-it-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<String> containers = new ArrayList<>();
@@ -80,32 +83,36 @@ final class Docker implements AutoCloseable {
 
     /** The base image, from the engine, else from the cached tar, else made by mmdebstrap (and cached). */
     static synchronized String baseImage() {
-        if (!BASE_IMAGE.equals("dedup-base:test")
+        if (!BASE_IMAGE.equals("dedup-java25-base:test")
                 && docker(Duration.ofSeconds(30), "image", "inspect", BASE_IMAGE)
                                 .exit()
                         != 0) {
             fail("base image " + BASE_IMAGE + " is not in the engine: docker pull it first");
         }
-        return debianImage(BASE_IMAGE, BASE_CACHE, "openjdk-17-jre-headless");
+        return debianImage(BASE_IMAGE, BASE_CACHE, "trixie", "openjdk-25-jre-headless");
     }
 
     /** A Debian bookworm image with redis-server (and redis-cli), for a Redis container beside a pod. */
     static synchronized String redisImage() {
         return debianImage(
-                "dedup-redis-base:test", BASE_CACHE.resolveSibling("bookworm-redis-server.tar"), "redis-server");
+                "dedup-redis-base:test",
+                BASE_CACHE.resolveSibling("bookworm-redis-server.tar"),
+                "bookworm",
+                "redis-server");
     }
 
     /** A Debian bookworm image with python3, for a Python worker in a pod. */
     static synchronized String pythonImage() {
-        return debianImage("dedup-python-base:test", BASE_CACHE.resolveSibling("bookworm-python3.tar"), "python3");
+        return debianImage(
+                "dedup-python-base:test", BASE_CACHE.resolveSibling("bookworm-python3.tar"), "bookworm", "python3");
     }
 
     /**
      * {@code tag} from the engine, else imported from {@code cache}, else made by {@code mmdebstrap
-     * --variant=apt --include=<packages> bookworm} into {@code cache} first (Debian's mirrors are reachable
+     * --variant=apt --include=<packages> <suite>} into {@code cache} first (Debian's mirrors are reachable
      * where image registries are not).
      */
-    private static String debianImage(String tag, Path cache, String packages) {
+    private static String debianImage(String tag, Path cache, String suite, String packages) {
         if (docker(Duration.ofSeconds(30), "image", "inspect", tag).exit() == 0) {
             return tag;
         }
@@ -122,7 +129,7 @@ final class Docker implements AutoCloseable {
                                         "--quiet",
                                         "--variant=apt",
                                         "--include=" + packages,
-                                        "bookworm",
+                                        suite,
                                         tmp.toString()))
                         .ok("mmdebstrap");
                 Files.move(tmp, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -124,6 +124,27 @@ class ImageIT {
         assertEquals(Collections.nCopies(500, Verdict.DUPLICATE), client2.claim(NS, copies));
     }
 
+    /**
+     * The ahead-of-time cache the build trained is the one this JVM, jar and these options can use: with {@code
+     * -XX:AOTMode=on} the JVM refuses to start otherwise, where by default it would only start slower.
+     */
+    @Test
+    void aheadOfTimeCacheFitsTheImagesJvm() {
+        String name = docker.container("aot");
+        Tools.Result run = Docker.docker(
+                Duration.ofSeconds(60),
+                "run",
+                "--name",
+                name,
+                "--read-only",
+                "-e",
+                "JDK_JAVA_OPTIONS=-XX:AOTMode=on",
+                image,
+                "--help");
+        assertEquals(0, run.exit(), "the JVM could not use /app/dedup-agent.aot:\n" + run.output());
+        assertTrue(run.output().contains("self-test"), run.output());
+    }
+
     @Test
     void runsAsNonRootUser_onAReadOnlyRootFilesystem() throws Exception {
         assertEquals(

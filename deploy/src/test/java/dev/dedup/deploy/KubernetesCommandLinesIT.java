@@ -249,9 +249,12 @@ class KubernetesCommandLinesIT {
         PodContainer pc = new PodContainer(
                         c, Manifests.render(workload), secrets(redisUri), Map.of("status.podIP", "127.0.0.1"))
                 .replace("/var/lib/dedup", data.toString())
-                .replace("/app/dedup-agent.jar", Tools.agentJar().toString());
+                .replace("/app/dedup-agent.jar", Tools.agentJar().toString())
+                .replace("/app/jvm.options", Tools.DEPLOY.resolve("jvm.options").toString());
         List<String> cmd = pc.commandLine(Image.entrypoint());
-        cmd.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // the image's JVM, with its options; the ahead-of-time cache exists only in the image
+        cmd.set(0, Tools.java25().toString());
+        assertTrue(cmd.removeIf(arg -> arg.startsWith("-XX:AOTCache=")), "the image's command names its cache: " + cmd);
         int at = cmd.indexOf("--port");
         assertTrue(at > 0, "the container names its port: " + cmd);
         assertEquals("7070", cmd.get(at + 1));

@@ -69,6 +69,37 @@ final class Tools {
         return AGENT_JAR;
     }
 
+    /**
+     * A Java 25 {@code java}, the image's runtime, for running the image's command line on this machine: the
+     * system property {@code deploy.java25}, else the first {@code /usr/lib/jvm/*}{@code /bin/java} whose
+     * {@code release} file says 25.
+     */
+    static Path java25() {
+        String given = System.getProperty("deploy.java25");
+        if (given != null && !given.isBlank()) {
+            return Path.of(given);
+        }
+        try (java.util.stream.Stream<Path> homes = Files.list(Path.of("/usr/lib/jvm"))) {
+            return homes.sorted()
+                    .filter(home -> Files.isExecutable(home.resolve("bin/java")))
+                    .filter(home -> {
+                        try {
+                            return Files.readString(home.resolve("release")).contains("JAVA_VERSION=\"25");
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })
+                    .map(home -> home.resolve("bin/java"))
+                    .findFirst()
+                    .orElseThrow();
+        } catch (IOException | java.util.NoSuchElementException e) {
+            fail("no Java 25 under /usr/lib/jvm (the image's runtime, whose JVM options these tests run): install"
+                    + " one (Temurin 25, or Debian trixie's openjdk-25-jre-headless), or name its java with"
+                    + " -Ddeploy.java25=/path/to/bin/java");
+            throw new AssertionError(e);
+        }
+    }
+
     /** The result of a command run to its end. */
     record Result(int exit, String output) {
         Result ok(String what) {

@@ -294,6 +294,8 @@ public final class Settings {
         StringBuilder sb = new StringBuilder("""
                 Usage: java -jar dedup-agent.jar [--setting value ...]
                        java -jar dedup-agent.jar plan --rate 2M/min [--window 24h] (sizes a Redis tier)
+                       java -jar dedup-agent.jar self-test [--setting value ...] (claims through an agent
+                         of these settings on a free loopback port, checks the answers, exits 0 or 1)
 
                 Answers new / retry / duplicate for batches of (id, owner) on http://HOST:PORT/v1/claims.
                 Each setting is also DEDUP_<NAME> in the environment and <name>=value in a --config file;

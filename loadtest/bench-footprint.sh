@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The sidecar's footprint, measured on its image the way the manifests run it: start to ready, memory idle
+# and loaded, and the latency it adds to a call, in the format Dapr publishes for its sidecar.
+#
+#   loadtest/bench-footprint.sh [ready] [memory] [latency]      (all three by default)
+#
+# Builds nothing: run `mvn -B -DskipTests package` and build the image (deploy/Dockerfile) first; needs a
+# running Docker engine, redis-server, curl. Every container runs with --network host (the agent beside its
+# worker, the shards elsewhere), a read-only root filesystem and the data directory on a volume, as in a
+# pod; the Redis shard runs on this machine, outside the limits.
+#
+#  ready    docker start to the first 200 of /health/ready, polled every 5 ms, and the agent's own count from
+#           its process's start to listening; median of STARTS (10) starts per store, at --cpus CPUS (1).
+#  memory   VmRSS of the agent's JVM idle (10 s after ready), then after IDS (2M) claims at RATE (5000) ids a
+#           second in batches of BATCH (100) with 5 % copies (the load generator's mixed scenario), per store,
+#           at --cpus CPUS and --memory MEMORY (192m); also the peak (VmHWM) and the cgroup's memory.current.
+#  latency  Dapr's measure: at RPS (1000) requests a second, for batches of 1, 10, 100 and 1,000 ids, the
+#           p50/p90/p99 of a call through the agent (Redis store, container at --cpus LATENCY_CPUS, 0.5)
+#           against the same load generator calling the Redis shard directly (Tapjoy's Lua script, one call
+#           per bucket); the difference is what the sidecar adds. Each point runs LATENCY_SECONDS (20) after a
+#           warm-up of 60 s at 100 ids a call.
+#
+# Environment: IMAGE (dedup-agent:0.1.0), CPUS, MEMORY, LATENCY_CPUS, STARTS, IDS, RATE, BATCH, RPS,
+# LATENCY_SECONDS, LATENCY_BATCHES ("1 10 100 1000"). Prints a Markdown table per part.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+name=bench-footprint
+work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
+# shellcheck source=bench-lib.sh
+. "$root/loadtest/bench-lib.sh"
+
+image="${IMAGE:-dedup-agent:0.1.0}"
+cpus="${CPUS:-1}"
+memory="${MEMORY:-192m}"
+latency_cpus="${LATENCY_CPUS:-0.5}"
+starts="${STARTS:-10}"
+ids="$(count "${IDS:-2M}")"
+rate="${RATE:-5000}"
+batch="${BATCH:-100}"
+rps="${RPS:-1000}"
+latency_seconds="${LATENCY_SECONDS:-20}"
+latency_batches="${LATENCY_BATCHES:-1 10 100 1000}"
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(ready memory latency)
+containers=()
+
+remove_containers() {
+  local c
+  for c in "${containers[@]}"; do
+    docker rm -f -v "$c" >/dev/null 2>&1 || true
+  done
+  containers=()
+}
+trap 'remove_containers; cleanup' EXIT
+trap 'exit 130' INT TERM
+
+command -v docker >/dev/null || { echo "$name: docker is not installed" >&2; exit 2; }
+docker image inspect "$image" >/dev/null 2>&1 || {
+  echo "$name: no image $image: mvn -B -DskipTests package && docker build -f deploy/Dockerfile -t $image ." >&2
+  exit 2
+}
+require_jars
+
+# create_agent CPUS STORE PORT: a stopped container of the image, as a pod runs it, named in c.
+created=0
+create_agent() {
+  local limit=$1 store=$2 port=$3 args
+  created=$((created + 1))
+  c="dedup-footprint-$$-$created"
+  args=(--port "$port")
+  [ "$store" = redis ] && args+=(--redis "redis://127.0.0.1:$redis_port")
+  containers+=("$c")
+  docker create --name "$c" --network host --cpus "$limit" --memory "$memory" --read-only \
+    -v /var/lib/dedup "$image" "${args[@]}" >/dev/null
+}
+
+# wait_ready PORT: polls /health/ready every 5 ms for up to 60 s.
+wait_ready() {
+  local port=$1 i
+  for i in $(seq 1 12000); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/health/ready" 2>/dev/null && return 0
+    sleep 0.005
+  done
+  echo "$name: the agent on $port was not ready after 60 s" >&2
+  return 1
+}
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+pid_of() { docker inspect -f '{{.State.Pid}}' "$1"; }
+rss_mib() { awk -v k="$2" '$1 == k":" {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
+cgroup_mib() {
+  local id f
+  id="$(docker inspect -f '{{.Id}}' "$1")"
+  for f in "/sys/fs/cgroup/system.slice/docker-$id.scope/memory.current" "/sys/fs/cgroup/docker/$id/memory.current" \
+           "/sys/fs/cgroup/memory/docker/$id/memory.usage_in_bytes"; do
+    [ -r "$f" ] && { awk '{printf "%.0f", $1 / 1048576}' "$f"; return; }
+  done
+  echo "?"
+}
+
+redis_port="$(free_port)"
+start_redis "$redis_port"
+cpu_model="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+echo "$name: image $image, $(nproc) cores ($cpu_model), Redis $(redis-server --version | grep -o 'v=[0-9.]*')" >&2
+
+ready() {
+  echo
+  echo "Start to ready, --cpus $cpus --memory $memory, median of $starts starts (ms):"
+  echo
+  echo "| store | docker start to ready | process start to listening (agent's log) |"
+  echo "|---|---|---|"
+  local store port t0 t1 i outer=() inner=()
+  for store in embedded redis; do
+    outer=()
+    inner=()
+    for i in $(seq 1 "$starts"); do
+      port="$(free_port)"
+      create_agent "$cpus" "$store" "$port"
+      t0="$(now_ms)"
+      docker start "$c" >/dev/null
+      wait_ready "$port"
+      t1="$(now_ms)"
+      outer+=($((t1 - t0)))
+      inner+=("$(docker logs "$c" 2>&1 | grep -o 'ready [0-9]* ms after the process started' | grep -o '[0-9]*' || echo 0)")
+      docker stop -t 20 "$c" >/dev/null
+      remove_containers
+      redis-cli -p "$redis_port" flushall >/dev/null
+    done
+    echo "$name: $store: docker start to ready ${outer[*]}; process start to listening ${inner[*]}" >&2
+    echo "| $store | $(printf '%s\n' "${outer[@]}" | median) | $(printf '%s\n' "${inner[@]}" | median) |"
+  done
+}
+
+memory() {
+  echo
+  echo "Memory, --cpus $cpus --memory $memory: idle, then after $ids claims at $rate ids/s (batches of $batch, 5 % copies), MiB:"
+  echo
+  echo "| store | RSS idle | RSS after | peak RSS | cgroup memory after |"
+  echo "|---|---|---|---|---|"
+  local store port pid idle after peak cg
+  for store in embedded redis; do
+    port="$(free_port)"
+    create_agent "$cpus" "$store" "$port"
+    docker start "$c" >/dev/null
+    wait_ready "$port"
+    sleep 10
+    pid="$(pid_of "$c")"
+    idle="$(rss_mib "$pid" VmRSS)"
+    lines=()
+    run_load --target "http://127.0.0.1:$port" --scenario mixed --ids "$ids" --batch "$batch" --workers 4 \
+      --rate "$rate"
+    after="$(rss_mib "$pid" VmRSS)"
+    peak="$(rss_mib "$pid" VmHWM)"
+    cg="$(cgroup_mib "$c")"
+    echo "| $store | $idle | $after | $peak | $cg |"
+    docker stop -t 20 "$c" >/dev/null
+    remove_containers
+    redis-cli -p "$redis_port" flushall >/dev/null
+  done
+}
+
+latency() {
+  echo
+  echo "Added latency (Dapr's format), $rps requests/s, agent at --cpus $latency_cpus on Redis, ms:"
+  echo
+  echo "| ids a call | agent p50 | p90 | p99 | Redis directly p50 | p90 | p99 | added p50 | p90 | p99 |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  local port b n a d
+  port="$(free_port)"
+  create_agent "$latency_cpus" redis "$port"
+  docker start "$c" >/dev/null
+  wait_ready "$port"
+  lines=()
+  run_load --target "http://127.0.0.1:$port" --scenario cold --batch 100 --workers 8 --rate $((rps * 100)) \
+    --ids $((rps * 100 * 60))
+  for b in $latency_batches; do
+    n=$((rps * b * latency_seconds))
+    lines=()
+    run_load --target "http://127.0.0.1:$port" --scenario cold --batch "$b" --workers 16 --rate $((rps * b)) \
+      --ids "$n"
+    a="${lines[0]}"
+    lines=()
+    run_load --direct "redis://127.0.0.1:$redis_port" --scenario cold --batch "$b" --workers 16 \
+      --rate $((rps * b)) --ids "$n"
+    d="${lines[0]}"
+    awk -v b="$b" -v a50="$(field "$a" p50_ms)" -v a90="$(field "$a" p90_ms)" -v a99="$(field "$a" p99_ms)" \
+      -v d50="$(field "$d" p50_ms)" -v d90="$(field "$d" p90_ms)" -v d99="$(field "$d" p99_ms)" 'BEGIN {
+        printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %+.2f | %+.2f | %+.2f |\n",
+          b, a50, a90, a99, d50, d90, d99, a50 - d50, a90 - d90, a99 - d99 }'
+  done
+  docker stop -t 20 "$c" >/dev/null
+  remove_containers
+}
+
+for part in "${parts[@]}"; do
+  case "$part" in
+    ready) ready ;;
+    memory) memory ;;
+    latency) latency ;;
+    *) echo "$name: unknown part $part (ready, memory, latency)" >&2; exit 2 ;;
+  esac
+done
+exit "$status"
