@@ -2,9 +2,10 @@
 # Starts the redis-server of one dedup-redis pod.
 #
 # 1. Writes the ACL file from the Secret's passwords (environment variables, never arguments, so that no
-#    password shows in a process list), in memory (an emptyDir), mode 0600: the default user is off; the
-#    agent's user reaches only its keys (~dd*) and channel (&dd:*) and no @dangerous command but CONFIG
-#    GET and INFO (its eviction check and memory gauges); the replica and sentinel users get what
+#    password shows in a process list), in memory (an emptyDir), mode 0600: the default user is off
+#    (nobody logs in as it) yet allowed everything, which Redis needs to replay the AOF (redis.conf says
+#    why); the agent's user reaches only its keys (~dd*) and channel (&dd:*) and no @dangerous command but
+#    CONFIG GET and INFO (its eviction check and memory gauges); the replica and sentinel users get what
 #    replication and failover need.
 # 2. Copies redis.conf (read-only, from the ConfigMap) to a writable file and appends this pod's port,
 #    directory, memory limit and replication credentials: Sentinel rewrites that file on failover.
@@ -27,7 +28,7 @@ DATA_DIR=${DATA_DIR:-/data}
 
 mkdir -p "$RUN_DIR"
 cat > "$RUN_DIR/users.acl" <<ACL
-user default off
+user default off ~* &* +@all
 user dedup on >$DEDUP_PASSWORD resetchannels ~dd* &dd:* +@all -@dangerous +config|get +info
 user replica on >$REPLICATION_PASSWORD +psync +replconf +ping
 user sentinel on >$SENTINEL_PASSWORD allchannels +multi +slaveof +ping +exec +subscribe +config|rewrite +role +publish +info +client|setname +client|kill +script|kill

@@ -210,6 +210,60 @@ class KubernetesCommandLinesIT {
         assertTrue(redis.output().contains("start-redis: primary"), redis.output());
     }
 
+    /**
+     * The Redis pod's redis stopped (SIGTERM) and started again on its volume keeps what scripts wrote, as the
+     * agent's claims are written: Redis replays them from the AOF as MULTI/EXEC, as the default user, which the
+     * start script's ACL leaves off but allowed; without that, the replay drops them.
+     */
+    @Test
+    void redisPodRestarted_keepsWhatScriptsWrote() throws Exception {
+        List<JsonNode> rendered = Manifests.render("redis");
+        StatefulSet set = ManifestsIT.only(rendered, StatefulSet.class);
+        Path pod = dir.resolve("redis-restarted");
+        Path data = Files.createDirectories(pod.resolve("data"));
+        int port = AgentProcess.freePort();
+        PodContainer c = new PodContainer(
+                        container(set, "redis"), rendered, secrets("unused"), Map.of("metadata.name", "dedup-redis-0"))
+                .replace("/etc/dedup-redis", dir.resolve("redis-0/etc").toString())
+                .override("ANNOUNCE_HOST", "127.0.0.1")
+                .override("BOOTSTRAP_PRIMARY", "127.0.0.1:" + port)
+                .override("SENTINELS", "")
+                .override("REDIS_PORT", String.valueOf(port))
+                .override("CONF_DIR", dir.resolve("redis-0/etc").toString())
+                .override("RUN_DIR", Files.createDirectories(pod.resolve("run")).toString())
+                .override("DATA_DIR", data.toString())
+                .override("REDIS_BIND", "127.0.0.1");
+        try (Proc first = Proc.start(c.commandLine(List.of()), c.env(), pod, "redis-first")) {
+            Tools.await(Duration.ofSeconds(30), "redis: " + first.output(), () -> Resp.answers(port));
+            try (Resp r = new Resp(port)) {
+                assertEquals("OK", r.text("AUTH", "dedup", PASSWORD));
+                assertEquals(
+                        "1",
+                        r.text(
+                                "EVAL",
+                                "redis.call('hset', KEYS[1], 'f', 'v') redis.call('pexpire', KEYS[1], 600000) return 1",
+                                "1",
+                                "dd:restarted"));
+            }
+            assertEquals(0, first.terminate(Duration.ofSeconds(30)), first.output());
+        }
+        try (Proc again = Proc.start(c.commandLine(List.of()), c.env(), pod, "redis-again")) {
+            Tools.await(Duration.ofSeconds(30), "redis again: " + again.output(), () -> Resp.answers(port));
+            try (Resp r = new Resp(port)) {
+                assertEquals("OK", r.text("AUTH", "dedup", PASSWORD));
+                Tools.await(Duration.ofSeconds(10), "AOF loaded", () -> {
+                    try {
+                        return !r.text("HGET", "dd:restarted", "f").startsWith("-LOADING");
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
+                assertEquals("v", r.text("HGET", "dd:restarted", "f"), again.output());
+            }
+            assertFalse(again.output().contains("NOPERM"), again.output());
+        }
+    }
+
     /** The agent container of each workload, and the manifests that hold it. */
     static Container agentContainer(String workload) {
         if (workload.equals("spark")) {

@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,6 +61,7 @@ final class Manifests {
             Map.entry("apps/v1/Deployment", Deployment.class),
             Map.entry("apps/v1/DaemonSet", DaemonSet.class),
             Map.entry("apps/v1/StatefulSet", StatefulSet.class),
+            Map.entry("batch/v1/Job", io.fabric8.kubernetes.api.model.batch.v1.Job.class),
             Map.entry("networking.k8s.io/v1/NetworkPolicy", NetworkPolicy.class),
             Map.entry("policy/v1/PodDisruptionBudget", PodDisruptionBudget.class),
             Map.entry("monitoring.coreos.com/v1/PodMonitor", PodMonitor.class),
@@ -67,7 +69,7 @@ final class Manifests {
 
     /** The kustomize directories under deploy/kubernetes. */
     static final List<String> KUSTOMIZATIONS =
-            List.of("spark", "consumer", "consumer-embedded", "daemonset", "redis", "monitoring");
+            List.of("spark", "consumer", "consumer-embedded", "daemonset", "redis", "redis-cluster", "monitoring");
 
     private Manifests() {}
 
@@ -79,18 +81,46 @@ final class Manifests {
     private static final Map<String, List<JsonNode>> RENDERED = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static List<JsonNode> kustomize(String dir) {
+        return kustomize(Tools.KUBERNETES.resolve(dir));
+    }
+
+    /** {@code kubectl kustomize <dir>}, as documents: any kustomization, an overlay the test wrote. */
+    static List<JsonNode> kustomize(Path dir) {
         Tools.require(
                 "kubectl",
                 "kubectl v1.27+ (kustomize v5; Debian bookworm has none that recent: Kubernetes' own packages)");
-        String yaml = Tools.run(
-                        Duration.ofMinutes(2),
-                        Tools.list(
-                                "kubectl",
-                                "kustomize",
-                                Tools.KUBERNETES.resolve(dir).toString()))
+        String yaml = Tools.run(Duration.ofMinutes(2), Tools.list("kubectl", "kustomize", dir.toString()))
                 .ok("kubectl kustomize " + dir)
                 .output();
         return documents(yaml);
+    }
+
+    /**
+     * A copy of deploy/kubernetes under {@code tmp}, with {@code kustomization} (which names its bases as
+     * {@code ../<dir>}, as an overlay beside them does) in a directory of its own there; returns that directory.
+     * kustomize takes no absolute path to a base, and the tests write nothing into the sources.
+     */
+    static Path overlay(Path tmp, String kustomization) {
+        try {
+            Path copy = tmp.resolve("kubernetes");
+            if (!Files.exists(copy)) {
+                try (var files = Files.walk(Tools.KUBERNETES)) {
+                    for (Path f : (Iterable<Path>) files::iterator) {
+                        Path to = copy.resolve(Tools.KUBERNETES.relativize(f).toString());
+                        if (Files.isDirectory(f)) {
+                            Files.createDirectories(to);
+                        } else {
+                            Files.copy(f, to);
+                        }
+                    }
+                }
+            }
+            Path dir = Files.createTempDirectory(copy, "overlay-");
+            Files.writeString(dir.resolve("kustomization.yaml"), kustomization);
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static List<JsonNode> documents(String yaml) {

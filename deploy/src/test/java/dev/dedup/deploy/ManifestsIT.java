@@ -17,8 +17,11 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.openshift.api.model.monitoring.v1.PodMonitor;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -85,6 +89,9 @@ class ManifestsIT {
         }
         if (o instanceof StatefulSet s) {
             return s.getSpec().getTemplate().getSpec();
+        }
+        if (o instanceof Job j) {
+            return j.getSpec().getTemplate().getSpec();
         }
         if (o instanceof Pod p) {
             return p.getSpec();
@@ -379,6 +386,166 @@ class ManifestsIT {
                             .toList());
         }
         return rules;
+    }
+
+    @TempDir
+    static Path tmp;
+
+    /**
+     * The Redis Cluster's size is one number, the {@code replicas:} of its kustomization (pods = shards x 2): it
+     * sets the StatefulSet's replicas and, as a string, the count the bootstrap Job waits for and joins. An
+     * overlay that sets it changes those two fields and nothing else.
+     */
+    @Test
+    void redisClusterSize_isOneNumber_theStatefulSetsPodsAndTheCountTheJobJoins() {
+        List<JsonNode> shipped = Manifests.render("redis-cluster");
+        assertEquals(6, clusterPods(shipped));
+        List<JsonNode> ten = Manifests.kustomize(Manifests.overlay(tmp, """
+                resources:
+                  - ../redis-cluster
+                replicas:
+                  - name: dedup-redis-cluster
+                    count: 10
+                """));
+        assertEquals(10, clusterPods(ten));
+        assertEquals(withoutPodCount(shipped), withoutPodCount(ten), "the count changes nothing else");
+    }
+
+    /**
+     * {@code plan --output kustomize} prints the overlay that runs its plan: against the shipped directory, it sets
+     * the pods, each pod's memory (request and limit; the start script takes 70 % of the limit as maxmemory) and
+     * its volume. The shipped directory's own figures are plan's for shards of 6 GB.
+     */
+    @Test
+    void planPrintsTheRedisClusterOverlay_pods_memoryAndVolume() {
+        List<JsonNode> tapjoy = Manifests.kustomize(
+                Manifests.overlay(tmp, plan("--rate", "2M/min", "--window", "24h", "--output", "kustomize")));
+        assertEquals(8, clusterPods(tapjoy), "4 masters with a replica each");
+        StatefulSet set = only(tapjoy, StatefulSet.class);
+        Container redis = KubernetesCommandLinesIT.container(set, "redis");
+        assertEquals("34Gi", redis.getResources().getLimits().get("memory").toString());
+        assertEquals("34Gi", redis.getResources().getRequests().get("memory").toString());
+        var limit = redis.getEnv().stream()
+                .filter(e -> e.getName().equals("MEMORY_LIMIT_BYTES"))
+                .findFirst()
+                .orElseThrow()
+                .getValueFrom()
+                .getResourceFieldRef();
+        assertEquals("redis/limits.memory", limit.getContainerName() + "/" + limit.getResource());
+        assertEquals(
+                "70Gi",
+                set.getSpec()
+                        .getVolumeClaimTemplates()
+                        .get(0)
+                        .getSpec()
+                        .getResources()
+                        .getRequests()
+                        .get("storage")
+                        .toString());
+        assertEquals(
+                Manifests.render("redis-cluster"),
+                Manifests.kustomize(Manifests.overlay(
+                        tmp, plan("--rate", "1K/s", "--shard-maxmemory", "6GB", "--output", "kustomize"))),
+                "the shipped directory is plan's overlay for 6 GB shards");
+    }
+
+    /**
+     * The nodes reach each other on the clients' port and the cluster bus; the agents and the bootstrap Job reach
+     * the clients' port alone. The Job's pods are not the StatefulSet's, and every agent that uses Redis is labelled
+     * a client.
+     */
+    @Test
+    void redisClusterNetworkPolicy_letsTheNodesUseTheBus_andAgentsAndTheJobTheClientPort() {
+        List<JsonNode> rendered = Manifests.render("redis-cluster");
+        StatefulSet set = only(rendered, StatefulSet.class);
+        Job job = only(rendered, Job.class);
+        Map<String, String> nodeLabels =
+                set.getSpec().getTemplate().getMetadata().getLabels();
+        Map<String, String> jobLabels =
+                job.getSpec().getTemplate().getMetadata().getLabels();
+        assertFalse(selects(set.getSpec().getSelector(), jobLabels), "the Job's pod is no node");
+        List<String> containerPorts = KubernetesCommandLinesIT.container(set, "redis").getPorts().stream()
+                .map(p -> p.getName() + ":" + p.getContainerPort())
+                .toList();
+        assertEquals(List.of("redis:6379", "cluster-bus:16379"), containerPorts);
+        List<String> rules = new ArrayList<>();
+        for (var rule : policy("redis-cluster").getSpec().getIngress()) {
+            for (var peer : rule.getFrom()) {
+                String who = selects(peer.getPodSelector(), nodeLabels)
+                        ? "nodes"
+                        : selects(peer.getPodSelector(), jobLabels)
+                                ? "job"
+                                : selects(peer.getPodSelector(), Map.of("dedup.dev/redis-client", "true"))
+                                        ? "agents"
+                                        : "other";
+                rules.add(who + " -> "
+                        + rule.getPorts().stream()
+                                .map(p -> p.getPort().getStrVal())
+                                .toList());
+            }
+        }
+        assertEquals(List.of("nodes -> [redis, cluster-bus]", "agents -> [redis]", "job -> [redis]"), rules);
+        for (String workload : List.of("spark", "consumer", "daemonset")) {
+            assertEquals("true", agentPod(workload).labels().get("dedup.dev/redis-client"), workload);
+        }
+    }
+
+    /** The StatefulSet's replicas, checked to be the count the Job's PODS reads: its pod's annotation, a string. */
+    static int clusterPods(List<JsonNode> rendered) {
+        StatefulSet set = only(rendered, StatefulSet.class);
+        Job job = only(rendered, Job.class);
+        JsonNode annotation = rendered.stream()
+                .filter(d -> d.path("kind").asText().equals("Job"))
+                .findFirst()
+                .orElseThrow()
+                .at("/spec/template/metadata/annotations/dedup.dev~1pods");
+        assertTrue(annotation.isTextual(), "an annotation is a string for Kubernetes: " + annotation);
+        assertEquals(String.valueOf(set.getSpec().getReplicas()), annotation.asText());
+        EnvVar pods = KubernetesCommandLinesIT.container(job, "bootstrap").getEnv().stream()
+                .filter(e -> e.getName().equals("PODS"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(
+                "metadata.annotations['dedup.dev/pods']",
+                pods.getValueFrom().getFieldRef().getFieldPath());
+        return set.getSpec().getReplicas();
+    }
+
+    static List<JsonNode> withoutPodCount(List<JsonNode> rendered) {
+        return rendered.stream()
+                .map(d -> {
+                    var copy = d.deepCopy();
+                    if (copy.path("kind").asText().equals("StatefulSet")) {
+                        ((com.fasterxml.jackson.databind.node.ObjectNode) copy.get("spec")).remove("replicas");
+                    }
+                    if (copy.path("kind").asText().equals("Job")) {
+                        ((com.fasterxml.jackson.databind.node.ObjectNode)
+                                        copy.at("/spec/template/metadata/annotations"))
+                                .remove("dedup.dev/pods");
+                    }
+                    return (JsonNode) copy;
+                })
+                .toList();
+    }
+
+    static <T extends HasMetadata> T only(List<JsonNode> rendered, Class<T> kind) {
+        List<T> found = rendered.stream()
+                .map(Manifests::strict)
+                .filter(kind::isInstance)
+                .map(kind::cast)
+                .toList();
+        assertEquals(1, found.size(), kind.getSimpleName() + "s: " + found);
+        return found.get(0);
+    }
+
+    /** {@code java -jar dedup-agent.jar plan ARGS}: what it prints. */
+    static String plan(String... args) {
+        List<String> command = Tools.list(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar");
+        command.add(Tools.agentJar().toString());
+        command.add("plan");
+        command.addAll(List.of(args));
+        return Tools.run(Duration.ofSeconds(60), command).ok("plan").output();
     }
 
     @ParameterizedTest

@@ -21,7 +21,12 @@ final class Resp implements AutoCloseable {
     private final DataInputStream in;
 
     Resp(int port) throws IOException {
-        socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        this(InetAddress.getLoopbackAddress(), port);
+    }
+
+    /** To {@code port} on another address of this machine (a pod played on 127.0.0.100, say). */
+    Resp(InetAddress address, int port) throws IOException {
+        socket = new Socket(address, port);
         socket.setSoTimeout(10_000);
         out = socket.getOutputStream();
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));

@@ -81,7 +81,7 @@ public record RedisOptions(
         }
         boolean cluster = uris.size() == 1 && isCluster(uris.get(0));
         ConfigException.require(
-                clusterGroups >= 1 && clusterGroups <= 1024 && Integer.bitCount(clusterGroups) == 1,
+                validClusterGroups(clusterGroups),
                 "redis-cluster-groups",
                 clusterGroups,
                 "use a power of two from 1 to 1024");
@@ -253,6 +253,11 @@ public record RedisOptions(
                     transition,
                     clusterGroups);
         }
+    }
+
+    /** Whether {@code groups} is a {@code redis-cluster-groups} the agent takes: a power of two from 1 to 1,024. */
+    public static boolean validClusterGroups(int groups) {
+        return groups >= 1 && groups <= 1024 && Integer.bitCount(groups) == 1;
     }
 
     /** Whether {@code uri} names a Redis Cluster (by some of its nodes) rather than one shard. */

@@ -13,6 +13,10 @@ import java.time.Duration;
  * script sets it, leaving room for the AOF rewrite's copy-on-write. Disk holds the AOF, an RDB and the
  * rewrite's temporary file: three times {@code maxmemory}.
  *
+ * <p>On a Redis Cluster the agent spreads ids over its groups (one hash slot each, evenly spaced), not over
+ * the masters, so a master holds a whole number of groups: with 32 groups on 3 masters the busiest holds 11,
+ * a third more than 32 / 3 would. The cluster is planned on its busiest master.
+ *
  * @param idsPerSecond ids claimed a second, copies included
  * @param window how long a claim lasts
  * @param layout where claims are kept
@@ -26,6 +30,8 @@ public record Plan(double idsPerSecond, Duration window, Layout layout, long sha
     static final double LIMIT_OVER_MAXMEMORY = 1 / 0.7;
     /** A Redis pod's volume over its {@code maxmemory}: the AOF, an RDB, the rewrite's temporary file. */
     static final int DISK_OVER_MAXMEMORY = 3;
+    /** The fewest masters a Redis Cluster fails over with: a majority of them must see a master down. */
+    public static final int MIN_CLUSTER_MASTERS = 3;
     /** The agent's own CPU per id claimed through Redis, near-cache lookup included (µs). */
     static final double AGENT_CPU_MICROS = 2.0;
 
@@ -92,6 +98,40 @@ public record Plan(double idsPerSecond, Duration window, Layout layout, long sha
     /** A Redis pod's volume, bytes. */
     public long podDisk() {
         return shardMaxMemory * DISK_OVER_MAXMEMORY;
+    }
+
+    /**
+     * Masters of a Redis Cluster whose busiest holds its share of the claims at {@link #FILL_AT} of its
+     * {@code maxmemory}, with the claims spread over {@code groups} groups: at least {@link
+     * #MIN_CLUSTER_MASTERS}, at most {@code groups} (a master beyond them would hold none).
+     *
+     * @throws IllegalArgumentException when even one group a master is too much for one master, naming the
+     *     groups that would do
+     */
+    public int clusterMasters(int groups) {
+        for (int masters = MIN_CLUSTER_MASTERS; masters <= Math.max(MIN_CLUSTER_MASTERS, groups); masters++) {
+            if (busiestMasterBytes(groups, masters) <= shardMaxMemory * FILL_AT) {
+                return masters;
+            }
+        }
+        double needed = Math.ceil(redisBytes() / (shardMaxMemory * FILL_AT));
+        int enough = Math.max(1, groups);
+        while (enough < needed) {
+            enough *= 2;
+        }
+        throw new IllegalArgumentException("--redis-cluster-groups " + groups + ": a group would hold more than "
+                + Math.round(100 * FILL_AT) + " % of a shard's maxmemory; use " + enough
+                + " or more, or a larger --shard-maxmemory");
+    }
+
+    /** Groups on the busiest of {@code masters} masters, whose slot ranges are even. */
+    public static int busiestMasterGroups(int groups, int masters) {
+        return (groups + masters - 1) / masters;
+    }
+
+    /** Bytes of claims on the busiest of {@code masters} masters once a window has passed. */
+    public double busiestMasterBytes(int groups, int masters) {
+        return redisBytes() * busiestMasterGroups(groups, masters) / groups;
     }
 
     /** Redis CPU for the ids, all shards, in cores (every id counted as new: an upper bound). */

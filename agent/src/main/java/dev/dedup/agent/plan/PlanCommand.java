@@ -2,6 +2,7 @@ package dev.dedup.agent.plan;
 
 import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.Durations;
+import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.Sizes;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -12,20 +13,29 @@ import java.util.regex.Pattern;
 
 /**
  * {@code java -jar dedup-agent.jar plan --rate 2M/min --window 24h}: the Redis a deployment needs, printed
- * before it is deployed. Exit 0, or 2 with one line naming the bad argument.
+ * before it is deployed; with {@code --output kustomize}, as the overlay of deploy/kubernetes/redis-cluster
+ * that runs it ({@link KustomizeOverlay}). Exit 0, or 2 with one line naming the bad argument.
  */
 public final class PlanCommand {
 
     static final String USAGE = """
             usage: java -jar dedup-agent.jar plan --rate RATE [--window 24h] [--layout fingerprint|event-time]
-                                                  [--shard-maxmemory 25GB]
+                                                  [--shard-maxmemory 25GB] [--redis-cluster-groups 32]
+                                                  [--output text|kustomize]
 
               --rate             ids claimed, copies included: 2M/min, 33334/s, 120M/h (a bare number is per second)
               --window           how long a claim lasts (the agent's --window): 24h by default
               --layout           fingerprint (the default: ids in any order) or event-time (a namespace with
                                  --namespace-event-rate: every copy carries its message's second)
               --shard-maxmemory  the maxmemory of one Redis shard: 25GB by default (a pod of 34Gi)
+              --redis-cluster-groups
+                                 the agents' --redis-cluster-groups, for a Redis Cluster: 32 by default
+              --output           text (the default), or kustomize: the kustomization.yaml of an overlay of
+                                 deploy/kubernetes/redis-cluster with this plan's pods, memory and volumes
             """;
+
+    /** What the command was asked: the plan, the cluster's groups, and how to print it. */
+    record Request(Plan plan, int clusterGroups, boolean kustomize) {}
 
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)([KMG]?)(?:/(s|min|h|d))?");
 
@@ -33,28 +43,39 @@ public final class PlanCommand {
 
     /** Runs the command on {@code args} (after {@code plan}); returns the exit status. */
     public static int run(List<String> args, PrintStream out, PrintStream err) {
-        Plan plan;
+        String text;
         try {
-            plan = parse(args);
+            Request request = request(args);
+            if (request == null) {
+                out.print(USAGE);
+                return 0;
+            }
+            text = request.kustomize()
+                    ? KustomizeOverlay.render(request.plan(), request.clusterGroups(), args)
+                    : render(request.plan(), request.clusterGroups());
         } catch (ConfigException | IllegalArgumentException e) {
             err.println("dedup-agent plan: " + e.getMessage());
             err.print(USAGE);
             return 2;
         }
-        if (plan == null) {
-            out.print(USAGE);
-            return 0;
-        }
-        out.print(render(plan));
+        out.print(text);
         return 0;
     }
 
     /** The plan the arguments describe; null when they ask for help. */
     static Plan parse(List<String> args) {
+        Request request = request(args);
+        return request == null ? null : request.plan();
+    }
+
+    /** What the arguments ask; null when they ask for help. */
+    static Request request(List<String> args) {
         Double rate = null;
         Duration window = Duration.ofHours(24);
         Plan.Layout layout = Plan.Layout.FINGERPRINT;
         long maxMemory = 25_000_000_000L;
+        int groups = RedisOptions.DEFAULT_CLUSTER_GROUPS;
+        boolean kustomize = false;
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
             if (flag.equals("--help") || flag.equals("-h")) {
@@ -84,13 +105,37 @@ public final class PlanCommand {
                                     "--layout: '" + value + "' is not a layout; write fingerprint or event-time");
                     };
                 case "--shard-maxmemory" -> maxMemory = Sizes.parse("--shard-maxmemory", value);
+                case "--redis-cluster-groups" -> groups = groups(value);
+                case "--output" ->
+                    kustomize = switch (value) {
+                        case "text" -> false;
+                        case "kustomize" -> true;
+                        default ->
+                            throw new ConfigException(
+                                    "--output: '" + value + "' is not an output; write text or kustomize");
+                    };
                 default -> throw new ConfigException("unknown setting " + name);
             }
         }
         if (rate == null) {
             throw new ConfigException("--rate is required, e.g. --rate 2M/min");
         }
-        return new Plan(rate, window, layout, maxMemory);
+        return new Request(new Plan(rate, window, layout, maxMemory), groups, kustomize);
+    }
+
+    /** The agents' {@code --redis-cluster-groups}, as the agent accepts it: a power of two up to 1,024. */
+    static int groups(String text) {
+        int groups;
+        try {
+            groups = Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            groups = 0;
+        }
+        if (!RedisOptions.validClusterGroups(groups)) {
+            throw new ConfigException(
+                    "--redis-cluster-groups: '" + text + "' is not a power of two from 1 to 1024, as the agent's");
+        }
+        return groups;
     }
 
     /** A rate as ids a second: {@code 2M/min}, {@code 33334/s}, {@code 1.5K/s}, {@code 120M/h}, {@code 33334}. */
@@ -120,7 +165,7 @@ public final class PlanCommand {
         return rate;
     }
 
-    static String render(Plan p) {
+    static String render(Plan p, int groups) {
         StringBuilder s = new StringBuilder();
         s.append(String.format(
                 Locale.ROOT,
@@ -147,6 +192,7 @@ public final class PlanCommand {
                 "each shard's pods",
                 "memory limit " + gibibytes(p.podMemoryLimit()) + ", volume " + gibibytes(p.podDisk())
                         + "; a primary and two replicas under Sentinel");
+        row(s, "as a Redis Cluster", cluster(p, groups));
         row(
                 s,
                 "Redis CPU",
@@ -162,6 +208,24 @@ public final class PlanCommand {
                         + "fires when a shard passes %.0f %% of its maxmemory.%n",
                 100 * Plan.FILL_AT));
         return s.toString();
+    }
+
+    /** The cluster's masters and pods, and its busiest master; or why its groups are too few. */
+    static String cluster(Plan p, int groups) {
+        int masters;
+        try {
+            masters = p.clusterMasters(groups);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        return String.format(
+                Locale.ROOT,
+                "%d masters with a replica each, %d pods; the busiest holds %d of %d groups, %.0f %% full",
+                masters,
+                2 * masters,
+                Plan.busiestMasterGroups(groups, masters),
+                groups,
+                100 * p.busiestMasterBytes(groups, masters) / p.shardMaxMemory());
     }
 
     private static void row(StringBuilder s, String what, String value) {

@@ -58,6 +58,9 @@ class PlanCommandTest {
                 List.of("--rate", "1M/min", "--shard-maxmemory", "lots"),
                 List.of("--rate", "1M/min", "--shard-maxmemory", "1000"),
                 List.of("--rate", "1M/min", "--colour", "red"),
+                List.of("--rate", "1M/min", "--redis-cluster-groups", "30"),
+                List.of("--rate", "1M/min", "--output", "helm"),
+                List.of("--rate", "20M/min", "--redis-cluster-groups", "8", "--output", "kustomize"),
                 List.of("--rate"))) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -82,6 +85,50 @@ class PlanCommandTest {
         assertTrue(text.matches("(?s).*Redis memory for them +58.8 GB .*"), text);
         assertTrue(text.matches("(?s).*shards +3 of maxmemory 25 GB, .*"), text);
         assertTrue(text.matches("(?s).*memory limit 34Gi, volume 70Gi;.*"), text);
+    }
+
+    @Test
+    void aRedisCluster_isPlannedOnItsBusiestMaster_whichHoldsAWholeNumberOfGroups() {
+        Plan tapjoy = PlanCommand.parse(List.of("--rate", "2M/min", "--window", "24h"));
+        // 3 masters hold 11, 11 and 10 of 32 groups: 11/32 of 58.8 GB is over 80 % of 25 GB; 4 hold 8 each
+        assertEquals(11, Plan.busiestMasterGroups(32, 3));
+        assertTrue(tapjoy.busiestMasterBytes(32, 3) > Plan.FILL_AT * 25e9);
+        assertEquals(4, tapjoy.clusterMasters(32));
+        assertEquals(3, tapjoy.clusterMasters(1024), "342 of 1,024 groups fit");
+        Plan small = PlanCommand.parse(List.of("--rate", "1K/s", "--window", "1h"));
+        assertEquals(Plan.MIN_CLUSTER_MASTERS, small.clusterMasters(32), "never fewer than 3 masters");
+        Plan tenTimes = PlanCommand.parse(List.of("--rate", "20M/min"));
+        assertEquals(32, tenTimes.clusterMasters(32));
+        IllegalArgumentException tooFew =
+                assertThrows(IllegalArgumentException.class, () -> tenTimes.clusterMasters(16));
+        assertTrue(tooFew.getMessage().contains("use 32 or more"), tooFew.getMessage());
+    }
+
+    @Test
+    void theKustomizeOutput_setsThePodsMemoryAndVolumeOfTheClusterOverlay() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = PlanCommand.run(
+                List.of("--rate", "2M/min", "--window", "24h", "--output", "kustomize"), print(out), print(out));
+        String yaml = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, yaml);
+        assertTrue(yaml.startsWith("# java -jar dedup-agent.jar plan --rate 2M/min --window 24h --output kustomize\n"));
+        assertTrue(yaml.contains("\n  - ../redis-cluster\n"), yaml);
+        assertTrue(yaml.contains("  - name: dedup-redis-cluster\n    count: 8\n"), yaml);
+        assertEquals(2, yaml.split("value: 34Gi\n", -1).length - 1, yaml);
+        assertTrue(
+                yaml.contains("/spec/volumeClaimTemplates/0/spec/resources/requests/storage\n        value: 70Gi\n"));
+        assertTrue(yaml.contains("the busiest holds 8 of the 32 groups"), yaml);
+    }
+
+    @Test
+    void theTextOutput_namesTheClusterToo() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PlanCommand.run(List.of("--rate", "2M/min"), print(out), print(out));
+        assertTrue(
+                out.toString(StandardCharsets.UTF_8)
+                        .contains("as a Redis Cluster     4 masters with a replica each, 8 pods; the busiest holds 8"
+                                + " of 32 groups, 59 % full"),
+                out.toString(StandardCharsets.UTF_8));
     }
 
     @Test
