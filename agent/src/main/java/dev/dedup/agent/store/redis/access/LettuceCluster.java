@@ -272,8 +272,8 @@ public final class LettuceCluster implements RedisPort {
     public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
         AtomicInteger subscribed = new AtomicInteger();
         StatefulRedisClusterPubSubConnection<byte[], byte[]> c = client.connectPubSub(ByteArrayCodec.INSTANCE);
+        LettuceShards.ChannelState state = new LettuceShards.ChannelState(subscribed, onMessage, onLost, onBack);
         try {
-            LettuceShards.ChannelState state = new LettuceShards.ChannelState(subscribed, onMessage, onLost, onBack);
             c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
             c.addListener((RedisConnectionStateListener) state);
             RedisFailures.await(c.async().subscribe(channel));
@@ -289,6 +289,7 @@ public final class LettuceCluster implements RedisPort {
 
             @Override
             public void close() {
+                state.close();
                 LettuceShards.closeWithin(c, "release channel subscription");
             }
         };

@@ -259,12 +259,14 @@ public final class LettuceShards implements RedisPort {
     @Override
     public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
         List<StatefulRedisPubSubConnection<byte[], byte[]>> connections = new ArrayList<>();
+        List<ChannelState> states = new ArrayList<>();
         AtomicInteger subscribed = new AtomicInteger();
         try {
             for (Shard shard : shards) {
                 StatefulRedisPubSubConnection<byte[], byte[]> c = shard.client().connectPubSub(ByteArrayCodec.INSTANCE);
                 connections.add(c);
                 ChannelState state = new ChannelState(subscribed, onMessage, onLost, onBack);
+                states.add(state);
                 c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
                 c.addListener((RedisConnectionStateListener) state);
                 RedisFailures.await(c.async().subscribe(channel));
@@ -282,18 +284,23 @@ public final class LettuceShards implements RedisPort {
 
             @Override
             public void close() {
+                states.forEach(ChannelState::close);
                 connections.forEach(c -> closeWithin(c, "release channel subscription"));
             }
         };
     }
 
-    /** One shard's channel: counts it in {@code subscribed} while it is up. */
+    /**
+     * One shard's channel: counts it in {@code subscribed} while it is up, and reports it lost when its connection
+     * drops, but not once the subscription is being closed.
+     */
     static final class ChannelState extends RedisPubSubAdapter<byte[], byte[]> implements RedisConnectionStateListener {
         private final AtomicInteger subscribed;
         private final Consumer<byte[]> onMessage;
         private final Runnable onLost;
         private final Runnable onBack;
         private boolean up;
+        private volatile boolean closed;
 
         ChannelState(AtomicInteger subscribed, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
             this.subscribed = subscribed;
@@ -324,7 +331,14 @@ public final class LettuceShards implements RedisPort {
                     subscribed.decrementAndGet();
                 }
             }
-            onLost.run();
+            if (!closed) {
+                onLost.run();
+            }
+        }
+
+        /** From now on a dropped connection is the subscription's own close, not a loss. */
+        void close() {
+            closed = true;
         }
 
         @Override
