@@ -10,15 +10,21 @@
 # pod; the Redis shard runs on this machine, outside the limits.
 #
 #  ready    docker start to the first 200 of /health/ready, polled every 5 ms, and the agent's own count from
-#           its process's start to listening; median of STARTS (10) starts per store, at --cpus CPUS (1).
+#           its JVM's start to listening; median of STARTS (10) starts per store, at --cpus CPUS (1).
 #  memory   VmRSS of the agent's JVM idle (10 s after ready), then after IDS (2M) claims at RATE (5000) ids a
 #           second in batches of BATCH (100) with 5 % copies (the load generator's mixed scenario), per store,
-#           at --cpus CPUS and --memory MEMORY (192m); also the peak (VmHWM) and the cgroup's memory.current.
+#           at --cpus CPUS and --memory MEMORY (256m, the sidecar manifests' limit), the embedded store's
+#           with its slot file's size on top
+#           (SLOTS, the default 16 Mi slots: 256 MiB), as the manifests count it: a claim writes a random page
+#           of the file, so within a limit below the file the kernel writes pages out and reads them back at
+#           every claim. Reports the JVM's own memory (RssAnon) and the file's pages (RssFile) apart, the
+#           peak (VmHWM) and the cgroup's memory.current.
 #  latency  Dapr's measure: at RPS (1000) requests a second, for batches of 1, 10, 100 and 1,000 ids, the
 #           p50/p90/p99 of a call through the agent (Redis store, container at --cpus LATENCY_CPUS, 0.5)
 #           against the same load generator calling the Redis shard directly (Tapjoy's Lua script, one call
-#           per bucket); the difference is what the sidecar adds. Each point runs LATENCY_SECONDS (20) after a
-#           warm-up of 60 s at 100 ids a call.
+#           per bucket); the difference is what the sidecar adds. Each point runs LATENCY_SECONDS (20), at most
+#           4 M ids, after a warm-up of 60 s at 20,000 ids/s in calls of 100 ids (the JIT compilers' work done). Latency counts from each call's scheduled time,
+#           so a point the agent cannot keep up with shows as a growing latency, not a lower rate.
 #
 # Environment: IMAGE (dedup-agent:0.1.0), CPUS, MEMORY, LATENCY_CPUS, STARTS, IDS, RATE, BATCH, RPS,
 # LATENCY_SECONDS, LATENCY_BATCHES ("1 10 100 1000"). Prints a Markdown table per part.
@@ -32,7 +38,8 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
 
 image="${IMAGE:-dedup-agent:0.1.0}"
 cpus="${CPUS:-1}"
-memory="${MEMORY:-192m}"
+memory="${MEMORY:-256m}"
+slots="${SLOTS:-16777216}"
 latency_cpus="${LATENCY_CPUS:-0.5}"
 starts="${STARTS:-10}"
 ids="$(count "${IDS:-2M}")"
@@ -62,16 +69,23 @@ docker image inspect "$image" >/dev/null 2>&1 || {
 }
 require_jars
 
-# create_agent CPUS STORE PORT: a stopped container of the image, as a pod runs it, named in c.
+# create_agent CPUS STORE PORT: a stopped container of the image, as a pod runs it, named in c: MEMORY, and
+# for the embedded store its file's SLOTS × 16 bytes on top.
 created=0
 create_agent() {
-  local limit=$1 store=$2 port=$3 args
+  local limit=$1 store=$2 port=$3 args mem
   created=$((created + 1))
   c="dedup-footprint-$$-$created"
   args=(--port "$port")
-  [ "$store" = redis ] && args+=(--redis "redis://127.0.0.1:$redis_port")
+  mem="$(numfmt --from=iec "${memory^^}")"
+  if [ "$store" = redis ]; then
+    args+=(--redis "redis://127.0.0.1:$redis_port")
+  else
+    args+=(--embedded-slots "$slots")
+    mem=$((mem + slots * 16))
+  fi
   containers+=("$c")
-  docker create --name "$c" --network host --cpus "$limit" --memory "$memory" --read-only \
+  docker create --name "$c" --network host --cpus "$limit" --memory "$mem" --read-only \
     -v /var/lib/dedup "$image" "${args[@]}" >/dev/null
 }
 
@@ -108,7 +122,7 @@ ready() {
   echo
   echo "Start to ready, --cpus $cpus --memory $memory, median of $starts starts (ms):"
   echo
-  echo "| store | docker start to ready | process start to listening (agent's log) |"
+  echo "| store | docker start to ready | JVM start to listening (agent's log) |"
   echo "|---|---|---|"
   local store port t0 t1 i outer=() inner=()
   for store in embedded redis; do
@@ -122,23 +136,24 @@ ready() {
       wait_ready "$port"
       t1="$(now_ms)"
       outer+=($((t1 - t0)))
-      inner+=("$(docker logs "$c" 2>&1 | grep -o 'ready [0-9]* ms after the process started' | grep -o '[0-9]*' || echo 0)")
+      inner+=("$(docker logs "$c" 2>&1 | grep -o 'ready [0-9]* ms after the JVM started' | grep -o '[0-9]*' || echo 0)")
       docker stop -t 20 "$c" >/dev/null
       remove_containers
       redis-cli -p "$redis_port" flushall >/dev/null
     done
-    echo "$name: $store: docker start to ready ${outer[*]}; process start to listening ${inner[*]}" >&2
+    echo "$name: $store: docker start to ready ${outer[*]}; JVM start to listening ${inner[*]}" >&2
     echo "| $store | $(printf '%s\n' "${outer[@]}" | median) | $(printf '%s\n' "${inner[@]}" | median) |"
   done
 }
 
 memory() {
   echo
-  echo "Memory, --cpus $cpus --memory $memory: idle, then after $ids claims at $rate ids/s (batches of $batch, 5 % copies), MiB:"
+  echo "Memory, --cpus $cpus --memory $memory (embedded: + $((slots * 16 / 1048576)) MiB of slot file): idle, then after"
+  echo "$ids claims at $rate ids/s (batches of $batch, 5 % copies), MiB:"
   echo
-  echo "| store | RSS idle | RSS after | peak RSS | cgroup memory after |"
-  echo "|---|---|---|---|---|"
-  local store port pid idle after peak cg
+  echo "| store | RSS idle (JVM + file) | RSS after: JVM | file pages | peak RSS | cgroup memory after |"
+  echo "|---|---|---|---|---|---|"
+  local store port pid idle anon file peak cg
   for store in embedded redis; do
     port="$(free_port)"
     create_agent "$cpus" "$store" "$port"
@@ -150,10 +165,11 @@ memory() {
     lines=()
     run_load --target "http://127.0.0.1:$port" --scenario mixed --ids "$ids" --batch "$batch" --workers 4 \
       --rate "$rate"
-    after="$(rss_mib "$pid" VmRSS)"
+    anon="$(rss_mib "$pid" RssAnon)"
+    file="$(rss_mib "$pid" RssFile)"
     peak="$(rss_mib "$pid" VmHWM)"
     cg="$(cgroup_mib "$c")"
-    echo "| $store | $idle | $after | $peak | $cg |"
+    echo "| $store | $idle | $anon | $file | $peak | $cg |"
     docker stop -t 20 "$c" >/dev/null
     remove_containers
     redis-cli -p "$redis_port" flushall >/dev/null
@@ -172,10 +188,11 @@ latency() {
   docker start "$c" >/dev/null
   wait_ready "$port"
   lines=()
-  run_load --target "http://127.0.0.1:$port" --scenario cold --batch 100 --workers 8 --rate $((rps * 100)) \
-    --ids $((rps * 100 * 60))
+  run_load --target "http://127.0.0.1:$port" --scenario cold --batch 100 --workers 8 --rate 20000 --ids 1200000
   for b in $latency_batches; do
+    # at most 4 M ids a point: the generator encodes every body before its clock starts
     n=$((rps * b * latency_seconds))
+    [ "$n" -le 4000000 ] || n=4000000
     lines=()
     run_load --target "http://127.0.0.1:$port" --scenario cold --batch "$b" --workers 16 --rate $((rps * b)) \
       --ids "$n"

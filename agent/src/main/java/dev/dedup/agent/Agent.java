@@ -102,7 +102,7 @@ public final class Agent implements AutoCloseable {
                                             + options.http().ops().host() + ":"
                                             + options.http().ops().port())
                             + " (store " + store.kind() + ": " + describe(options, stores) + ")"
-                            + sinceProcessStart());
+                            + sinceJvmStart());
             return agent;
         } catch (Exception e) {
             vertx.close();
@@ -122,15 +122,13 @@ public final class Agent implements AutoCloseable {
         }
     }
 
-    /** {@code ", ready 412 ms after the process started"}, or nothing where the system does not say when. */
-    private static String sinceProcessStart() {
-        return ProcessHandle.current()
-                .info()
-                .startInstant()
-                .map(start -> ", ready "
-                        + java.time.Duration.between(start, java.time.Instant.now())
-                                .toMillis() + " ms after the process started")
-                .orElse("");
+    /**
+     * {@code ", ready 412 ms after the JVM started"}: the JVM's own uptime, to the millisecond (the process's start
+     * time, from {@code /proc}, counts from a boot time the kernel gives in whole seconds).
+     */
+    private static String sinceJvmStart() {
+        return ", ready "
+                + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() + " ms after the JVM started";
     }
 
     private static int freePort(String host) {
