@@ -57,6 +57,13 @@ public final class CommandLine {
               --seed S               key of the id derivation, with the run id (default %d)
               --warmup N             ids sent first through the same scenarios and not measured (default 0)
               --max-errors N         failed requests tolerated (default 0); beyond, the run stops and exits 1
+              --resend               send a failed batch (503, refused, timed out) again after 100 ms, to the
+                                     next target, until it is answered, as a worker beside its sidecar would;
+                                     its latency runs until then, and failures spend no --max-errors
+              --samples FILE         append one JSON line to FILE every --sample-every while the run goes: ids
+                                     and latency percentiles of the interval, wrong verdicts and failed requests
+                                     since the start
+              --sample-every SECONDS interval of --samples (default %d)
               --timeout-ms MS        per request (default %d)
               --output table|json    json: also print one JSON line per scenario after the table
               --report FILE.html     also write an HTML report: latency distribution and throughput over time
@@ -85,9 +92,11 @@ public final class CommandLine {
                     LoadOptions.Mix.DEFAULT.retryRate(),
                     LoadOptions.Mix.DEFAULT.spread(),
                     LoadOptions.DEFAULT_SEED,
+                    LoadOptions.DEFAULT_SAMPLE_EVERY.toSeconds(),
                     LoadOptions.DEFAULT_TIMEOUT.toMillis());
 
-    private static final Set<String> FLAGS = Set.of("--binary", "--json", "--event-time", "--quiet", "--help", "-h");
+    private static final Set<String> FLAGS =
+            Set.of("--binary", "--json", "--event-time", "--quiet", "--resend", "--help", "-h");
 
     private CommandLine() {}
 
@@ -127,6 +136,9 @@ public final class CommandLine {
         Path report = null;
         boolean eventTime = false;
         long eventEpoch = 0;
+        boolean resend = false;
+        Path samples = null;
+        long sampleSeconds = LoadOptions.DEFAULT_SAMPLE_EVERY.toSeconds();
 
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -151,6 +163,7 @@ public final class CommandLine {
                     }
                     case "--quiet" -> quiet = true;
                     case "--event-time" -> eventTime = true;
+                    case "--resend" -> resend = true;
                     default -> {} // --help is handled before parsing
                 }
                 continue;
@@ -177,6 +190,8 @@ public final class CommandLine {
                 case "--cpu-redis" -> redisPids = pids(name, value);
                 case "--cpu-agent" -> agentPids = pids(name, value);
                 case "--report" -> report = Path.of(value);
+                case "--samples" -> samples = Path.of(value);
+                case "--sample-every" -> sampleSeconds = count(name, value, 1, 86_400);
                 case "--event-epoch" ->
                     eventEpoch = count(name, value, 1, 0xffff_ffffL - EventTimeEncoding.RUN_SPAN_SECONDS);
                 case "--workers" -> workers = (int) count(name, value, 1, LoadOptions.MAX_WORKERS);
@@ -272,7 +287,10 @@ public final class CommandLine {
                 report,
                 eventEpoch,
                 redisPids,
-                agentPids);
+                agentPids,
+                resend,
+                samples,
+                Duration.ofSeconds(sampleSeconds));
     }
 
     /** Process ids, comma-separated, each of a running process of this machine. */

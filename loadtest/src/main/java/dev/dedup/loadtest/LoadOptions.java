@@ -32,6 +32,9 @@ import java.util.List;
  * @param eventEpoch epoch second of event second 0, sent as each item's {@code "ts"}; 0: no event times
  * @param redisPids processes whose CPU time per id each scenario reports as the shards' (empty: none)
  * @param agentPids processes whose CPU time per id each scenario reports as the agents' (empty: none)
+ * @param resend    send a failed batch again, to the next target, until it is answered
+ * @param samples   where to append a JSON line every {@code sampleEvery} while the run goes, or null
+ * @param sampleEvery the interval of {@code samples}
  */
 public record LoadOptions(
         List<Target> targets,
@@ -55,7 +58,10 @@ public record LoadOptions(
         Path report,
         long eventEpoch,
         List<Long> redisPids,
-        List<Long> agentPids) {
+        List<Long> agentPids,
+        boolean resend,
+        Path samples,
+        Duration sampleEvery) {
 
     /**
      * The mixed pass: a share {@code dupRate} of messages written twice by the producer, a share
@@ -72,6 +78,7 @@ public record LoadOptions(
     public static final String DEFAULT_NAMESPACE = "loadtest";
     public static final long DEFAULT_SEED = 1;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_SAMPLE_EVERY = Duration.ofSeconds(30);
     public static final int MAX_WORKERS = 4096;
     public static final int MAX_BATCH = 1_000_000;
     /** One byte of ledger per id, plus the encoded bodies: a bound that keeps a run within a few GiB. */

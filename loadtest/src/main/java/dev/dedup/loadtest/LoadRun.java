@@ -7,6 +7,7 @@ import dev.dedup.loadtest.driver.HttpTransport;
 import dev.dedup.loadtest.driver.ProcessCpu;
 import dev.dedup.loadtest.driver.Progress;
 import dev.dedup.loadtest.driver.ProgressPrinter;
+import dev.dedup.loadtest.driver.Sampler;
 import dev.dedup.loadtest.driver.ScenarioRunner;
 import dev.dedup.loadtest.driver.Transport;
 import dev.dedup.loadtest.report.HtmlReport;
@@ -95,7 +96,9 @@ public final class LoadRun {
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
         Progress progress = new Progress();
         ErrorBudget budget = new ErrorBudget(options.maxErrors());
-        ScenarioRunner runner = new ScenarioRunner(vertx, options.workers(), budget, progress);
+        Sampler sampler = options.samples() == null ? null : new Sampler(options.samples(), options.sampleEvery());
+        ScenarioRunner runner =
+                new ScenarioRunner(vertx, options.workers(), budget, progress, options.resend(), sampler);
         List<ScenarioResult> warmup = new ArrayList<>();
         List<ScenarioResult> results = new ArrayList<>();
         try (ProgressPrinter printer = options.quiet() ? null : new ProgressPrinter(progress, err);
@@ -118,6 +121,9 @@ public final class LoadRun {
                 results.add(runOne(scenario.cliName(), scenario, pass, runner, transport, progress, options.rate()));
             }
         } finally {
+            if (sampler != null) {
+                sampler.close();
+            }
             try {
                 vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             } catch (Exception e) {

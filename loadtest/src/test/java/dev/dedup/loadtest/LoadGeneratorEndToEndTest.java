@@ -190,6 +190,41 @@ class LoadGeneratorEndToEndTest {
         assertTrue(outcome.results().get(3).tally().count(Verdict.DUPLICATE) > 0);
     }
 
+    @Test
+    void resend_aTargetThatRefusesEverything_batchesGoToTheOther_andSamplesAreWritten(@TempDir Path dir)
+            throws Exception {
+        String refusing = "http://127.0.0.1:" + dev.dedup.agent.testing.AgentProcess.freePort();
+        Path samples = dir.resolve("samples.jsonl");
+        LoadOptions options = CommandLine.parse(
+                "--target",
+                target + "," + refusing,
+                "--scenario",
+                "mixed",
+                "--ids",
+                "20000",
+                "--batch",
+                "500",
+                "--rate",
+                "10000",
+                "--resend",
+                "--samples",
+                samples.toString(),
+                "--sample-every",
+                "1",
+                "--quiet");
+        LoadRun.Outcome outcome = new LoadRun(options, silent()).execute();
+
+        ScenarioResult mixed = outcome.results().get(0);
+        assertEquals(LoadRun.EXIT_OK, outcome.exitStatus());
+        assertEquals(20_000, mixed.tally().count(Verdict.NEW), "every original answered, through the live agent");
+        assertEquals(0, mixed.tally().unexpected());
+        assertTrue(mixed.errorCount() > 0, "the refusing target was tried");
+        List<String> lines = java.nio.file.Files.readAllLines(samples);
+        assertTrue(lines.size() >= 2, lines.toString());
+        assertTrue(lines.get(0).contains("\"p99_ms\":") && lines.get(0).contains("\"false_drops\":0"), lines.get(0));
+        assertTrue(lines.get(lines.size() - 1).contains("\"failed_requests\":" + mixed.errorCount()), lines.toString());
+    }
+
     private static PrintStream silent() {
         return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     }

@@ -92,11 +92,6 @@ public record RedisOptions(
                 "a Redis Cluster moves its slots itself (redis-cli --cluster reshard): there is no shard list to"
                         + " change; drop redis-previous and redis-cutover");
         ConfigException.require(
-                !cluster || waitReplicas == 0,
-                "redis-wait-replicas",
-                waitReplicas,
-                "is not supported with a Redis Cluster yet: use 0");
-        ConfigException.require(
                 !timeout.isNegative() && timeout.toMillis() >= 10,
                 "redis-timeout",
                 Durations.format(timeout),

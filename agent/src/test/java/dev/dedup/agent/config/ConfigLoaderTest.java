@@ -563,7 +563,7 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void aRedisClusterIsTheWholeTier_mixingItWithShardsIsRefused() {
+    void aRedisClusterIsTheWholeTier_mixingItWithShardsIsRefused_waitingForReplicasIsNot() {
         String mixed = error(List.of("--redis", "redis://a:1,redis-cluster://app:secret@n1:7000,n2:7000"), Map.of());
         assertTrue(mixed.contains("a redis-cluster:// URI is the whole Redis tier"), mixed);
         assertFalse(mixed.contains("secret"), mixed);
@@ -581,8 +581,11 @@ class ConfigLoaderTest {
                         "1796083200"),
                 Map.of());
         assertTrue(change.contains("moves its slots itself"), change);
-        String wait = error(List.of("--redis", "redis-cluster://n1:7000", "--redis-wait-replicas", "1"), Map.of());
-        assertTrue(wait.contains("redis-wait-replicas"), wait);
+        assertEquals(
+                1,
+                load(List.of("--redis", "redis-cluster://n1:7000", "--redis-wait-replicas", "1"), Map.of())
+                        .redis()
+                        .waitReplicas());
     }
 
     @Test

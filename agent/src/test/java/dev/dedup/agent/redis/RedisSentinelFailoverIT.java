@@ -9,6 +9,7 @@ import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisSentinel;
 import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.agent.testing.TcpProxy;
 import dev.dedup.wire.Item;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A shard given as a Sentinel-managed primary with one replica and three sentinels. The primary is
- * killed; the sentinels promote the replica; the agent follows it without a restart. Claims replicated
- * before the kill (WAIT) are all remembered; fresh ids are never answered duplicate.
+ * killed, or falls silent; the sentinels promote the replica; the agent follows it without a restart. Claims
+ * replicated before (WAIT) are all remembered; fresh ids are never answered duplicate.
  */
 class RedisSentinelFailoverIT {
 
@@ -87,6 +88,70 @@ class RedisSentinelFailoverIT {
                 assertEquals(List.of(), RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)));
                 List<Item> fresh = items("after-failover", 0, 1000, "p");
                 RedisTier.assertNoFalseDuplicate(fresh, http.claim(RedisTier.NS, fresh));
+            }
+        }
+    }
+
+    /**
+     * The primary is reached, by the agent and by the sentinels, through a proxy that then holds back every byte (a
+     * partition: the agent's connection stays open and silent, nothing refuses it). The sentinels promote the
+     * replica; the agent, whose calls time out, asks them again and moves to it while its old connection is still
+     * open.
+     */
+    @Test
+    void primarySilent_agentAsksTheSentinelsAgain_andFollowsThePromotedReplica() throws Exception {
+        try (RedisServer primary = RedisServer.start(binary(), dir.resolve("primary"));
+                TcpProxy path = new TcpProxy(primary.port());
+                RedisServer replica = RedisServer.start(
+                        binary(), dir.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
+                RedisSentinel s1 = RedisSentinel.start(binary(), dir.resolve("s1"), MASTER, path.port());
+                RedisSentinel s2 = RedisSentinel.start(binary(), dir.resolve("s2"), MASTER, path.port());
+                RedisSentinel s3 = RedisSentinel.start(binary(), dir.resolve("s3"), MASTER, path.port())) {
+            RedisServer.await(Duration.ofSeconds(10), () -> {
+                try {
+                    return replica.command("INFO", "replication").contains("master_link_status:up");
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            });
+            String uri = "redis-sentinel://127.0.0.1:" + s1.port() + ",127.0.0.1:" + s2.port() + ",127.0.0.1:"
+                    + s3.port() + "#" + MASTER;
+            try (Agent agent = RedisTier.agentAt(
+                    dir,
+                    List.of(uri),
+                    RedisTier.Layout.defaults(Duration.ofMillis(500)),
+                    0,
+                    new FakeClock(RedisTier.EPOCH))) {
+                AgentHttp http = new AgentHttp(agent.port());
+                List<Item> before = items("before-silence", 0, 2000, "p");
+                assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, before));
+                assertEquals(":1", primary.command("WAIT", "1", "5000").trim());
+
+                path.stall(true);
+                RedisServer.await(Duration.ofSeconds(60), () -> {
+                    try {
+                        return s1.masterPort(MASTER) == replica.port();
+                    } catch (java.io.IOException e) {
+                        return false;
+                    }
+                });
+                RedisServer.await(Duration.ofSeconds(20), () -> {
+                    try {
+                        return RedisTier.postClaims(http, items("probe-" + System.nanoTime(), 0, 1, "x"))
+                                        .statusCode()
+                                == 200;
+                    } catch (RuntimeException e) {
+                        return false;
+                    }
+                });
+
+                assertEquals(Collections.nCopies(2000, "retry"), http.claim(RedisTier.NS, before));
+                List<Item> copies = withOwner(before, "copy");
+                assertEquals(List.of(), RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)));
+                List<Item> fresh = items("after-silence", 0, 1000, "p");
+                RedisTier.assertNoFalseDuplicate(fresh, http.claim(RedisTier.NS, fresh));
+            } finally {
+                path.stall(false);
             }
         }
     }

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real Redis Cluster on loopback: {@code masters} {@code redis-server --cluster-enabled yes} processes,
- * each with one replica, on free ports, joined by {@code redis-cli --cluster create --cluster-replicas 1},
- * waited for until every node says {@code cluster_state:ok}, and stopped by PID. Nodes time out after
+ * each with one replica, on free ports (or one node on each {@link Host} of a test's network), joined by {@code
+ * redis-cli --cluster create --cluster-replicas 1}, waited for until every node says {@code cluster_state:ok}, and
+ * stopped by PID. Nodes time out after
  * {@value #NODE_TIMEOUT_MS} ms, so a killed master's replica is promoted within a few seconds.
  */
 public final class RedisCluster implements AutoCloseable {
@@ -26,34 +27,68 @@ public final class RedisCluster implements AutoCloseable {
         this.nodes = nodes;
     }
 
+    private static final String[] NODE_ARGS = {
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        "nodes.conf",
+        "--cluster-node-timeout",
+        String.valueOf(NODE_TIMEOUT_MS),
+        // Replicas sync at once (Redis waits 5 s by default for more replicas to share a sync).
+        "--repl-diskless-sync-delay",
+        "0"
+    };
+
     /** Starts {@code masters} masters and as many replicas and makes them one cluster. */
     public static RedisCluster start(Path dir, int masters) throws IOException, InterruptedException {
         List<RedisServer> nodes = new ArrayList<>();
         RedisCluster cluster = new RedisCluster(dir, nodes);
         try {
             for (int i = 0; i < 2 * masters; i++) {
-                nodes.add(RedisServer.start(
-                        dir.resolve("node-" + i),
-                        "--cluster-enabled",
-                        "yes",
-                        "--cluster-config-file",
-                        "nodes.conf",
-                        "--cluster-node-timeout",
-                        String.valueOf(NODE_TIMEOUT_MS),
-                        // Replicas sync at once (Redis waits 5 s by default for more replicas to share a sync).
-                        "--repl-diskless-sync-delay",
-                        "0"));
+                nodes.add(RedisServer.start(dir.resolve("node-" + i), NODE_ARGS));
             }
-            List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-            nodes.forEach(n -> create.add("127.0.0.1:" + n.port()));
-            create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-            cluster.redisCli(create, Duration.ofSeconds(60));
-            cluster.awaitHealthy(Duration.ofSeconds(30));
-            return cluster;
+            return cluster.create();
         } catch (IOException | InterruptedException | RuntimeException | Error e) {
             cluster.close();
             throw e;
         }
+    }
+
+    /**
+     * Starts one node on each of {@code hosts}, at {@code port} of its address, and makes them one cluster: the first
+     * half masters (as {@code redis-cli} chooses), each with a replica on another host.
+     */
+    public static RedisCluster startOn(List<Host> hosts, int port, Path dir) throws IOException, InterruptedException {
+        List<RedisServer> nodes = new ArrayList<>();
+        RedisCluster cluster = new RedisCluster(dir, nodes);
+        try {
+            for (Host h : hosts) {
+                nodes.add(RedisServer.startOn(h, port, dir.resolve("node-" + h.name()), NODE_ARGS));
+            }
+            return cluster.create();
+        } catch (IOException | InterruptedException | RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private RedisCluster create() throws IOException, InterruptedException {
+        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        nodes.forEach(n -> create.add(address(n)));
+        create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+        redisCli(create, Duration.ofSeconds(60));
+        awaitHealthy(Duration.ofSeconds(30));
+        return this;
+    }
+
+    private static String address(RedisServer node) {
+        return node.host().address() + ":" + node.port();
+    }
+
+    /** The node that {@code CLUSTER NODES} names by {@code ip:port@cport}, or null. */
+    private RedisServer node(String ipPortBus) {
+        String ipPort = ipPortBus.contains("@") ? ipPortBus.substring(0, ipPortBus.indexOf('@')) : ipPortBus;
+        return nodes.stream().filter(n -> address(n).equals(ipPort)).findFirst().orElse(null);
     }
 
     /** Runs {@code redis-cli} with {@code args} (the program first), failing unless it exits 0. */
@@ -109,7 +144,7 @@ public final class RedisCluster implements AutoCloseable {
     public String uri() {
         StringBuilder b = new StringBuilder("redis-cluster://");
         for (int i = 0; i < nodes.size(); i++) {
-            b.append(i == 0 ? "" : ",").append("127.0.0.1:").append(nodes.get(i).port());
+            b.append(i == 0 ? "" : ",").append(address(nodes.get(i)));
         }
         return b.toString();
     }
@@ -139,8 +174,10 @@ public final class RedisCluster implements AutoCloseable {
         for (String line : anyUp.command("CLUSTER", "NODES").split("\n")) {
             String[] f = line.trim().split(" ");
             if (f.length > 8 && f[2].contains("master") && !f[2].contains("fail")) {
-                int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
-                nodes.stream().filter(n -> n.port() == port).forEach(masters::add);
+                RedisServer n = node(f[1]);
+                if (n != null) {
+                    masters.add(n);
+                }
             }
         }
         return masters;
@@ -162,11 +199,7 @@ public final class RedisCluster implements AutoCloseable {
                 int lo = Integer.parseInt(range[0]);
                 int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
                 if (lo <= slot && slot <= hi) {
-                    int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
-                    return nodes.stream()
-                            .filter(n -> n.port() == port)
-                            .findFirst()
-                            .orElseThrow();
+                    return java.util.Objects.requireNonNull(node(f[1]), f[1]);
                 }
             }
         }
@@ -219,8 +252,9 @@ public final class RedisCluster implements AutoCloseable {
     public RedisServer replicaOf(RedisServer master) throws IOException {
         for (String line : master.command("INFO", "replication").split("\r\n")) {
             if (line.startsWith("slave0:")) {
-                int port = Integer.parseInt(line.replaceAll(".*port=(\\d+).*", "$1"));
-                return nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow();
+                String ip = line.replaceAll(".*ip=([^,]+).*", "$1");
+                String port = line.replaceAll(".*port=(\\d+).*", "$1");
+                return java.util.Objects.requireNonNull(node(ip + ":" + port), line);
             }
         }
         throw new IllegalStateException("no replica of " + master.port());

@@ -24,12 +24,21 @@ public final class ScenarioRunner {
     private final int workers;
     private final ErrorBudget budget;
     private final Progress progress;
+    private final boolean resend;
+    private final Sampler sampler;
 
-    public ScenarioRunner(Vertx vertx, int workers, ErrorBudget budget, Progress progress) {
+    /**
+     * {@code resend}: send a failed batch again until it is answered ({@link Worker}); {@code sampler}, when not
+     * null, samples the run from the first batch sent.
+     */
+    public ScenarioRunner(
+            Vertx vertx, int workers, ErrorBudget budget, Progress progress, boolean resend, Sampler sampler) {
         this.vertx = vertx;
         this.workers = workers;
         this.budget = budget;
         this.progress = progress;
+        this.resend = resend;
+        this.sampler = sampler;
     }
 
     /**
@@ -51,6 +60,9 @@ public final class ScenarioRunner {
         Completions completions = new Completions();
         List<Worker<B>> started = new ArrayList<>(workers);
         progress.phase(workload.name(), workload.ids());
+        if (sampler != null) {
+            sampler.start();
+        }
         long t0 = System.nanoTime();
         for (int w = 0; w < workers; w++) {
             // A fresh context per worker: Vert.x spreads them over its event loops.
@@ -65,7 +77,9 @@ public final class ScenarioRunner {
                     progress,
                     completions,
                     scheduled,
-                    t0));
+                    t0,
+                    resend,
+                    sampler));
         }
         List<Future<Void>> finished = new ArrayList<>(workers);
         for (Worker<B> worker : started) {

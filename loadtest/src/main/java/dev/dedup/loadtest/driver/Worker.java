@@ -20,8 +20,15 @@ import org.HdrHistogram.Histogram;
  *
  * <p>With a fixed rate, latency is counted from the batch's scheduled time, not from when it could be sent,
  * so a stalled store shows in the percentiles rather than hiding in a slower send rate.
+ *
+ * <p>With {@code resend}, a batch that fails (a 503, a refused connection, a timeout) is sent again after
+ * {@value #RESEND_PAUSE_MILLIS} ms, to the next target, until it is answered, as a worker beside its sidecar
+ * would; its latency runs until then, and the failures spend no error budget. Items the failed attempt had
+ * claimed are then answered {@code retry} (the same owner), which counts as the {@code new} expected.
  */
 final class Worker<B> {
+
+    static final long RESEND_PAUSE_MILLIS = 100;
 
     /** Latencies in microseconds, up to an hour, three significant digits. */
     static Histogram newHistogram() {
@@ -40,6 +47,8 @@ final class Worker<B> {
     private final Completions completions;
     private final long[] scheduledNanos;
     private final long t0;
+    private final boolean resend;
+    private final Sampler sampler;
 
     final Timeline timeline = new Timeline();
     final Histogram latencyMicros = newHistogram();
@@ -49,7 +58,7 @@ final class Worker<B> {
 
     /**
      * {@code scheduledNanos}: when each batch is due, relative to {@code t0}, or null to send as fast as
-     * answers come back.
+     * answers come back. {@code sampler}, when not null, hears of every answer.
      */
     Worker(
             int id,
@@ -62,7 +71,9 @@ final class Worker<B> {
             Progress progress,
             Completions completions,
             long[] scheduledNanos,
-            long t0) {
+            long t0,
+            boolean resend,
+            Sampler sampler) {
         this.id = id;
         this.context = context;
         this.transport = transport;
@@ -74,6 +85,8 @@ final class Worker<B> {
         this.completions = completions;
         this.scheduledNanos = scheduledNanos;
         this.t0 = t0;
+        this.resend = resend;
+        this.sampler = sampler;
     }
 
     Future<Void> start() {
@@ -99,7 +112,11 @@ final class Worker<B> {
             context.owner().setTimer(waitMillis, t -> sendWhenDue(index));
             return;
         }
-        long start = scheduledNanos == null ? now : due;
+        send(index, scheduledNanos == null ? now : due, 1);
+    }
+
+    private void send(int index, long start, int attempt) {
+        PreparedBatch batch = batches.get(index);
         Future<byte[]> answer;
         try {
             answer = transport.send(id, bodies.get(index), batch.items());
@@ -110,23 +127,45 @@ final class Worker<B> {
             long end = System.nanoTime();
             long micros = (end - start) / 1000;
             requests++;
+            if (ar.failed() && resend) {
+                failed(ar.cause());
+                context.owner().setTimer(RESEND_PAUSE_MILLIS, t -> send(index, start, attempt + 1));
+                return;
+            }
             completions.complete(index);
             if (ar.succeeded()) {
-                latencyMicros.recordValue(Math.max(1, Math.min(micros, latencyMicros.getHighestTrackableValue())));
-                tally.record(batch.expected(), ar.result());
+                micros = Math.max(1, Math.min(micros, latencyMicros.getHighestTrackableValue()));
+                latencyMicros.recordValue(micros);
+                VerdictTally answered = new VerdictTally();
+                if (attempt == 1) {
+                    answered.record(batch.expected(), ar.result());
+                } else {
+                    answered.recordResent(batch.expected(), ar.result());
+                }
+                tally.add(answered);
                 progress.answered(batch.items());
                 timeline.record(end - t0, batch.items());
+                if (sampler != null) {
+                    sampler.answered(micros, batch.items(), answered);
+                }
             } else {
-                String reason = ar.cause() instanceof RequestFailure f
-                        ? f.reason()
-                        : "io:" + ar.cause().getClass().getSimpleName();
-                errors.merge(reason, 1L, Long::sum);
+                failed(ar.cause());
                 budget.spend();
-                progress.failed();
             }
             // Through the context, so that answers completed on the spot (a refused connection) do not
             // deepen the stack batch after batch.
             context.runOnContext(v -> next());
         });
+    }
+
+    private void failed(Throwable cause) {
+        String reason = cause instanceof RequestFailure f
+                ? f.reason()
+                : "io:" + cause.getClass().getSimpleName();
+        errors.merge(reason, 1L, Long::sum);
+        progress.failed();
+        if (sampler != null) {
+            sampler.failed();
+        }
     }
 }

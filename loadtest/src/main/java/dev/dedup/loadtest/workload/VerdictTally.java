@@ -58,6 +58,20 @@ public final class VerdictTally {
         }
     }
 
+    /**
+     * {@link #record(byte[], byte[])} for a batch sent again after its first attempt failed: that attempt may have
+     * claimed some of its items, with the same owners, so {@code retry} counts as the {@code new} expected.
+     */
+    public void recordResent(byte[] expectedCodes, byte[] actualCodes) {
+        byte[] actual = actualCodes.clone();
+        for (int i = 0; i < actual.length && i < expectedCodes.length; i++) {
+            if (expectedCodes[i] == Verdict.NEW.code() && actual[i] == Verdict.RETRY.code()) {
+                actual[i] = Verdict.NEW.code();
+            }
+        }
+        record(expectedCodes, actual);
+    }
+
     public void add(VerdictTally other) {
         for (int i = 0; i < received.length; i++) {
             received[i] += other.received[i];

@@ -109,6 +109,17 @@ final class FaultDeployment implements AutoCloseable {
 
     /** Starts an agent on each host (at once), with the timeout shortened to 1 s and {@code waitReplicas}. */
     void startAgents(Path dir, List<Host> hosts, int waitReplicas) throws IOException, InterruptedException {
+        agents.addAll(startAgents(dir, hosts, redisUris(), waitReplicas, started));
+    }
+
+    /**
+     * Starts an agent on each host (at once) on {@code redis}, with the timeout shortened to 1 s and {@code
+     * waitReplicas}, adds each to {@code started} (to be stopped) and waits until they are ready.
+     */
+    static List<AgentProcess> startAgents(
+            Path dir, List<Host> hosts, String redis, int waitReplicas, List<AutoCloseable> started)
+            throws IOException, InterruptedException {
+        List<AgentProcess> agents = new ArrayList<>();
         for (Host h : hosts) {
             AgentProcess a = AgentProcess.launchOn(
                     h,
@@ -117,7 +128,7 @@ final class FaultDeployment implements AutoCloseable {
                     // Half the start time on a busy machine (measured: 4.8 s instead of 9.7 s on 2 cores).
                     List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
                     "--redis",
-                    redisUris(),
+                    redis,
                     "--redis-timeout",
                     "1s",
                     "--redis-wait-replicas",
@@ -132,6 +143,7 @@ final class FaultDeployment implements AutoCloseable {
         for (AgentProcess a : agents) {
             a.awaitReady(Duration.ofSeconds(60));
         }
+        return agents;
     }
 
     /** Waits until each replica holds everything its primary had taken when this was called. */

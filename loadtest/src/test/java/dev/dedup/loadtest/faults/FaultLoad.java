@@ -281,6 +281,7 @@ final class FaultLoad {
             long refusals,
             List<Long> refusalsPerAgent,
             double refusedSeconds,
+            List<Double> refusedSecondsPerAgent,
             long falseDrops,
             long lostClaims,
             List<Long> lostPerAgent,
@@ -291,13 +292,16 @@ final class FaultLoad {
         String summary() {
             return String.format(
                     java.util.Locale.ROOT,
-                    "%,d ids answered %s; %d answers 503 %s over %.1f s; %d false drops; %d acknowledged claims lost"
+                    "%,d ids answered %s; %d answers 503 %s over %.1f s %s; %d false drops; %d acknowledged claims lost"
                             + " %s (%d second writes answered new in the run); 503s: %s%s",
                     ids,
                     idsPerAgent,
                     refusals,
                     refusalsPerAgent,
                     refusedSeconds,
+                    refusedSecondsPerAgent.stream()
+                            .map(x -> String.format(java.util.Locale.ROOT, "%.1f s", x))
+                            .toList(),
                     falseDrops,
                     lostClaims,
                     lostPerAgent,
@@ -334,7 +338,8 @@ final class FaultLoad {
                 streams.stream().map(s -> s.idsAnswered.get()).toList(),
                 refusals,
                 streams.stream().map(s -> s.refusals.get()).toList(),
-                refusedSeconds(),
+                refusedSeconds(-1),
+                streams.stream().map(s -> refusedSeconds(s.index)).toList(),
                 falseDrops,
                 lost,
                 lostPerAgent,
@@ -343,9 +348,16 @@ final class FaultLoad {
                 List.copyOf(problems));
     }
 
-    /** The time during which some batch was being refused: the union of each refused batch's span. */
-    private double refusedSeconds() {
+    /**
+     * The time during which some batch was being refused, by agent {@code agent} or any (-1): the union of each
+     * refused batch's span.
+     */
+    private double refusedSeconds(int agent) {
         List<long[]> spans = new ArrayList<>(refusedSpans);
+        spans.removeIf(span -> agent >= 0 && span[2] != agent);
+        if (spans.isEmpty()) {
+            return 0;
+        }
         spans.sort((x, y) -> Long.compare(x[0], y[0]));
         long total = 0;
         long start = Long.MIN_VALUE;

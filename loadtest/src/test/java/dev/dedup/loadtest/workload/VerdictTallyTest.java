@@ -69,6 +69,18 @@ class VerdictTallyTest {
     }
 
     @Test
+    void resentBatch_retryForAnExpectedNew_isTheFailedAttemptsClaim_aDuplicateStillAFalseDrop() {
+        VerdictTally tally = new VerdictTally();
+        tally.recordResent(new byte[] {0, 0, 1, 2}, new byte[] {1, 0, 1, 2});
+        assertEquals(0, tally.unexpected());
+        assertTrue(tally.safe());
+        assertEquals(2, tally.count(Verdict.NEW));
+        assertEquals(1, tally.count(Verdict.RETRY));
+        tally.recordResent(new byte[] {0}, new byte[] {2});
+        assertEquals(1, tally.falseDrops());
+    }
+
+    @Test
     void batchWithWrongNumberOfVerdicts_isRejected() {
         assertThrows(IllegalArgumentException.class, () -> new VerdictTally().record(new byte[2], new byte[1]));
     }

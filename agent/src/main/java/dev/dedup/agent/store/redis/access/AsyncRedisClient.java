@@ -20,7 +20,7 @@ import java.time.Duration;
  * the agent never calls (it awaits the asynchronous one, {@link RedisFailures#await}). Lettuce documents both
  * factory methods overridden here as points of extension.
  */
-final class AsyncRedisClient extends RedisClient {
+class AsyncRedisClient extends RedisClient {
 
     AsyncRedisClient(ClientResources resources, RedisURI uri) {
         super(resources, uri);

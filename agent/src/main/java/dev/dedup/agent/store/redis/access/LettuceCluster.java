@@ -8,9 +8,11 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -28,6 +30,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -44,7 +47,9 @@ import java.util.function.Consumer;
  * script cache is each node's own: a promoted replica or a node that took a slot may not have it) it is sent
  * whole once with {@code EVAL}, which runs it on the same node and caches it there. A {@code TRYAGAIN} (the
  * call's slot is being migrated and its keys are split between two nodes for a moment) is retried after a
- * short pause, {@value #TRYAGAIN_ATTEMPTS} times at most within half the timeout, then fails with 503.
+ * short pause, {@value #TRYAGAIN_ATTEMPTS} times at most within half the timeout, then fails with 503. With {@code
+ * --redis-wait-replicas} a call and its {@code WAIT} go to one node, whose replicas must acknowledge the call's
+ * writes, as on standalone shards.
  */
 public final class LettuceCluster implements RedisPort {
 
@@ -57,6 +62,8 @@ public final class LettuceCluster implements RedisPort {
     private final ClientResources resources;
     private final RedisClusterClient client;
     private final StatefulRedisClusterConnection<byte[], byte[]> connection;
+    /** A refresh of the client's view of the cluster asked for by a redirection, not yet done. */
+    private final AtomicBoolean refreshing = new AtomicBoolean();
     /** Per {@link Mode}: script call times, over all groups (per group they would multiply the histograms). */
     private final Timer[] timers;
 
@@ -153,7 +160,17 @@ public final class LettuceCluster implements RedisPort {
     public CompletionStage<List<Object>> eval(int group, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
         long start = System.nanoTime();
         CompletableFuture<List<Object>> result = new CompletableFuture<>();
-        attempt(script, keys, args, start, 1, result);
+        if (options.waitReplicas() > 0 && mode.waitsForReplicas()) {
+            evalAndWait(group, script, keys, args).whenComplete((reply, failure) -> {
+                if (failure != null) {
+                    result.completeExceptionally(failure);
+                } else {
+                    result.complete(reply);
+                }
+            });
+        } else {
+            attempt(script, keys, args, start, 1, result);
+        }
         Timer timer = timers[mode.ordinal()];
         return result.handle((reply, failure) -> {
             timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
@@ -162,6 +179,41 @@ public final class LettuceCluster implements RedisPort {
             }
             return reply;
         });
+    }
+
+    /**
+     * With {@code --redis-wait-replicas}: the script and its {@code WAIT} on one node connection, that of the master
+     * serving the keys' slot in the client's view of the cluster. {@code WAIT} counts the writes of the connection it
+     * is sent on, and the cluster connection might send the two commands to two nodes if the slot moved between them.
+     * A {@code MOVED} or {@code ASK} (the slot moved since the view was taken) fails the call (503, {@code cluster})
+     * and has the view refreshed; a {@code TRYAGAIN} fails it too.
+     */
+    private CompletionStage<List<Object>> evalAndWait(int group, RedisScript script, byte[][] keys, byte[][] args) {
+        RedisClusterNode node = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(keys[0]));
+        if (node == null) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(name(group) + ": no master serves its slot"));
+        }
+        String where = name(group) + " on " + node.getUri().getHost() + ":"
+                + node.getUri().getPort();
+        return connection
+                .getConnectionAsync(node.getNodeId())
+                .thenCompose(c -> {
+                    RedisAsyncCommands<byte[], byte[]> redis = c.async();
+                    return LettuceShards.evalsha(redis, script, keys, args)
+                            .thenCompose(reply -> LettuceShards.replicated(redis, where, options, reply));
+                })
+                .whenComplete((reply, failure) -> {
+                    if (failure != null && isRedirection(failure) && refreshing.compareAndSet(false, true)) {
+                        client.refreshPartitionsAsync().whenComplete((done, e) -> refreshing.set(false));
+                    }
+                });
+    }
+
+    private static boolean isRedirection(Throwable failure) {
+        return RedisFailures.unwrap(failure) instanceof RedisCommandExecutionException e
+                && (String.valueOf(e.getMessage()).startsWith("MOVED")
+                        || String.valueOf(e.getMessage()).startsWith("ASK"));
     }
 
     /** One try of a script call; a {@code TRYAGAIN} is tried again after a pause, within bounds. */

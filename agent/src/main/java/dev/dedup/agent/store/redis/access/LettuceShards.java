@@ -6,20 +6,15 @@ import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -42,7 +37,8 @@ import java.util.function.Consumer;
 
 /**
  * The {@link RedisPort} on standalone shards (or Sentinel-managed primaries, followed on failover): one
- * Lettuce client and one multiplexed connection per shard. The only class that holds Lettuce clients.
+ * Lettuce client and one multiplexed connection per shard ({@link ShardLink}, which also follows a Sentinel-managed
+ * primary that moved while the connection to the old one stayed silent).
  *
  * <p>Commands fail at once while a connection is down (no buffering that would answer a worker late) and
  * after the timeout; Lettuce reconnects in the background, so a shard that comes back serves again
@@ -55,15 +51,9 @@ public final class LettuceShards implements RedisPort {
     /** How long closing one connection may take before shutdown goes on without it. */
     static final long CLOSE_SECONDS = 2;
 
-    private record Shard(String name, RedisClient client, StatefulRedisConnection<byte[], byte[]> connection) {
-        RedisAsyncCommands<byte[], byte[]> async() {
-            return connection.async();
-        }
-    }
-
     private final RedisOptions options;
     private final ClientResources resources;
-    private final List<Shard> shards;
+    private final List<ShardLink> shards;
     /** Per shard, per {@link Mode}: script call times. */
     private final Timer[][] timers;
 
@@ -74,20 +64,23 @@ public final class LettuceShards implements RedisPort {
     public LettuceShards(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
         this.options = options;
         this.resources = clientResources();
-        List<Shard> connected = new ArrayList<>();
+        List<ShardLink> connected = new ArrayList<>();
+        ClientOptions.Builder clientOptions = ClientOptions.builder();
+        commonOptions(clientOptions, options);
         try {
             for (String uri : options.servers()) {
-                Shard shard = connect(uri);
+                ShardLink shard = ShardLink.connect(uri, options, resources, clientOptions.build());
                 connected.add(shard);
                 for (RedisScript script : scripts) {
-                    shard.async()
+                    shard.connection()
+                            .async()
                             .scriptLoad(script.body())
                             .toCompletableFuture()
                             .join();
                 }
             }
         } catch (RuntimeException e) {
-            connected.forEach(LettuceShards::close);
+            connected.forEach(ShardLink::close);
             resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
             throw e;
         }
@@ -104,29 +97,6 @@ public final class LettuceShards implements RedisPort {
         }
     }
 
-    private Shard connect(String uri) {
-        String name = RedisOptions.redact(uri);
-        RedisURI redisUri;
-        try {
-            redisUri = RedisURI.create(uri);
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("redis shard " + name + ": not a Redis URI: " + e.getMessage(), e);
-        }
-        redisUri.setTimeout(options.timeout());
-        RedisClient client = new AsyncRedisClient(resources, redisUri);
-        ClientOptions.Builder clientOptions = ClientOptions.builder();
-        commonOptions(clientOptions, options);
-        client.setOptions(clientOptions.build());
-        try {
-            return new Shard(name, client, client.connect(ByteArrayCodec.INSTANCE));
-        } catch (RuntimeException e) {
-            client.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
-            throw new IllegalStateException(
-                    "redis shard " + name + ": cannot connect: " + RedisFailures.rootMessage(e), e);
-        }
-    }
-
-    /** Trust the CA file's certificates when one is given; else the JVM's default trust store. */
     /**
      * What every Lettuce client of the agent sets, for shards and for a Cluster alike: reconnect, but refuse
      * commands while disconnected (a batch is answered 503 rather than queued past its timeout), at most
@@ -179,13 +149,15 @@ public final class LettuceShards implements RedisPort {
 
     @Override
     public CompletionStage<List<Object>> eval(int index, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
-        Shard shard = shards.get(index);
+        ShardLink shard = shards.get(index);
         long start = System.nanoTime();
         CompletionStage<List<Object>> result;
         try {
-            result = evalsha(shard.async(), script, keys, args);
+            // One connection for the script and its WAIT: WAIT counts the writes of the connection it is sent on.
+            RedisAsyncCommands<byte[], byte[]> redis = shard.connection().async();
+            result = evalsha(redis, script, keys, args);
             if (options.waitReplicas() > 0 && mode.waitsForReplicas()) {
-                result = result.thenCompose(reply -> replicated(shard, reply));
+                result = result.thenCompose(reply -> replicated(redis, shard.name(), options, reply));
             }
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
@@ -194,13 +166,20 @@ public final class LettuceShards implements RedisPort {
         return result.handle((reply, failure) -> {
             timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             if (failure != null) {
-                throw RedisFailures.translate(shard.name(), failure);
+                throw failed(shard, failure);
             }
             return reply;
         });
     }
 
-    private static CompletionStage<List<Object>> evalsha(
+    /** {@code failure} as the store reports it; the shard is told, in case its primary moved. */
+    private static StoreUnavailableException failed(ShardLink shard, Throwable failure) {
+        StoreUnavailableException e = RedisFailures.translate(shard.name(), failure);
+        shard.suspect(e.kind());
+        return e;
+    }
+
+    static CompletionStage<List<Object>> evalsha(
             RedisAsyncCommands<byte[], byte[]> redis, RedisScript script, byte[][] keys, byte[][] args) {
         return redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
                 .handle((result, failure) -> {
@@ -218,18 +197,20 @@ public final class LettuceShards implements RedisPort {
     }
 
     /**
-     * {@code reply}, once {@code WAIT} says that enough replicas hold the shard's writes so far; else a
-     * failure, so that the batch is answered 503 and resent (its claims are then answered {@code retry}).
+     * {@code reply}, once {@code WAIT} on {@code redis} (the connection that wrote it) says that {@code
+     * redis-wait-replicas} replicas hold its writes so far; else a failure, so that the batch is answered 503 and
+     * resent (its claims are then answered {@code retry}).
      */
-    private CompletionStage<List<Object>> replicated(Shard shard, List<Object> reply) {
+    static CompletionStage<List<Object>> replicated(
+            RedisAsyncCommands<byte[], byte[]> redis, String where, RedisOptions options, List<Object> reply) {
         int wanted = options.waitReplicas();
         // WAIT answers on its own a little before the command timeout would fail it.
         long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
-        return shard.async().waitForReplication(wanted, waitMillis).thenApply(acked -> {
+        return redis.waitForReplication(wanted, waitMillis).thenApply(acked -> {
             if (acked < wanted) {
                 throw new StoreUnavailableException(
                         FailureKind.REPLICATION,
-                        "redis shard " + shard.name() + ": " + acked + " of " + wanted
+                        "redis shard " + where + ": " + acked + " of " + wanted
                                 + " replicas acknowledged the claims within " + waitMillis + " ms",
                         null);
             }
@@ -240,9 +221,9 @@ public final class LettuceShards implements RedisPort {
     @Override
     public CompletionStage<Void> ping() {
         List<CompletableFuture<String>> pings = new ArrayList<>();
-        for (Shard shard : shards) {
-            pings.add(shard.async().ping().toCompletableFuture().exceptionally(e -> {
-                throw RedisFailures.translate(shard.name(), e);
+        for (ShardLink shard : shards) {
+            pings.add(shard.connection().async().ping().toCompletableFuture().exceptionally(e -> {
+                throw failed(shard, e);
             }));
         }
         return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
@@ -258,21 +239,14 @@ public final class LettuceShards implements RedisPort {
 
     @Override
     public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-        List<StatefulRedisPubSubConnection<byte[], byte[]>> connections = new ArrayList<>();
-        List<ChannelState> states = new ArrayList<>();
+        List<AutoCloseable> channels = new ArrayList<>();
         AtomicInteger subscribed = new AtomicInteger();
         try {
-            for (Shard shard : shards) {
-                StatefulRedisPubSubConnection<byte[], byte[]> c = shard.client().connectPubSub(ByteArrayCodec.INSTANCE);
-                connections.add(c);
-                ChannelState state = new ChannelState(subscribed, onMessage, onLost, onBack);
-                states.add(state);
-                c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
-                c.addListener((RedisConnectionStateListener) state);
-                RedisFailures.await(c.async().subscribe(channel));
+            for (ShardLink shard : shards) {
+                channels.add(shard.subscribe(channel, () -> new ChannelState(subscribed, onMessage, onLost, onBack)));
             }
         } catch (RuntimeException e) {
-            connections.forEach(c -> closeWithin(c, "release channel subscription"));
+            channels.forEach(LettuceShards::closeQuietly);
             throw e;
         }
         int all = shards.size();
@@ -284,16 +258,20 @@ public final class LettuceShards implements RedisPort {
 
             @Override
             public void close() {
-                states.forEach(ChannelState::close);
-                connections.forEach(c -> closeWithin(c, "release channel subscription"));
+                channels.forEach(LettuceShards::closeQuietly);
             }
         };
     }
 
-    /**
-     * One shard's channel: counts it in {@code subscribed} while it is up, and reports it lost when its connection
-     * drops, but not once the subscription is being closed.
-     */
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "release channel subscription did not close: " + e);
+        }
+    }
+
+    /** One shard's channel, on one connection: counts it in {@code subscribed} while it is up. */
     static final class ChannelState extends RedisPubSubAdapter<byte[], byte[]> implements RedisConnectionStateListener {
         private final AtomicInteger subscribed;
         private final Consumer<byte[]> onMessage;
@@ -349,10 +327,14 @@ public final class LettuceShards implements RedisPort {
 
     @Override
     public CompletionStage<MemoryInfo> memory(int index) {
-        Shard shard = shards.get(index);
-        return shard.async().info("memory").thenApply(MemoryInfo::parse).exceptionally(e -> {
-            throw RedisFailures.translate(shard.name(), e);
-        });
+        ShardLink shard = shards.get(index);
+        return shard.connection()
+                .async()
+                .info("memory")
+                .thenApply(MemoryInfo::parse)
+                .exceptionally(e -> {
+                    throw failed(shard, e);
+                });
     }
 
     @Override
@@ -366,13 +348,8 @@ public final class LettuceShards implements RedisPort {
 
     @Override
     public void close() {
-        shards.forEach(LettuceShards::close);
+        shards.forEach(ShardLink::close);
         resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
-    }
-
-    private static void close(Shard shard) {
-        closeWithin(shard.connection(), "redis shard " + shard.name() + ": connection");
-        shard.client().shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
     }
 
     /**

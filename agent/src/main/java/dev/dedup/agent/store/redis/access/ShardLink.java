@@ -1,0 +1,243 @@
+package dev.dedup.agent.store.redis.access;
+
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.store.FailureKind;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * One shard's client and connection, and its release-channel subscriptions.
+ *
+ * <p>A Sentinel-managed shard ({@code redis-sentinel://}) is connected, and reconnected, to the primary that
+ * {@link SentinelMaster} names. Lettuce reconnects when a connection breaks, which is how a failover is followed when
+ * the old primary dies or Sentinel demotes it and closes its clients. A partition breaks nothing: the connection to
+ * the old primary stays open and silent, and its commands time out. So a call that times out, finds the shard
+ * disconnected, or is refused as a replica's or for want of replicas ({@link #suspect}) has the sentinels asked
+ * again; when they name another primary than the one the connection reached, a new connection is made to it and
+ * replaces the old one, and the subscriptions move with it (the near-cache hears the old channel go, and is cleared).
+ * Calls already on the old connection fail and are answered 503. The sentinels are asked at most every
+ * {@value #CHECK_SPACING_MILLIS} ms, one question at a time.
+ */
+final class ShardLink implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(ShardLink.class.getName());
+    static final long CHECK_SPACING_MILLIS = 200;
+
+    private final String name;
+    private final RedisURI uri;
+    private final RedisClient client;
+    private final SentinelMaster sentinels;
+    private final List<Channel> channels = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean checking = new AtomicBoolean();
+    private volatile long nextCheckNanos;
+    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    /** Where the command connection last connected (a reconnect may take it elsewhere). */
+    private volatile SocketAddress connectedTo;
+
+    private ShardLink(String name, RedisURI uri, RedisClient client, SentinelMaster sentinels) {
+        this.nextCheckNanos = System.nanoTime();
+        this.name = name;
+        this.uri = uri;
+        this.client = client;
+        this.sentinels = sentinels;
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+                if (!(handler instanceof StatefulRedisPubSubConnection)) {
+                    connectedTo = address;
+                }
+            }
+        });
+    }
+
+    /** Connects to the shard {@code uri}, or fails naming it. */
+    static ShardLink connect(String uri, RedisOptions options, ClientResources resources, ClientOptions clientOptions) {
+        String name = RedisOptions.redact(uri);
+        RedisURI redisUri;
+        try {
+            redisUri = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("redis shard " + name + ": not a Redis URI: " + e.getMessage(), e);
+        }
+        redisUri.setTimeout(options.timeout());
+        SentinelMaster sentinels = SentinelMaster.managed(redisUri)
+                ? new SentinelMaster(redisUri, name, resources, clientOptions, options.timeout())
+                : null;
+        RedisClient client = sentinels == null
+                ? new AsyncRedisClient(resources, redisUri)
+                : new SentinelMaster.Client(resources, redisUri, sentinels);
+        client.setOptions(clientOptions);
+        ShardLink link = new ShardLink(name, redisUri, client, sentinels);
+        try {
+            link.connection = client.connect(ByteArrayCodec.INSTANCE);
+            return link;
+        } catch (RuntimeException e) {
+            link.close();
+            throw new IllegalStateException(
+                    "redis shard " + name + ": cannot connect: " + RedisFailures.rootMessage(e), e);
+        }
+    }
+
+    /** The shard's name for messages: its URI without credentials. */
+    String name() {
+        return name;
+    }
+
+    /** The command connection now; take it once per call, so that a script and its {@code WAIT} share it. */
+    StatefulRedisConnection<byte[], byte[]> connection() {
+        return connection;
+    }
+
+    /**
+     * A call failed with {@code kind}: for a Sentinel-managed shard, when it may mean that the primary moved, ask the
+     * sentinels where it is and follow it there.
+     */
+    void suspect(FailureKind kind) {
+        if (sentinels == null
+                || !(kind == FailureKind.TIMEOUT
+                        || kind == FailureKind.CONNECTION
+                        || kind == FailureKind.READONLY
+                        || kind == FailureKind.REPLICATION)) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - nextCheckNanos < 0 || !checking.compareAndSet(false, true)) {
+            return;
+        }
+        nextCheckNanos = now + TimeUnit.MILLISECONDS.toNanos(CHECK_SPACING_MILLIS);
+        sentinels
+                .primary()
+                .thenCompose(primary ->
+                        primary.equals(connectedTo) ? CompletableFuture.completedFuture(null) : moveTo(primary))
+                .whenComplete((done, failure) -> {
+                    checking.set(false);
+                    if (failure != null) {
+                        LOG.log(Level.DEBUG, "redis shard " + name + ": asking its sentinels failed: " + failure);
+                    }
+                });
+    }
+
+    private CompletionStage<Void> moveTo(SocketAddress primary) {
+        SocketAddress was = connectedTo;
+        return client.connectAsync(ByteArrayCodec.INSTANCE, uri).thenAccept(fresh -> {
+            StatefulRedisConnection<byte[], byte[]> old = connection;
+            connection = fresh;
+            LOG.log(
+                    Level.WARNING,
+                    "redis shard " + name + ": its sentinels name " + address(primary)
+                            + " as the primary, the connection was to " + address(was) + "; moved there");
+            old.closeAsync();
+            channels.forEach(Channel::reopen);
+        });
+    }
+
+    private static String address(SocketAddress a) {
+        return a instanceof InetSocketAddress i ? i.getHostString() + ":" + i.getPort() : String.valueOf(a);
+    }
+
+    /**
+     * Subscribes to {@code channel} on the shard, each connection with a fresh listener from {@code states}; blocks
+     * until subscribed.
+     */
+    AutoCloseable subscribe(byte[] channel, Supplier<LettuceShards.ChannelState> states) {
+        Channel c = new Channel(channel, states);
+        c.connection = RedisFailures.await(c.open());
+        channels.add(c);
+        return c;
+    }
+
+    /** A subscription to one channel, moved with the shard's primary. */
+    private final class Channel implements AutoCloseable {
+        private final byte[] channel;
+        private final Supplier<LettuceShards.ChannelState> states;
+        private volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
+        private volatile LettuceShards.ChannelState state;
+        private volatile boolean closed;
+
+        Channel(byte[] channel, Supplier<LettuceShards.ChannelState> states) {
+            this.channel = channel;
+            this.states = states;
+        }
+
+        CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> open() {
+            return client.connectPubSubAsync(ByteArrayCodec.INSTANCE, uri).thenCompose(c -> {
+                LettuceShards.ChannelState state = states.get();
+                this.state = state;
+                c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
+                c.addListener((RedisConnectionStateListener) state);
+                return c.async().subscribe(channel).thenApply(ok -> c).whenComplete((ok, e) -> {
+                    if (e != null) {
+                        c.closeAsync();
+                    }
+                });
+            });
+        }
+
+        /**
+         * Closes the connection (its listener says the channel was lost), then subscribes anew, trying again every
+         * second until it is.
+         */
+        void reopen() {
+            connection.closeAsync().whenComplete((ok, e) -> resubscribe());
+        }
+
+        private void resubscribe() {
+            open().whenComplete((c, failure) -> {
+                if (failure == null && closed) {
+                    c.closeAsync();
+                } else if (failure == null) {
+                    connection = c;
+                } else if (!closed) {
+                    LOG.log(
+                            Level.WARNING,
+                            "redis shard " + name + ": cannot subscribe again (" + failure + "); trying again");
+                    CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(this::resubscribe);
+                }
+            });
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            LettuceShards.ChannelState current = state;
+            if (current != null) {
+                current.close();
+            }
+            channels.remove(this);
+            StatefulRedisPubSubConnection<byte[], byte[]> c = connection;
+            if (c != null) {
+                LettuceShards.closeWithin(c, "release channel subscription");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        channels.forEach(Channel::close);
+        if (connection != null) {
+            LettuceShards.closeWithin(connection, "redis shard " + name + ": connection");
+        }
+        client.shutdown(0, LettuceShards.CLOSE_SECONDS, TimeUnit.SECONDS);
+        if (sentinels != null) {
+            sentinels.close();
+        }
+    }
+}
