@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * look elsewhere and answer copies of claimed ids {@code new}.
  *
  * <p>Two settings decide where a claim is: the window and its mode choose a fingerprint table (one per window
- * and mode, {@link FingerprintTables#tableName}), or the event rate files it by event time, split into
+ * and mode, {@link FingerprintTable#nameOf}), or the event rate files it by event time, split into
  * {@link TimeBuckets#slices} buckets a second. The first agent to use a namespace stamps both on every shard
  * ({@code <prefix>:layout:<ns>}, and {@code <prefix>:slices:<ns>} by event time); an agent whose settings put
  * the namespace elsewhere refuses to start (a namespace named in its configuration) or answers 503 for it (one
@@ -106,7 +106,7 @@ public final class NamespaceRecords {
 
     /** Where a policy keeps claims: its fingerprint table's name, or {@code time}. */
     static String layoutOf(ClaimPolicy policy) {
-        return policy.byEventTime() ? "time" : FingerprintTables.tableName(policy);
+        return policy.byEventTime() ? "time" : FingerprintTable.nameOf(policy);
     }
 
     /** {@code f86400000} as "the fingerprint table of a fixed 24h window"; {@code time} as "buckets by event time". */

@@ -104,7 +104,7 @@ public final class RedisSweeper implements AutoCloseable {
             }
         }
         long dropped = 0;
-        for (FingerprintTables.Table table : layout.tables()) {
+        for (FingerprintTable table : layout.tables()) {
             Swept[] last = lastSwept.computeIfAbsent(table.name, n -> new Swept[port.shards()]);
             for (int s = 0; s < port.shards(); s++) {
                 try {
@@ -132,13 +132,13 @@ public final class RedisSweeper implements AutoCloseable {
             if (!name.matches("[fs][0-9]{1,15}")) {
                 continue; // not a table of this agent's
             }
-            FingerprintTables.Table table = layout.table(name);
+            FingerprintTable table = layout.table(name);
             TableState seen = new TableState(((Long) t.get(1)).intValue(), (Long) t.get(2), (Long) t.get(3));
             layout.observed(table, s, seen, nowMillis);
         }
     }
 
-    private long sweep(FingerprintTables.Table table, int shard, Swept[] last, long nowMillis) {
+    private long sweep(FingerprintTable table, int shard, Swept[] last, long nowMillis) {
         TableState state = table.states.get(shard);
         long buckets = state.buckets(layout.baseBits());
         long ranges = (buckets + RANGE_BUCKETS - 1) / RANGE_BUCKETS;
@@ -167,7 +167,7 @@ public final class RedisSweeper implements AutoCloseable {
 
     /** Sweeps range {@code range} of a table on a shard, unless its marker says it was swept in {@code period}. */
     private long sweepRange(
-            FingerprintTables.Table table,
+            FingerprintTable table,
             int shard,
             long period,
             long range,
@@ -187,7 +187,7 @@ public final class RedisSweeper implements AutoCloseable {
         }
         byte[][] args = {
             RedisKeys.ascii(period),
-            RedisKeys.ascii(Math.floorMod(Math.floorDiv(nowMillis, 1000L), FingerprintTables.END_RANGE)),
+            FingerprintRecord.now(nowMillis),
             RedisKeys.ascii(2 * periodSeconds * 1000),
             {(byte) (table.sliding ? '1' : '0')}
         };

@@ -106,7 +106,7 @@ class FingerprintTablesIT {
         long buckets = state.buckets(layout.baseBits());
         assertEquals(ids, state.claims());
         assertTrue(
-                buckets >= ids / FingerprintTables.SPLIT_ABOVE && buckets <= ids / 24,
+                buckets >= ids / TableResizing.SPLIT_ABOVE && buckets <= ids / 24,
                 "200,000 claims in " + buckets + " buckets");
         assertEquals(buckets, bucketKeys().size(), "every bucket holds claims, and no key is anything else's");
         double perClaim = (usedMemory() - memoryBefore) / (double) ids;
@@ -186,16 +186,13 @@ class FingerprintTablesIT {
 
     /** The table's state once no split or merge is due. */
     private TableState settled(FingerprintTables layout, ClaimPolicy policy) throws InterruptedException {
-        FingerprintTables.Table table = layout.table(FingerprintTables.tableName(policy));
+        FingerprintTable table = layout.table(FingerprintTable.nameOf(policy));
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
             TableState s = layout.refresh(table, 0, clock.getAsLong())
                     .toCompletableFuture()
                     .join();
-            long buckets = s.buckets(layout.baseBits());
-            boolean grow = s.claims() > FingerprintTables.SPLIT_ABOVE * buckets;
-            boolean shrink = s.claims() < FingerprintTables.MERGE_BELOW * buckets && buckets > 1L << layout.baseBits();
-            if (!grow && !shrink && !table.resizing[0].get()) {
+            if (TableResizing.due(s, layout.baseBits()) == null && !table.resizing[0].get()) {
                 return s;
             }
             Thread.sleep(20);
