@@ -3,16 +3,7 @@
 -- deletes buckets left empty. Sent after records.lua, as one script. RedisSweeper calls it for every range of
 -- every table once per period; the marker lets only the first agent to get to a range sweep it.
 --
--- KEYS[1]      the range's marker: the period it was last swept in
--- KEYS[2]      the table's state (claims.lua)
--- KEYS[3 ..]   the buckets
--- ARGV[1]      the period being swept (seconds since the epoch over the table's period)
--- ARGV[2]      now: whole seconds modulo 2^28
--- ARGV[3]      how long the marker lives, in milliseconds
--- ARGV[4]      '1' when the table's window slides: every record is looked at, else the first of each bucket
---
--- Returns { '', records dropped, the table's records }, or { 'skipped', 0 } when another agent swept the range
--- in this period already.
+-- Keys, arguments and reply: RedisSweeper.sweepRange (RedisSweeper.java), which builds the call.
 
 now = tonumber(ARGV[2])
 local every = ARGV[4] == '1'

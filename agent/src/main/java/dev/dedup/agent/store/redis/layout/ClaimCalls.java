@@ -134,36 +134,10 @@ final class ClaimCalls {
     private CompletionStage<Found> sendCall(
             FingerprintTable table, Items items, ShardCalls.Call call, TableState view, long nowMillis, int attempt) {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        byte[] now = FingerprintRecord.now(nowMillis);
-        byte[] viewArg = view.view().getBytes(StandardCharsets.US_ASCII);
-        byte[] sliding = table.slidingArg();
-        byte[] cluster = {(byte) (keys.clustered() ? '1' : '0')};
-        byte[] head = table.bucketHeads[call.shard()];
-        Function<ShardCalls.Call, byte[][]> argsOf = c -> {
-            byte[] buckets = new byte[c.buckets().length * 4];
-            for (int k = 0; k < c.buckets().length; k++) {
-                long b = c.buckets()[k];
-                for (int i = 0; i < 4; i++) {
-                    buckets[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
-                }
-            }
-            return new byte[][] {
-                items.mode().arg(),
-                c.items(),
-                now,
-                viewArg,
-                buckets,
-                sliding,
-                channel,
-                baseArg,
-                table.nameArg,
-                cluster,
-                head,
-                ShardCalls.distinct(c.items(), FingerprintRecord.ITEM_BYTES, FingerprintRecord.FIELD_AT) ? ONE : ZERO
-            };
-        };
+        ClaimsCall claims = new ClaimsCall(table, call.shard(), items.mode(), view, nowMillis);
+        Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
         ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
-        byte[][] tableKeys = {table.stateKeys[call.shard()], table.setKeys[call.shard()]};
+        byte[][] tableKeys = claims.tableKeys();
         CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
                 ? port.eval(
                                 call.shard(),
@@ -295,25 +269,100 @@ final class ClaimCalls {
      * wait with it for a table to settle.
      */
     CompletionStage<TableState> refresh(FingerprintTable table, int shard, long nowMillis) {
-        byte[][] k = {table.stateKeys[shard], table.setKeys[shard]};
-        byte[][] args = {
-            Mode.LOOKUP.arg(),
-            new byte[0],
-            FingerprintRecord.now(nowMillis),
-            TableState.EMPTY.view().getBytes(StandardCharsets.US_ASCII),
-            new byte[0],
-            new byte[] {'0'},
-            channel,
-            baseArg,
-            table.nameArg,
-            new byte[] {(byte) (keys.clustered() ? '1' : '0')},
-            table.bucketHeads[shard],
-            ONE
-        };
-        return port.eval(shard, RedisScript.CLAIMS, Mode.LOOKUP, k, args).thenApply(script -> {
-            TableState state = TableState.of(script);
-            resizing.observed(table, shard, state, nowMillis);
-            return state;
-        });
+        ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, TableState.EMPTY, nowMillis);
+        return port.eval(
+                        shard,
+                        RedisScript.CLAIMS,
+                        Mode.LOOKUP,
+                        claims.tableKeys(),
+                        claims.args(new byte[0], new long[0]))
+                .thenApply(reply -> {
+                    TableState state = TableState.of(reply);
+                    resizing.observed(table, shard, state, nowMillis);
+                    return state;
+                });
+    }
+
+    /**
+     * One call of {@code claims.lua} (sent after {@code guard.lua}, {@code answers.lua} and {@code records.lua}, as
+     * one script) on {@code shard}: what it is told besides its items and their buckets, which is the same for
+     * every call merged into one.
+     *
+     * <p>The script replies {@code {answers, level, split, claims}}: one answer byte per item, in order (a claim:
+     * 0 new, 1 retry, 2 duplicate; a release: 1 released, 0 not held by that owner; a look-up: 0 absent, 1 held by
+     * the item's owner, 2 by another), then the table's state after the call. A look-up adds the 7-byte
+     * owner-and-end of every item found, in order. On a Redis Cluster, an item whose bucket moved to one the call
+     * does not declare makes it reply {@code {'', level, split, claims, 'stale'}}, having written nothing.
+     */
+    private final class ClaimsCall {
+        private final FingerprintTable table;
+        private final int shard;
+        private final Mode mode;
+        private final TableState view;
+        private final long nowMillis;
+
+        ClaimsCall(FingerprintTable table, int shard, Mode mode, TableState view, long nowMillis) {
+            this.table = table;
+            this.shard = shard;
+            this.mode = mode;
+            this.view = view;
+            this.nowMillis = nowMillis;
+        }
+
+        /**
+         * The keys after the call's buckets: {@code KEYS[1 .. m]} are the buckets, in the order of their {@code
+         * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
+         * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
+         * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
+         * dev.dedup.agent.store.redis.topology.Topology#guarded}).
+         */
+        byte[][] tableKeys() {
+            return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};
+        }
+
+        /**
+         * {@code ARGV}, in order (the guard's expected record follows):
+         *
+         * <ol>
+         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what a previous shard list
+         *       holds of each id);
+         *   <li>the items, {@value FingerprintRecord#ITEM_BYTES} bytes each ({@link FingerprintRecord#item});
+         *   <li>now: whole seconds modulo 2^28;
+         *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
+         *   <li>per key, the bucket it is: u32 big-endian;
+         *   <li>{@code '1'} when the table's window slides: a repeat renews the claim's end;
+         *   <li>the channel on which released fields are published;
+         *   <li>the table's base bits: it has 2^base buckets at level 0;
+         *   <li>the table's name, added to the set of tables when the table gains its first record;
+         *   <li>{@code '1'} on a Redis Cluster, where a call may touch only the keys it declares: an item whose
+         *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
+         *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
+         *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
+         *       record the call writes is then never looked for again by it.
+         * </ol>
+         */
+        byte[][] args(byte[] items, long[] buckets) {
+            byte[] numbers = new byte[buckets.length * 4];
+            for (int k = 0; k < buckets.length; k++) {
+                long b = buckets[k];
+                for (int i = 0; i < 4; i++) {
+                    numbers[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
+                }
+            }
+            return new byte[][] {
+                mode.arg(),
+                items,
+                FingerprintRecord.now(nowMillis),
+                view.view().getBytes(StandardCharsets.US_ASCII),
+                numbers,
+                table.slidingArg(),
+                channel,
+                baseArg,
+                table.nameArg,
+                {(byte) (keys.clustered() ? '1' : '0')},
+                table.bucketHeads[shard],
+                ShardCalls.distinct(items, FingerprintRecord.ITEM_BYTES, FingerprintRecord.FIELD_AT) ? ONE : ZERO
+            };
+        }
     }
 }

@@ -4,13 +4,11 @@ import dev.dedup.agent.store.redis.access.RedisKeys;
 
 /**
  * A fingerprint table's record, and the item a claim call carries for one, byte by byte: the Java side of {@code
- * records.lua}. An id's 64-bit route places it (its high half picks the shard, its low half the bucket); its key's
- * top 56 bits are its field.
- *
- * <p>A record is 16 bytes: the 7-byte field, the 16 bits of the route above the table's base bits (what a split
- * divides a bucket by), then 7 bytes of owner-and-end: the owner's 28-bit tag, never 0 (a tombstone's is), and the
- * second the claim ends, modulo 2^28. An item is the record behind a u16 key index (1-based, the bucket's key among
- * the call's keys) and the low 16 bits of the route (by which {@code claims.lua} finds a bucket that moved).
+ * records.lua}, whose header describes the record (16 bytes: the id's 7-byte field, the 16 bits of its route above
+ * the table's base bits, the owner's 28-bit tag and the second its claim ends, modulo 2^28). An id's 64-bit route
+ * places it: its high half picks the shard, its low half the bucket. An item is the record behind a u16 key index
+ * (1-based: the bucket's key among the call's keys) and the low 16 bits of the route, by which {@code claims.lua}
+ * finds a bucket that moved.
  */
 final class FingerprintRecord {
 

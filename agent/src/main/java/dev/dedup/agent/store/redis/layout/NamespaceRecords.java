@@ -5,9 +5,8 @@ import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.topology.RecordCall;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -137,10 +136,9 @@ public final class NamespaceRecords {
         List<CompletableFuture<Void>> shards = new ArrayList<>();
         for (int s = 0; s < port.shards(); s++) {
             int shard = s;
-            shards.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {mine})
-                    .<Void>thenApply(reply -> {
-                        String held = new String((byte[]) reply.get(0), StandardCharsets.US_ASCII);
-                        if (!held.equals(record)) {
+            shards.add(RecordCall.stamp(port, shard, key, mine)
+                    .<Void>thenApply(held -> {
+                        if (!record.equals(held)) {
                             StoreUnavailableException e = refusal.apply(held);
                             String message = e.getMessage().replace("%s", port.name(shard));
                             LOG.log(Level.ERROR, message);

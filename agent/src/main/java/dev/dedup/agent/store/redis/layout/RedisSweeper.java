@@ -120,6 +120,11 @@ public final class RedisSweeper implements AutoCloseable {
         return dropped;
     }
 
+    /**
+     * Reads the tables shard {@code s} holds with {@code tables.lua}, which replies with {@code {name, level, split,
+     * claims}} per table: {@code KEYS[1]} is the shard's set of tables (which {@code claims.lua} adds a table to
+     * when it gains its first record), {@code ARGV[1]} what a table's state key is before the table's name.
+     */
     private void readTables(int s, long nowMillis) {
         byte[] head = keys.tableState(s, "");
         List<Object> reply = port.eval(
@@ -165,7 +170,21 @@ public final class RedisSweeper implements AutoCloseable {
         return dropped;
     }
 
-    /** Sweeps range {@code range} of a table on a shard, unless its marker says it was swept in {@code period}. */
+    /**
+     * Sweeps range {@code range} of a table on a shard with {@code sweep.lua} (sent after {@code records.lua}, as
+     * one script), unless its marker says it was swept in {@code period}. The script replies {@code {'', records
+     * dropped, the table's records}}, or {@code {'skipped', 0}} when another agent swept the range in this period.
+     *
+     * <p>{@code KEYS[1]} is the range's marker, which holds the period it was last swept in; {@code KEYS[2]} the
+     * table's state; {@code KEYS[3 ..]} the range's buckets. {@code ARGV}, in order:
+     *
+     * <ol>
+     *   <li>the period being swept: seconds since the epoch over the table's period;
+     *   <li>now: whole seconds modulo 2^28;
+     *   <li>how long the marker lives, in milliseconds: two periods;
+     *   <li>{@code '1'} when the table's window slides: every record is looked at, else the first of each bucket.
+     * </ol>
+     */
     private long sweepRange(
             FingerprintTable table,
             int shard,
@@ -189,7 +208,7 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(period),
             FingerprintRecord.now(nowMillis),
             RedisKeys.ascii(2 * periodSeconds * 1000),
-            {(byte) (table.sliding ? '1' : '0')}
+            table.slidingArg()
         };
         List<Object> reply = port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args)
                 .toCompletableFuture()

@@ -129,7 +129,25 @@ final class TableResizing {
         }
     }
 
-    /** Splits or merges the pairs due in one call of {@code table.lua}, then observes the state it leaves. */
+    /**
+     * Splits or merges the {@linkplain #pairs pairs} due in one call of {@code table.lua} (sent after {@code
+     * guard.lua} and {@code records.lua}, as one script), then observes the state it leaves, which the script
+     * replies as {@code {level, split, claims}}.
+     *
+     * <p>{@code KEYS[1]} is the table's state; {@code KEYS[2 ..]} the pairs, each bucket then its image. {@code
+     * ARGV}, in order:
+     *
+     * <ol>
+     *   <li>{@code 's'} split, {@code 'm'} merge;
+     *   <li>{@code "<level> <split>"}: the state the pairs were named by; the script does nothing in any other;
+     *   <li>now: whole seconds modulo 2^28 (what has ended by then is dropped);
+     *   <li>the table's base bits;
+     *   <li>{@code '1'} when the table's window slides: every record is looked at, not only those at a bucket's
+     *       front.
+     * </ol>
+     *
+     * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.Topology#guarded}).
+     */
     private void resize(FingerprintTable table, int shard, TableState state, Op op, long nowMillis) {
         long buckets = state.buckets(baseBits);
         long[] pairs = pairs(state, op, baseBits);

@@ -63,7 +63,6 @@ public final class Topology implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Topology.class.getName());
     static final int WATCH_SECONDS = 2;
-    private static final byte[] READ = new byte[0];
 
     private final RedisPort port;
     private final Routing routing;
@@ -213,8 +212,10 @@ public final class Topology implements AutoCloseable {
     }
 
     /**
-     * {@code port}, whose calls of a {@link RedisScript#guarded() guarded} script carry the topology record's
-     * key last among the keys and the shard's expected record last among the arguments.
+     * {@code port}, whose calls of a {@link RedisScript#guarded() guarded} script (one that starts with {@code
+     * guard.lua}) carry the topology record's key last among the keys, {@code KEYS[#KEYS]}, and the record the
+     * shard is expected to hold last among the arguments, {@code ARGV[#ARGV]}: the guard fails the call with
+     * {@code DEDUPTOPOLOGY}, having read and written nothing else, when the shard holds another record or none.
      */
     public RedisPort guarded() {
         return new RedisPort() {
@@ -321,11 +322,8 @@ public final class Topology implements AutoCloseable {
         List<CompletableFuture<Void>> advanced = new ArrayList<>();
         for (int s = 0; s < before.length; s++) {
             int shard = s;
-            advanced.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key[shard]}, new byte[][] {
-                        after[shard], before[shard]
-                    })
-                    .<Void>thenApply(reply -> {
-                        String now = reply.get(0) instanceof byte[] b && b.length > 0 ? text(b) : null;
+            advanced.add(RecordCall.advance(port, shard, key[shard], after[shard], before[shard])
+                    .<Void>thenApply(now -> {
                         held.set(shard, now);
                         if (!text(after[shard]).equals(now)) {
                             throw new StoreUnavailableException(
@@ -449,20 +447,11 @@ public final class Topology implements AutoCloseable {
     }
 
     private static String read(RedisPort port, int shard, byte[] key) {
-        return call(port, shard, key, READ);
+        return RecordCall.read(port, shard, key).toCompletableFuture().join();
     }
 
     private static String stamp(RedisPort port, int shard, byte[] key, byte[] record) {
-        return call(port, shard, key, record);
-    }
-
-    private static String call(RedisPort port, int shard, byte[] key, byte[] arg) {
-        List<Object> reply = port.eval(
-                        shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {arg})
-                .toCompletableFuture()
-                .join();
-        Object value = reply.isEmpty() ? null : reply.get(0);
-        return value instanceof byte[] b && b.length > 0 ? text(b) : null;
+        return RecordCall.stamp(port, shard, key, record).toCompletableFuture().join();
     }
 
     private static String text(byte[] b) {
