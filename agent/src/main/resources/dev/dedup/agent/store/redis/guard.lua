@@ -1,5 +1,5 @@
--- The guard every claim, release and range script runs first (sent before it, as one script): the shard
--- must hold the topology record the agent expects, else nothing is read or written and the call fails
+-- The guard every claim, release, resize, sweep and range script runs first (sent before it, as one script): the
+-- shard must hold the topology record the agent expects, else nothing is read or written and the call fails
 -- with DEDUPTOPOLOGY. A shard that restarted empty, was flushed or replaced has no record: its ids cannot
 -- be decided until an operator accepts the loss (Topology.java).
 --

@@ -1,7 +1,8 @@
 -- Sweeps a range of buckets of one table of one shard (FingerprintTables.java): drops the records whose claims
 -- have ended from buckets that no claim has written since they ended (a claim's write does it otherwise), and
--- deletes buckets left empty. Sent after records.lua, as one script. RedisSweeper calls it for every range of
--- every table once per period; the marker lets only the first agent to get to a range sweep it.
+-- deletes buckets left empty. Sent after guard.lua and records.lua, as one script, so that a shard without the
+-- topology record the agent expects is not swept. RedisSweeper calls it for every range of every table once per
+-- period; the marker lets only the first agent to get to a range sweep it.
 --
 -- Keys, arguments and reply: RedisSweeper.sweepRange (RedisSweeper.java), which builds the call.
 
@@ -12,7 +13,7 @@ if call('GET', KEYS[1]) == ARGV[1] then return { 'skipped', 0 } end
 call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 
 local dropped = 0
-for k = 3, #KEYS do
+for k = 3, #KEYS - 1 do -- KEYS[#KEYS] is the topology record, the guard's
   local key = KEYS[k]
   local first = every and '' or call('GETRANGE', key, 0, REC - 1)
   if every or (#first == REC and first ~= FREE and not live_at(first, 1)) then

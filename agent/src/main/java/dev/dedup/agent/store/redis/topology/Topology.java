@@ -12,9 +12,16 @@ import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +59,8 @@ import java.util.function.LongSupplier;
  *       --redis-adopt-empty-shards} stamps such shards instead, accepting that their claims are gone.
  * </ul>
  *
- * <p>Then every claim, release, range and move script checks the record first ({@code guard.lua}), in the
- * same call: a shard that restarted empty, was flushed or was replaced answers nothing but an error, which
+ * <p>Then every claim, release, range, resize and sweep script checks the record first ({@code guard.lua}), in
+ * the same call: a shard that restarted empty, was flushed or was replaced answers nothing but an error, which
  * the agent turns into 503 ({@code kind=topology}) for the ids on it; never {@code new} for an id it claimed
  * before. A watch reads the records every {@value #WATCH_SECONDS} seconds to report such a shard in
  * {@code /health/ready}, {@code /v1/stats}, the log and {@code dedup_redis_shard_topology_ok}, and to
@@ -281,6 +288,39 @@ public final class Topology implements AutoCloseable {
             }
         };
     }
+
+    /**
+     * {@code script} with {@code guard.lua} before it: a {@link RedisScript#guarded() guarded} script of the same
+     * name, refused by a shard that does not hold the topology record {@link #guarded()} expects of it; {@code
+     * script} itself when it is guarded already.
+     */
+    public static RedisScript behindGuard(RedisScript script) {
+        if (script.guarded()) {
+            return script;
+        }
+        byte[] body;
+        try (InputStream in = Topology.class.getResourceAsStream(GUARD)) {
+            if (in == null) {
+                throw new IllegalStateException(GUARD + " is missing from the agent's classpath");
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            in.transferTo(out);
+            out.write(script.body());
+            body = out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            String sha =
+                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
+            return new RedisScript(script.name(), body, sha, true);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The guard, in the scripts' resource folder. */
+    private static final String GUARD = "/dev/dedup/agent/store/redis/guard.lua";
 
     /**
      * Completes when claims made at {@code nowMillis} may be routed: at once, or, when the cut-over is due and

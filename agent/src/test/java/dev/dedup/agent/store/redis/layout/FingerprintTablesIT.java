@@ -1,6 +1,8 @@
 package dev.dedup.agent.store.redis.layout;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.RedisOptions;
@@ -74,7 +76,7 @@ class FingerprintTablesIT {
         LettuceShards port = new LettuceShards(
                 options,
                 registry,
-                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES));
+                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisSweeper.SCRIPT, RedisScript.TABLES));
         closing.add(port);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
@@ -176,6 +178,67 @@ class FingerprintTablesIT {
 
         assertTrue(byFirst > 0 && byFirst < 4_000, "one range of 1,024 buckets' 16: " + byFirst);
         assertEquals(0, bySecond, "the second agent swept nothing");
+    }
+
+    @Test
+    void aShardThatLostItsTopologyRecord_isNotSwept_untilItHoldsItAgain() throws Exception {
+        FingerprintTables layout = agent();
+        claim(layout, batch("short", 0, 4_000, "w1"), HOUR);
+        settled(layout, HOUR);
+        clock.advance(Duration.ofHours(2)); // every claim has ended: a sweep would drop them
+        Object record = redis.call("GET", "dd:topology");
+        redis.call("DEL", "dd:topology"); // as a shard replaced by another holding these keys would look
+        Map<String, String> before = contents();
+        RedisSweeper sweeper = sweeper(layout);
+
+        RuntimeException refused = assertThrows(RuntimeException.class, sweeper::sweepDue);
+        assertTrue(String.valueOf(refused.getMessage()).contains("topology record"), refused.toString());
+        assertEquals(before, contents(), "no bucket, state or sweep marker written");
+
+        redis.call("FLUSHALL"); // an empty shard in its place
+        assertThrows(RuntimeException.class, sweeper::sweepDue);
+        assertEquals(List.of(), redis.keys(), "an empty shard stays empty");
+
+        redis.call(
+                "SET".getBytes(StandardCharsets.US_ASCII), "dd:topology".getBytes(StandardCharsets.US_ASCII), (byte[])
+                        record);
+        claim(layout, batch("short", 0, 4_000, "w1"), HOUR);
+        clock.advance(Duration.ofHours(2));
+        assertTrue(sweeper.sweepDue() > 0, "with its record back, the shard is swept");
+        assertArrayEquals((byte[]) record, (byte[]) redis.call("GET", "dd:topology"), "and its record kept as it was");
+    }
+
+    /** Every key of the shard with its value (a hash as its fields), to compare before and after. */
+    private Map<String, String> contents() throws Exception {
+        Map<String, String> all = new java.util.TreeMap<>();
+        for (byte[] key : redis.keys()) {
+            String name = java.util.HexFormat.of().formatHex(key);
+            String read = switch (redis.type(key)) {
+                case "hash" -> "HGETALL";
+                case "set" -> "SMEMBERS";
+                default -> "GET";
+            };
+            String value = describe(redis.call(read.getBytes(StandardCharsets.US_ASCII), key));
+            all.put(name, read.equals("SMEMBERS") ? sorted(value) : value);
+        }
+        return all;
+    }
+
+    private static String sorted(String members) {
+        return java.util.Arrays.stream(members.replaceAll("[\\[\\] ]", "").split(","))
+                .sorted()
+                .toList()
+                .toString();
+    }
+
+    private static String describe(Object value) {
+        if (value instanceof byte[] b) {
+            return java.util.HexFormat.of().formatHex(b);
+        }
+        if (value instanceof List<?> l) {
+            return l.stream().map(FingerprintTablesIT::describe).toList().toString();
+        }
+        return String.valueOf(value);
     }
 
     private void assertAll(int expected, byte[] verdicts, String what) {
