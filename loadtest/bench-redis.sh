@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # What the Redis tier costs once the shards hold what a deployment holds, against Tapjoy's design on the
-# same shards.
+# same shards; and on a Redis Cluster against the same number of standalone shards.
 #
 #   loadtest/bench-redis.sh [fill]   fill three shards to each of FILLS live claims (not measured), then
 #                                    measure IDS new ids at each; then Tapjoy's design on the same shards
 #   loadtest/bench-redis.sh rolling  RATE ids a second for three windows of WINDOW, 5 % duplicates: Redis
 #                                    memory every 30 s, and the CPU per id with expiry and sweeping included
 #                                    (with EVENT_TIME=1, RATE is 33334 and ids carry the second they are sent in)
+#   loadtest/bench-redis.sh cluster  three standalone shards and a Redis Cluster of three masters, each behind
+#                                    its own agent with the near-cache off, `--scenario all` over IDS ids on
+#                                    each, ROUNDS times, alternating
 #
 # fill prints, per fill: ids/s and p99 of IDS new ids, the shards' CPU and the agent's CPU per new id (from
 # /proc), ids/s of the same ids sent again by the same owners (retry: the near-cache's work), the shards'
@@ -15,6 +18,12 @@
 # (cold, then retry) and at its published operating point (a minute of ids, 2,000,000, in batches of 1,000,000
 # grouped by bucket: about 100 ids per call), with the memory its buckets took. A Markdown table, then every
 # JSON line.
+#
+# cluster runs three redis-server shards and a cluster of three masters (no replicas, so that both setups run
+# the same servers on this machine's cores), each behind its own agent with the near-cache off, so that every id
+# of every scenario is decided by a script call. The generator runs `--scenario all` (cold, retry, duplicate over
+# IDS ids) against each setup in turn, ROUNDS times, alternating, so that a busy moment of the shared machine
+# does not favour one; compare the medians. It prints every JSON line, each followed by its round and setup.
 #
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (no
 # persistence, noeviction, otherwise their defaults) and one agent with its default settings (plus
@@ -25,7 +34,8 @@
 # the namespace files claims by event time, --namespace-event-rate loadtest=33334, and every id carries its
 # second, 33,334 ids a second of event time), AGENT_WARMUP (1000000 ids a warm-up pass; 0: none),
 # WARMUP_PASSES (10 at most), RATE (30000; 33334 with EVENT_TIME=1) and WINDOW (10m) for rolling, AGENT_ARGS, REDIS_ARGS, REDIS_SERVER
-# (valkey-server for Valkey), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS.
+# (valkey-server for Valkey), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS. For cluster: IDS (300000), ROUNDS (3), BATCH,
+# WORKERS, and CLUSTER_GROUPS (the --redis-cluster-groups to compare, "32"; e.g. "16 32 64"); it needs redis-cli.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -37,10 +47,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mode="${1:-fill}"
-ids="$(count "${IDS:-1M}")"
+if [ "$mode" = cluster ]; then
+  ids="$(count "${IDS:-300000}")"
+  rounds="${ROUNDS:-3}"
+else
+  ids="$(count "${IDS:-1M}")"
+  rounds="${ROUNDS:-1}"
+fi
 batch="${BATCH:-1000}"
 workers="${WORKERS:-4}"
-rounds="${ROUNDS:-1}"
 agent_warmup="$(count "${AGENT_WARMUP:-1000000}")"
 event_rate=33334
 layout_args=()
@@ -224,10 +239,53 @@ rolling_mode() {
   printf '%s\n' "${lines[@]}"
 }
 
+cluster_mode() {
+  local groups="${CLUSTER_GROUPS:-32}" standalone_port cluster_uri p g round
+  local nodes=() common=()
+  local -A cluster_ports=()
+  command -v redis-cli >/dev/null || { echo "$name: redis-cli is not installed" >&2; exit 2; }
+  start_shards 3
+  standalone_port="$(free_port)"
+  start_agent "$standalone_port" --redis "$shards" --near-cache-size 0
+
+  for _ in 1 2 3; do
+    p="$(free_port)"
+    start_redis "$p" --cluster-enabled yes --cluster-config-file "nodes-$p.conf"
+    nodes+=("127.0.0.1:$p")
+  done
+  redis-cli --cluster create "${nodes[@]}" --cluster-yes >"$work/cluster-create.log" 2>&1
+  for _ in $(seq 1 100); do
+    redis-cli -p "${nodes[0]#*:}" cluster info | grep -q cluster_state:ok && break
+    sleep 0.1
+  done
+  cluster_uri="redis-cluster://$(IFS=,; echo "${nodes[*]}")"
+  for g in $groups; do
+    cluster_ports[$g]="$(free_port)"
+    start_agent "${cluster_ports[$g]}" --redis "$cluster_uri" --redis-cluster-groups "$g" --redis-prefix "g$g" \
+      --near-cache-size 0
+  done
+  echo "$name: standalone agent on $standalone_port (${uris[*]}), cluster agents on ${cluster_ports[*]}" \
+    "($cluster_uri), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" >&2
+
+  common=(--scenario all --ids "$ids" --workers "$workers" --batch "$batch" --binary)
+  for round in $(seq 1 "$rounds"); do
+    echo "$name: round $round: standalone" >&2
+    run_load --target "http://127.0.0.1:$standalone_port" "${common[@]}"
+    lines+=("round=$round setup=standalone-3")
+    for g in $groups; do
+      echo "$name: round $round: cluster, $g groups" >&2
+      run_load --target "http://127.0.0.1:${cluster_ports[$g]}" "${common[@]}"
+      lines+=("round=$round setup=cluster-3-groups-$g")
+    done
+  done
+  printf '%s\n' "${lines[@]}"
+}
+
 require_jars
 case "$mode" in
   fill) fill_mode ;;
   rolling) rolling_mode ;;
-  *) echo "usage: $0 [fill|rolling]" >&2; exit 2 ;;
+  cluster) cluster_mode ;;
+  *) echo "usage: $0 [fill|rolling|cluster]" >&2; exit 2 ;;
 esac
 exit "$status"

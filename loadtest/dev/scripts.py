@@ -6,7 +6,7 @@ shows alone. Name a second version of the script to compare the two.
 Usage: loadtest/dev/scripts.py fingerprint|event-time|tapjoy [SCRIPT]
 
   fingerprint  The fingerprint tables' claim call: guard.lua, answers.lua, records.lua and claims.lua as one
-               script, with the KEYS and ARGV that FingerprintTables sends for a table of the default 24-hour
+               script, with the KEYS and ARGV of ClaimCalls.ClaimsCall for a table of the default 24-hour
                window on a standalone shard (2^10 base buckets). The table has BUCKETS buckets and its state
                (level, split pointer) says so. Calls of CALL_IDS items fill it with FILL records a bucket,
                then IDS new ids are claimed and measured. The claim script never splits a bucket: the agent
@@ -274,7 +274,7 @@ def distinct_flag(items, size, field_at):
     return b'1' if env('DISTINCT', 1) and distinct(items, size, field_at) else b'0'
 
 
-# The fingerprint tables (FingerprintTables.java, TableState.java, claims.lua).
+# The fingerprint tables (ClaimCalls.java, FingerprintRecord.java, TableState.java, claims.lua).
 
 def table_shape(buckets):
     """The level and split pointer of a table of `buckets` buckets."""
@@ -306,7 +306,7 @@ def fingerprint_entry(rnd, route, now):
 
 
 def fingerprint_call(sha, mode, view, entries, shape, now):
-    """The claim call FingerprintTables.sendCall makes for `entries`: buckets in order of first use."""
+    """The claim call ClaimCalls.ClaimsCall describes, for `entries`: buckets in order of first use."""
     index, keys, numbers, items = {}, [], [], []
     for route, field, value in entries:
         b = bucket_of(route, *shape)

@@ -59,11 +59,12 @@ public final class Agent implements AutoCloseable {
         // Every server instance must ask for the same port to share it: with port 0, choose one now.
         HttpOptions http = requested.http();
         if (http.port() == 0) {
-            http = http.withPort(freePort(http.host()));
+            http = http.toBuilder().port(freePort(http.host())).build();
         }
         if (http.ops() != null && http.ops().port() == 0) {
-            http = http.withOps(
-                    new OpsOptions(http.ops().host(), freePort(http.ops().host())));
+            http = http.toBuilder()
+                    .ops(new OpsOptions(http.ops().host(), freePort(http.ops().host())))
+                    .build();
         }
         AgentOptions options = http == requested.http()
                 ? requested

@@ -257,7 +257,14 @@ class CommandLineTest {
     @Test
     void main_withEventTime_isAnsweredByAnAgentFilingByEventTime_andSaysBinaryPlusTs(@TempDir Path dataDir) {
         try (Agent agent = Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 10000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                HttpOptions.builder()
+                        .port(0)
+                        .maxBatch(10000)
+                        .maxBody(8L << 20)
+                        .idleTimeout(Duration.ofSeconds(30))
+                        .eventLoops(2)
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
                 new EmbeddedStoreOptions(dataDir, 1 << 16, 8),
                 new WindowOptions(WindowOptions.DEFAULT_WINDOW, Map.of(), Map.of("loadtest", 33_334))))) {
             String target = "http://127.0.0.1:" + agent.port();

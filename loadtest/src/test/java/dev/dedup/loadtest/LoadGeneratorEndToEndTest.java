@@ -34,7 +34,14 @@ class LoadGeneratorEndToEndTest {
     @BeforeAll
     static void startAgent() {
         agent = Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 10000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                HttpOptions.builder()
+                        .port(0)
+                        .maxBatch(10000)
+                        .maxBody(8L << 20)
+                        .idleTimeout(Duration.ofSeconds(30))
+                        .eventLoops(2)
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
                 new EmbeddedStoreOptions(dataDir, 1 << 20, 8),
                 WindowOptions.defaults()));
         target = "http://127.0.0.1:" + agent.port();

@@ -12,17 +12,9 @@ import java.util.TreeMap;
  */
 final class Draft {
 
-    String host = HttpOptions.DEFAULT_HOST;
-    int port = HttpOptions.DEFAULT_PORT;
+    final HttpOptions.Builder httpOptions = HttpOptions.builder();
     Setting.Value opsPort;
     Setting.Value opsHost;
-    int maxBatch = HttpOptions.DEFAULT_MAX_BATCH;
-    long maxBody = HttpOptions.DEFAULT_MAX_BODY;
-    Duration idleTimeout = HttpOptions.DEFAULT_IDLE_TIMEOUT;
-    int eventLoops = HttpOptions.defaultEventLoops();
-    Duration shutdownGrace = HttpOptions.DEFAULT_SHUTDOWN_GRACE;
-    String token;
-    boolean insecureBind;
 
     Path dataDir = EmbeddedStoreOptions.DEFAULT_DATA_DIR;
     long embeddedSlots = EmbeddedStoreOptions.DEFAULT_SLOTS;
@@ -41,8 +33,7 @@ final class Draft {
     long nearCacheSize = NearCacheOptions.DEFAULT_MAX_ENTRIES;
 
     AgentOptions build() {
-        HttpOptions http = new HttpOptions(
-                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, ops());
+        HttpOptions http = httpOptions.ops(ops()).build();
         EmbeddedStoreOptions embedded = new EmbeddedStoreOptions(dataDir, embeddedSlots, embeddedWays);
         WindowOptions windows = new WindowOptions(window, namespaceWindows, eventRates, windowModes);
         RedisOptions redisTier =

@@ -66,32 +66,7 @@ public record HttpOptions(
         }
     }
 
-    /** Without a port of its own for the operations endpoints. */
-    public HttpOptions(
-            String host,
-            int port,
-            int maxBatch,
-            long maxBody,
-            Duration idleTimeout,
-            int eventLoops,
-            Duration shutdownGrace,
-            String token,
-            boolean insecureBind) {
-        this(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, null);
-    }
-
-    /** The v1 constructor: no token, loopback only. */
-    public HttpOptions(
-            String host,
-            int port,
-            int maxBatch,
-            long maxBody,
-            Duration idleTimeout,
-            int eventLoops,
-            Duration shutdownGrace) {
-        this(host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, null, false, null);
-    }
-
+    /** Fewest characters a token may have: the help text and the docs say so from here. */
     public static final int MIN_TOKEN_LENGTH = 16;
 
     private static boolean isLoopback(String host) {
@@ -112,33 +87,103 @@ public record HttpOptions(
     }
 
     public static HttpOptions defaults() {
-        return new HttpOptions(
-                DEFAULT_HOST,
-                DEFAULT_PORT,
-                DEFAULT_MAX_BATCH,
-                DEFAULT_MAX_BODY,
-                DEFAULT_IDLE_TIMEOUT,
-                defaultEventLoops(),
-                DEFAULT_SHUTDOWN_GRACE);
+        return builder().build();
     }
 
     public static int defaultEventLoops() {
         return Math.max(1, Runtime.getRuntime().availableProcessors());
     }
 
-    public HttpOptions withPort(int newPort) {
-        return new HttpOptions(
-                host, newPort, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, ops);
+    /** Every setting at its default: loopback, port {@value #DEFAULT_PORT}, no token, no ops port. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    public HttpOptions withToken(String newToken, boolean newInsecureBind) {
-        return new HttpOptions(
-                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, newToken, newInsecureBind, ops);
+    /** A builder holding these options, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder()
+                .host(host)
+                .port(port)
+                .maxBatch(maxBatch)
+                .maxBody(maxBody)
+                .idleTimeout(idleTimeout)
+                .eventLoops(eventLoops)
+                .shutdownGrace(shutdownGrace)
+                .token(token)
+                .insecureBind(insecureBind)
+                .ops(ops);
     }
 
-    /** With the operations endpoints also on {@code newOps} (null: on this port alone). */
-    public HttpOptions withOps(OpsOptions newOps) {
-        return new HttpOptions(
-                host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, newOps);
+    /** Options being built; {@link #build} checks them as the record does. */
+    public static final class Builder {
+        private String host = DEFAULT_HOST;
+        private int port = DEFAULT_PORT;
+        private int maxBatch = DEFAULT_MAX_BATCH;
+        private long maxBody = DEFAULT_MAX_BODY;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private int eventLoops = defaultEventLoops();
+        private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private String token;
+        private boolean insecureBind;
+        private OpsOptions ops;
+
+        private Builder() {}
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder maxBatch(int items) {
+            this.maxBatch = items;
+            return this;
+        }
+
+        public Builder maxBody(long bytes) {
+            this.maxBody = bytes;
+            return this;
+        }
+
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = timeout;
+            return this;
+        }
+
+        public Builder eventLoops(int loops) {
+            this.eventLoops = loops;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration grace) {
+            this.shutdownGrace = grace;
+            return this;
+        }
+
+        /** The bearer token; null for none. */
+        public Builder token(String token) {
+            this.token = token;
+            return this;
+        }
+
+        public Builder insecureBind(boolean insecure) {
+            this.insecureBind = insecure;
+            return this;
+        }
+
+        /** A port of its own for the operations endpoints; null to serve them on this port alone. */
+        public Builder ops(OpsOptions ops) {
+            this.ops = ops;
+            return this;
+        }
+
+        public HttpOptions build() {
+            return new HttpOptions(
+                    host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, ops);
+        }
     }
 }

@@ -25,12 +25,12 @@ public final class Settings {
                     code(HttpOptions.DEFAULT_HOST),
                     "Address to bind. Any address that is not loopback needs `--token` or `--insecure-bind`, else the"
                             + " start stops.",
-                    (d, v) -> d.host = v.text()),
+                    (d, v) -> d.httpOptions.host(v.text())),
             Setting.of(
                     "port",
                     code(HttpOptions.DEFAULT_PORT),
                     "Port to bind; `0` picks a free one.",
-                    (d, v) -> d.port = v.integer()),
+                    (d, v) -> d.httpOptions.port(v.integer())),
             Setting.of(
                     "ops-port",
                     "none: the operations endpoints are on `--port` alone",
@@ -184,37 +184,41 @@ public final class Settings {
                     "max-batch",
                     code(HttpOptions.DEFAULT_MAX_BATCH),
                     "Most items per request, 1 to 1,000,000 (413 above).",
-                    (d, v) -> d.maxBatch = v.integer()),
+                    (d, v) -> d.httpOptions.maxBatch(v.integer())),
             Setting.of(
                     "max-body",
                     code(Sizes.format(HttpOptions.DEFAULT_MAX_BODY)),
                     "Largest request body, 64 bytes to `1GiB` (413 above). Bodies are held in memory whole.",
-                    (d, v) -> d.maxBody = v.size()),
+                    (d, v) -> d.httpOptions.maxBody(v.size())),
             Setting.of(
                     "idle-timeout",
                     code(Durations.format(HttpOptions.DEFAULT_IDLE_TIMEOUT)),
                     "A connection that sends nothing this long is closed; at least `1s`.",
-                    (d, v) -> d.idleTimeout = v.duration()),
+                    (d, v) -> d.httpOptions.idleTimeout(v.duration())),
             Setting.of(
-                    "event-loops", "one per core", "HTTP event loops, 1 to 256.", (d, v) -> d.eventLoops = v.integer()),
+                    "event-loops",
+                    "one per core",
+                    "HTTP event loops, 1 to 256.",
+                    (d, v) -> d.httpOptions.eventLoops(v.integer())),
             Setting.of(
                     "shutdown-grace",
                     code(Durations.format(HttpOptions.DEFAULT_SHUTDOWN_GRACE)),
                     "How long SIGTERM waits for requests in flight.",
-                    (d, v) -> d.shutdownGrace = v.duration()),
+                    (d, v) -> d.httpOptions.shutdownGrace(v.duration())),
             Setting.of(
                     "token",
                     "none",
                     "Bearer token every request but the probes `/health/live` and `/health/ready` must carry "
                             + "(`Authorization: Bearer <token>`; else 401; a probe without it gets its status but not "
-                            + "`/health/ready`'s reason): at least 16 printable ASCII characters without spaces. Compared in "
+                            + "`/health/ready`'s reason): at least " + HttpOptions.MIN_TOKEN_LENGTH
+                            + " printable ASCII characters without spaces. Compared in "
                             + "constant time, never logged.",
-                    (d, v) -> d.token = v.textOrNull()),
+                    (d, v) -> d.httpOptions.token(v.textOrNull())),
             Setting.flag(
                     "insecure-bind",
                     "Allow a non-loopback `--host` without `--token`: anyone who can reach the port may claim and "
                             + "release.",
-                    (d, v) -> d.insecureBind = v.bool()),
+                    (d, v) -> d.httpOptions.insecureBind(v.bool())),
             Setting.configFile("A properties file with any of the file keys above."));
 
     private Settings() {}

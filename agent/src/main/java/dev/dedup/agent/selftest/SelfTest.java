@@ -112,18 +112,12 @@ public final class SelfTest {
 
     /** The requested settings, listening on a free loopback port with no operations port of its own. */
     private static AgentOptions onLoopback(AgentOptions requested, Path scratch) {
-        HttpOptions h = requested.http();
-        HttpOptions http = new HttpOptions(
-                HttpOptions.DEFAULT_HOST,
-                0,
-                h.maxBatch(),
-                h.maxBody(),
-                h.idleTimeout(),
-                h.eventLoops(),
-                h.shutdownGrace(),
-                h.token(),
-                false,
-                null);
+        HttpOptions http = requested.http().toBuilder()
+                .host(HttpOptions.DEFAULT_HOST)
+                .port(0)
+                .insecureBind(false)
+                .ops(null)
+                .build();
         EmbeddedStoreOptions embedded = scratch == null
                 ? requested.embedded()
                 : new EmbeddedStoreOptions(

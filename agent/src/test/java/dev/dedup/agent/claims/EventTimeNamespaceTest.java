@@ -62,8 +62,14 @@ class EventTimeNamespaceTest {
     private Agent start(Path dir, Map<String, Integer> eventRates) {
         return Agent.start(
                 new AgentOptions(
-                        new HttpOptions(
-                                "127.0.0.1", 0, 100, 64 * 1024, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                        HttpOptions.builder()
+                                .port(0)
+                                .maxBatch(100)
+                                .maxBody(64 * 1024)
+                                .idleTimeout(Duration.ofSeconds(30))
+                                .eventLoops(2)
+                                .shutdownGrace(Duration.ofSeconds(2))
+                                .build(),
                         new EmbeddedStoreOptions(dir, 1 << 16, 8),
                         new WindowOptions(WINDOW, Map.of(), eventRates)),
                 clock);

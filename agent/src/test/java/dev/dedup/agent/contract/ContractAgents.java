@@ -21,7 +21,14 @@ final class ContractAgents {
     private ContractAgents() {}
 
     private static HttpOptions http(int maxBatch, long maxBody) {
-        return new HttpOptions("127.0.0.1", 0, maxBatch, maxBody, Duration.ofSeconds(30), 2, Duration.ofSeconds(2));
+        return HttpOptions.builder()
+                .port(0)
+                .maxBatch(maxBatch)
+                .maxBody(maxBody)
+                .idleTimeout(Duration.ofSeconds(30))
+                .eventLoops(2)
+                .shutdownGrace(Duration.ofSeconds(2))
+                .build();
     }
 
     static Agent embedded(Path dataDir, int maxBatch, long maxBody, WindowOptions windows, FakeClock clock) {

@@ -59,8 +59,15 @@ class BearerTokenTest {
         Logger.getLogger("").addHandler(capture);
         Logger.getLogger("").setLevel(Level.ALL);
         agent = Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 100, 1 << 16, Duration.ofSeconds(30), 1, Duration.ofSeconds(1))
-                        .withToken(TOKEN, false),
+                HttpOptions.builder()
+                        .port(0)
+                        .maxBatch(100)
+                        .maxBody(1 << 16)
+                        .idleTimeout(Duration.ofSeconds(30))
+                        .eventLoops(1)
+                        .shutdownGrace(Duration.ofSeconds(1))
+                        .token(TOKEN)
+                        .build(),
                 new EmbeddedStoreOptions(dir, 1 << 12, 8),
                 WindowOptions.defaults()));
     }

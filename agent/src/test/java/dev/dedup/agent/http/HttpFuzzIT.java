@@ -70,14 +70,14 @@ class HttpFuzzIT {
         long seed = Long.getLong("fuzz.seed", 20261122L);
         SplittableRandom random = new SplittableRandom(seed);
         try (Agent agent = Agent.start(new AgentOptions(
-                new HttpOptions(
-                        "127.0.0.1",
-                        0,
-                        HttpMutations.MAX_BATCH,
-                        HttpMutations.MAX_BODY,
-                        Duration.ofSeconds(2),
-                        2,
-                        Duration.ofSeconds(1)),
+                HttpOptions.builder()
+                        .port(0)
+                        .maxBatch(HttpMutations.MAX_BATCH)
+                        .maxBody(HttpMutations.MAX_BODY)
+                        .idleTimeout(Duration.ofSeconds(2))
+                        .eventLoops(2)
+                        .shutdownGrace(Duration.ofSeconds(1))
+                        .build(),
                 new EmbeddedStoreOptions(dir, 1 << 16, 8),
                 WindowOptions.defaults()))) {
             Map<Integer, Integer> statuses = new TreeMap<>();

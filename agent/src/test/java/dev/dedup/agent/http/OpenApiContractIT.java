@@ -314,12 +314,18 @@ class OpenApiContractIT {
     /** The HTTP settings of the agents here: small limits, with or without a token. */
     private static final class HttpOptionsFor {
         static HttpOptions open() {
-            return new HttpOptions(
-                    "127.0.0.1", 0, MAX_BATCH, 1 << 16, Duration.ofSeconds(30), 1, Duration.ofSeconds(1));
+            return HttpOptions.builder()
+                    .port(0)
+                    .maxBatch(MAX_BATCH)
+                    .maxBody(1 << 16)
+                    .idleTimeout(Duration.ofSeconds(30))
+                    .eventLoops(1)
+                    .shutdownGrace(Duration.ofSeconds(1))
+                    .build();
         }
 
         static HttpOptions token() {
-            return open().withToken(TOKEN, false);
+            return open().toBuilder().token(TOKEN).build();
         }
     }
 }

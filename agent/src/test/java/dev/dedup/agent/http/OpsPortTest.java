@@ -54,10 +54,16 @@ class OpsPortTest {
     }
 
     private static AgentOptions options(Path data, String token) {
-        HttpOptions http = new HttpOptions(
-                        "127.0.0.1", 0, 100, 1 << 16, Duration.ofSeconds(30), 1, Duration.ofSeconds(1))
-                .withToken(token, false)
-                .withOps(new OpsOptions("127.0.0.1", 0));
+        HttpOptions http = HttpOptions.builder()
+                .port(0)
+                .maxBatch(100)
+                .maxBody(1 << 16)
+                .idleTimeout(Duration.ofSeconds(30))
+                .eventLoops(1)
+                .shutdownGrace(Duration.ofSeconds(1))
+                .token(token)
+                .ops(new OpsOptions("127.0.0.1", 0))
+                .build();
         return new AgentOptions(http, new EmbeddedStoreOptions(data, 1 << 12, 8), WindowOptions.defaults());
     }
 

@@ -39,7 +39,14 @@ class SlowAndManyClientsTest {
     @BeforeAll
     void start() {
         agent = Agent.start(new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 1000, 1 << 20, Duration.ofSeconds(1), 2, Duration.ofSeconds(1)),
+                HttpOptions.builder()
+                        .port(0)
+                        .maxBatch(1000)
+                        .maxBody(1 << 20)
+                        .idleTimeout(Duration.ofSeconds(1))
+                        .eventLoops(2)
+                        .shutdownGrace(Duration.ofSeconds(1))
+                        .build(),
                 new EmbeddedStoreOptions(dir, 1 << 12, 8),
                 WindowOptions.defaults()));
         http = new AgentHttp(agent.port());

@@ -66,7 +66,14 @@ class RangeConsumerSimulationIT {
 
     private AgentOptions options(RedisOptions redis) {
         return new AgentOptions(
-                new HttpOptions("127.0.0.1", 0, 10_000, 8 << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                HttpOptions.builder()
+                        .port(0)
+                        .maxBatch(10_000)
+                        .maxBody(8 << 20)
+                        .idleTimeout(Duration.ofSeconds(30))
+                        .eventLoops(2)
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
                 new EmbeddedStoreOptions(dir.resolve("embedded"), 1 << 16, 8),
                 WindowOptions.defaults(),
                 redis,

@@ -104,8 +104,14 @@ final class RedisTier {
                 .build();
         return Agent.start(
                 new AgentOptions(
-                        new HttpOptions(
-                                "127.0.0.1", 0, 10_000, 8L << 20, Duration.ofSeconds(30), 2, Duration.ofSeconds(2)),
+                        HttpOptions.builder()
+                                .port(0)
+                                .maxBatch(10_000)
+                                .maxBody(8L << 20)
+                                .idleTimeout(Duration.ofSeconds(30))
+                                .eventLoops(2)
+                                .shutdownGrace(Duration.ofSeconds(2))
+                                .build(),
                         new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
                         windows,
                         redis,

@@ -4,8 +4,9 @@
  *
  * <ul>
  *   <li>{@code layout}: how claims are kept. {@code FingerprintTables} (tables of string buckets chosen by the
- *       id, grown and shrunk by linear hashing, {@code claims.lua} and {@code table.lua}, swept by
- *       {@code RedisSweeper}), {@code TimeBuckets} (string buckets of one event second, {@code timed.lua}),
+ *       id: records of {@code FingerprintRecord} in the tables of {@code FingerprintTable}, claimed by the
+ *       {@code claims.lua} calls of {@code ClaimCalls}, grown and shrunk by linear hashing in
+ *       {@code TableResizing} with {@code table.lua}, swept by {@code RedisSweeper}), {@code TimeBuckets} (string buckets of one event second, {@code timed.lua}),
  *       {@code RedisRanges} (committed offset ranges), and {@code NamespaceRecords}, which keeps each namespace
  *       in one table.
  *   <li>{@code gather}: how a batch becomes script calls. {@code ShardCalls} splits it into one call per shard

@@ -1,31 +1,7 @@
 -- Claims, releases or looks up ids in one table of one shard, the fingerprint layout (FingerprintTables.java).
 -- Sent after guard.lua, answers.lua and records.lua, as one script.
 --
--- KEYS[1 .. m]  the buckets of the call's items, as the agent addressed them
--- KEYS[m + 1]   the table's state: a hash of level, split (the linear-hashing pointer) and claims (records held)
--- KEYS[m + 2]   the shard's set of tables, which the sweep walks
--- ARGV[1]       'c' claim, 'r' release, 'k' look up (read only: what a previous shard list holds of each id)
--- ARGV[2]       the items, 20 bytes each: u16 key index (1-based), the low 16 bits of the id's route, the record
---               (records.lua) a claim writes
--- ARGV[3]       now: whole seconds modulo 2^28
--- ARGV[4]       "<level> <split>": the state the agent addressed the buckets by
--- ARGV[5]       per key, the bucket it is: u32 big-endian
--- ARGV[6]       '1' when the table's window slides: a repeat renews the claim's end
--- ARGV[7]       the channel on which released fields are published
--- ARGV[8]       the table's base bits: it has 2^base buckets at level 0
--- ARGV[9]       the table's name, added to the set of tables when the table gains its first record
--- ARGV[10]      '1' on a Redis Cluster, where a call may touch only the keys it declares
--- ARGV[11]      what every bucket key of the table starts with; the bucket's number follows in 4 bytes
--- ARGV[12]      '1' when no bucket and field come twice among the items (the agent checked): a record this call
---               writes is then never looked for again by it
--- KEYS[#KEYS], ARGV[#ARGV]: the topology record and its expected value, checked by guard.lua first
---
--- Returns { answers, level, split, claims } with the table's state after the call; { '', level, split, claims,
--- 'stale' } when, on a Redis Cluster, the state moved under the agent so that an item's bucket is one the call
--- did not declare (nothing written);
--- for 'k', { answers, level, split, claims, values }: answers 0 absent, 1 held by the item's owner, 2 by another,
--- and values the 7-byte owner-and-end of every item found, in order. Claim answers: 0 new, 1 retry,
--- 2 duplicate; release answers: 1 released, 0 not held by that owner.
+-- Keys, arguments and reply: ClaimCalls.ClaimsCall (ClaimCalls.java), which builds the call.
 
 local mode = ARGV[1]
 local items = ARGV[2]

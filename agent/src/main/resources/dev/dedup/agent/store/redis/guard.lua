@@ -1,9 +1,9 @@
--- The guard every claim, release and range script runs first (sent before it, as one script): the shard
--- must hold the topology record the agent expects, else nothing is read or written and the call fails
+-- The guard every claim, release, resize, sweep and range script runs first (sent before it, as one script): the
+-- shard must hold the topology record the agent expects, else nothing is read or written and the call fails
 -- with DEDUPTOPOLOGY. A shard that restarted empty, was flushed or replaced has no record: its ids cannot
 -- be decided until an operator accepts the loss (Topology.java).
 --
--- KEYS[#KEYS]  the shard's topology record; ARGV[#ARGV] the record expected
+-- Its key and argument come last in the call's: Topology.guarded (Topology.java), which appends them.
 
 local expected_topology = ARGV[#ARGV]
 local held_topology = redis.call('GET', KEYS[#KEYS])

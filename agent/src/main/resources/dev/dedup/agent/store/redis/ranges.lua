@@ -1,18 +1,13 @@
--- Checks or commits ranges of sequence numbers of one stream; the layout: RedisRanges.java.
+-- Checks or commits ranges of sequence numbers of one stream; the layout: RedisRanges.java. Sent after
+-- guard.lua, as one script.
 --
--- KEYS[1]    the stream's key: a string of its live intervals, sorted, disjoint and never touching, each
---            "<from> <to> <end second>\n" (decimal sequence numbers without leading zeros)
--- ARGV[1]    'k' check, 'm' commit
--- ARGV[2]    now, whole seconds (the agent's clock): intervals ending at or before it are over
--- ARGV[3]    commit: the end second of what this call commits (now + window)
--- ARGV[4]    commit: most intervals the stream may hold
--- ARGV[5..]  per range, in request order, four strings: from, to, from - 1 ('' when from is 0), to + 1
--- KEYS[2], ARGV[#ARGV]: the topology record and its expected value, checked by guard.lua first
+-- The stream's key holds its live intervals, sorted, disjoint and never touching, each
+-- "<from> <to> <end second>\n" (decimal sequence numbers without leading zeros). Sequence numbers are compared
+-- as decimal strings: the shorter is smaller, else the lexicographic order. A commit merges every range with the
+-- intervals it overlaps or touches, the result ending at the commit's end second, and sets the key to expire
+-- with its last interval.
 --
--- Sequence numbers are compared as decimal strings: the shorter is smaller, else the lexicographic order.
--- Returns, for a check, one string per range: its committed parts, "<from> <to>\n" each, in order; for a
--- commit, the number of intervals the stream now holds. A commit merges every range with the intervals it
--- overlaps or touches, the result ending at ARGV[3], and sets the key to expire with its last interval.
+-- Keys, arguments and reply: RedisRanges.call (RedisRanges.java), which builds the call.
 
 local mode = ARGV[1]
 local now = tonumber(ARGV[2])

@@ -1,18 +1,10 @@
 -- Sweeps a range of buckets of one table of one shard (FingerprintTables.java): drops the records whose claims
 -- have ended from buckets that no claim has written since they ended (a claim's write does it otherwise), and
--- deletes buckets left empty. Sent after records.lua, as one script. RedisSweeper calls it for every range of
--- every table once per period; the marker lets only the first agent to get to a range sweep it.
+-- deletes buckets left empty. Sent after guard.lua and records.lua, as one script, so that a shard without the
+-- topology record the agent expects is not swept. RedisSweeper calls it for every range of every table once per
+-- period; the marker lets only the first agent to get to a range sweep it.
 --
--- KEYS[1]      the range's marker: the period it was last swept in
--- KEYS[2]      the table's state (claims.lua)
--- KEYS[3 ..]   the buckets
--- ARGV[1]      the period being swept (seconds since the epoch over the table's period)
--- ARGV[2]      now: whole seconds modulo 2^28
--- ARGV[3]      how long the marker lives, in milliseconds
--- ARGV[4]      '1' when the table's window slides: every record is looked at, else the first of each bucket
---
--- Returns { '', records dropped, the table's records }, or { 'skipped', 0 } when another agent swept the range
--- in this period already.
+-- Keys, arguments and reply: RedisSweeper.sweepRange (RedisSweeper.java), which builds the call.
 
 now = tonumber(ARGV[2])
 local every = ARGV[4] == '1'
@@ -21,7 +13,7 @@ if call('GET', KEYS[1]) == ARGV[1] then return { 'skipped', 0 } end
 call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 
 local dropped = 0
-for k = 3, #KEYS do
+for k = 3, #KEYS - 1 do -- KEYS[#KEYS] is the topology record, the guard's
   local key = KEYS[k]
   local first = every and '' or call('GETRANGE', key, 0, REC - 1)
   if every or (#first == REC and first ~= FREE and not live_at(first, 1)) then

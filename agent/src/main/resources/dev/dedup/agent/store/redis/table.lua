@@ -6,17 +6,7 @@
 -- Splitting takes the next p; merging undoes the last split. Either keeps every record that still holds a claim
 -- and drops the others.
 --
--- KEYS[1]       the table's state (claims.lua)
--- KEYS[2 ..]    pairs: bucket q, then its image; for a split q = p, p + 1, ...; for a merge q = p - 1, p - 2, ...
---               (stepping back a level when p reaches 0)
--- ARGV[1]       's' split, 'm' merge
--- ARGV[2]       "<level> <split>": the state the agent named the pairs by; nothing is done in any other
--- ARGV[3]       now: whole seconds modulo 2^28
--- ARGV[4]       the table's base bits
--- ARGV[5]       '1' when the table's window slides (records.lua: kept)
--- KEYS[#KEYS], ARGV[#ARGV]: the topology record and its expected value, checked by guard.lua first
---
--- Returns { level, split, claims } after the call.
+-- Keys, arguments and reply: TableResizing.resize (TableResizing.java), which builds the call.
 
 local op = ARGV[1]
 now = tonumber(ARGV[3])

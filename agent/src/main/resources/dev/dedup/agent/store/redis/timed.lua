@@ -9,22 +9,10 @@
 -- greedily) for as long as the key lives, so once a bucket holds `settle` records it is written whole (SET),
 -- exactly sized, and a bucket that fills as planned ends that way.
 --
--- ARGV[1]    'c' claim, 'r' release
--- ARGV[2]    the items, 13 bytes each, in batch order: u16 key index (1-based), 7-byte field (the id's
---            key), 4-byte owner tag (never 0)
--- ARGV[3]    cap: records a bucket is planned to hold; claims appended beyond it are counted (overfull)
--- ARGV[4]    the channel on which released fields are published
--- ARGV[5]    per key, in KEYS order, the seconds its claims have left by the agent's clock, i32: the
---            expiry of a new key (relative, so that the agent's clock decides, as everywhere else); 0 or
---            less means the key's claims are over, whatever Redis still holds
--- ARGV[6]    '1' when no key index and field come twice in the items (the agent checked): an id is then
---            looked for in its bucket only, never among the claims this call appends; '0' otherwise
--- ARGV[7]    settle: records from which a bucket is written whole instead of appended to
--- KEYS[#KEYS], ARGV[8]: the topology record and its expected value, checked by guard.lua first
+-- A release writes a tombstone (owner tag 0) in place, so a bucket only grows until it expires; the released
+-- fields are published, concatenated.
 --
--- Returns { answers, overfull }. Claim: one byte per item, 0 new, 1 retry, 2 duplicate. Release: one byte
--- per item, 1 released, 0 not held by that owner; the released fields are published, concatenated, on
--- ARGV[4]. A release writes a tombstone (owner tag 0) in place, so a bucket only grows until it expires.
+-- Keys, arguments and reply: TimeBuckets.args (TimeBuckets.java), which builds the call.
 
 local mode = ARGV[1]
 local items = ARGV[2]

@@ -1,14 +1,8 @@
 -- Reads, stamps or advances the topology record of one shard: which deployment it belongs to and where it
--- stands in the shard list. The layouts' scripts refuse to run on a shard whose record is not the one the
--- agent expects (a shard that lost its data, or stands elsewhere in another agent's list). Layout:
--- Topology.java.
+-- stands in the shard list (Topology.java); also the record of where a namespace keeps its claims. The
+-- layouts' scripts refuse to run on a shard whose record is not the one the agent expects (guard.lua).
 --
--- KEYS[1]    the record's key
--- ARGV[1]    '' to read; else the record to write when the shard has none
--- ARGV[2]    (optional) a record to replace by ARGV[1]: the shard's record before a declared change of the
---            shard list, advanced at the cut-over
---
--- Returns { the record the shard holds now }, or { '' } when it holds none.
+-- Keys, arguments and reply: RecordCall.java, which builds the calls.
 
 local held = redis.call('GET', KEYS[1])
 if ARGV[2] and held == ARGV[2] then

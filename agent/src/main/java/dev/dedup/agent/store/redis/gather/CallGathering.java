@@ -9,10 +9,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * Gathers the script calls that concurrent batches make on one shard into fewer, larger calls, so that what a
@@ -53,10 +55,17 @@ public final class CallGathering {
     private final RedisPort port;
     private final RedisScript script;
     private final int itemBytes;
+    private final LongSupplier nanoTime;
     private final Lane[] lanes;
     private final Counter[] merged;
 
     public CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry) {
+        this(port, script, itemBytes, registry, System::nanoTime);
+    }
+
+    /** With {@code nanoTime} as the clock that says how long a call has waited ({@link System#nanoTime}). */
+    CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry, LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.port = port;
         this.script = script;
         this.itemBytes = itemBytes;
@@ -92,14 +101,15 @@ public final class CallGathering {
             Object sameArgs,
             Function<ShardCalls.Call, byte[][]> argsOf,
             byte[][] moreKeys) {
-        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, System.nanoTime());
+        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, nanoTime.getAsLong());
         lanes[call.shard()].submit(p);
         return p.reply;
     }
 
     private static final byte[][] NO_KEYS = new byte[0][];
 
-    private record Pending(
+    /** A call submitted, waiting or in flight, with what it needs to be merged and answered. */
+    record Pending(
             ShardCalls.Call call,
             Mode mode,
             Object sameArgs,
@@ -132,7 +142,7 @@ public final class CallGathering {
             List<List<Pending>> send;
             synchronized (this) {
                 waiting.add(p);
-                boolean heldTooLong = System.nanoTime() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
+                boolean heldTooLong = nanoTime.getAsLong() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
                 if (inFlight >= IN_FLIGHT && !heldTooLong) {
                     return;
                 }
@@ -143,26 +153,8 @@ public final class CallGathering {
 
         /** Everything waiting, in merged calls; counts them in flight. Under the lane's lock. */
         private List<List<Pending>> takeWaiting() {
-            List<List<Pending>> out = new ArrayList<>();
-            List<Pending> group = new ArrayList<>();
-            int items = 0;
-            while (!waiting.isEmpty()) {
-                Pending next = waiting.pollFirst();
-                int n = next.call().indexes().length;
-                if (!group.isEmpty()
-                        && (items + n > ShardCalls.MAX_ITEMS_PER_CALL
-                                || next.mode() != group.get(0).mode()
-                                || !next.sameArgs().equals(group.get(0).sameArgs()))) {
-                    out.add(group);
-                    group = new ArrayList<>();
-                    items = 0;
-                }
-                group.add(next);
-                items += n;
-            }
-            if (!group.isEmpty()) {
-                out.add(group);
-            }
+            List<List<Pending>> out = groups(waiting);
+            waiting.clear();
             inFlight += out.size();
             return out;
         }
@@ -202,18 +194,64 @@ public final class CallGathering {
         }
 
         private void answer(List<Pending> group, List<Object> script) {
-            byte[] all = script.isEmpty() || !(script.get(0) instanceof byte[] b) ? new byte[0] : b;
-            int at = 0;
-            for (int i = 0; i < group.size(); i++) {
-                Pending p = group.get(i);
-                int n = p.call().indexes().length;
-                byte[] mine = all.length == 0 || at + n > all.length
-                        ? new byte[0]
-                        : java.util.Arrays.copyOfRange(all, at, at + n);
-                p.reply().complete(new Reply(mine, script, i == 0));
-                at += n;
+            int[] items = new int[group.size()];
+            for (int i = 0; i < items.length; i++) {
+                items[i] = group.get(i).call().indexes().length;
+            }
+            List<Reply> replies = replies(script, items);
+            for (int i = 0; i < items.length; i++) {
+                group.get(i).reply().complete(replies.get(i));
             }
         }
+    }
+
+    /**
+     * {@code waiting}, in order, as the calls that go out: runs of calls with the same mode and {@code sameArgs},
+     * each run at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items (a call alone may hold more). A call never
+     * joins one that came before a call with other arguments, so that every id's items stay in the order they
+     * came.
+     */
+    static List<List<Pending>> groups(Collection<Pending> waiting) {
+        List<List<Pending>> out = new ArrayList<>();
+        List<Pending> group = new ArrayList<>();
+        int items = 0;
+        for (Pending next : waiting) {
+            int n = next.call().indexes().length;
+            if (!group.isEmpty()
+                    && (items + n > ShardCalls.MAX_ITEMS_PER_CALL
+                            || next.mode() != group.get(0).mode()
+                            || !next.sameArgs().equals(group.get(0).sameArgs()))) {
+                out.add(group);
+                group = new ArrayList<>();
+                items = 0;
+            }
+            group.add(next);
+            items += n;
+        }
+        if (!group.isEmpty()) {
+            out.add(group);
+        }
+        return out;
+    }
+
+    /**
+     * The replies of the calls merged into one, which hold {@code items[i]} items each, in order, given the merged
+     * call's {@code script} reply: each call's slice of the answer bytes (none when the reply has fewer), the
+     * whole reply, and {@code first} for the first call only.
+     */
+    static List<Reply> replies(List<Object> script, int[] items) {
+        byte[] all = script.isEmpty() || !(script.get(0) instanceof byte[] b) ? new byte[0] : b;
+        List<Reply> out = new ArrayList<>(items.length);
+        int at = 0;
+        for (int i = 0; i < items.length; i++) {
+            int n = items[i];
+            byte[] mine = all.length == 0 || at + n > all.length
+                    ? new byte[0]
+                    : java.util.Arrays.copyOfRange(all, at, at + n);
+            out.add(new Reply(mine, script, i == 0));
+            at += n;
+        }
+        return out;
     }
 
     /**

@@ -5,9 +5,8 @@ import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.topology.RecordCall;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * look elsewhere and answer copies of claimed ids {@code new}.
  *
  * <p>Two settings decide where a claim is: the window and its mode choose a fingerprint table (one per window
- * and mode, {@link FingerprintTables#tableName}), or the event rate files it by event time, split into
+ * and mode, {@link FingerprintTable#nameOf}), or the event rate files it by event time, split into
  * {@link TimeBuckets#slices} buckets a second. The first agent to use a namespace stamps both on every shard
  * ({@code <prefix>:layout:<ns>}, and {@code <prefix>:slices:<ns>} by event time); an agent whose settings put
  * the namespace elsewhere refuses to start (a namespace named in its configuration) or answers 503 for it (one
@@ -106,7 +105,7 @@ public final class NamespaceRecords {
 
     /** Where a policy keeps claims: its fingerprint table's name, or {@code time}. */
     static String layoutOf(ClaimPolicy policy) {
-        return policy.byEventTime() ? "time" : FingerprintTables.tableName(policy);
+        return policy.byEventTime() ? "time" : FingerprintTable.nameOf(policy);
     }
 
     /** {@code f86400000} as "the fingerprint table of a fixed 24h window"; {@code time} as "buckets by event time". */
@@ -137,10 +136,9 @@ public final class NamespaceRecords {
         List<CompletableFuture<Void>> shards = new ArrayList<>();
         for (int s = 0; s < port.shards(); s++) {
             int shard = s;
-            shards.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {mine})
-                    .<Void>thenApply(reply -> {
-                        String held = new String((byte[]) reply.get(0), StandardCharsets.US_ASCII);
-                        if (!held.equals(record)) {
+            shards.add(RecordCall.stamp(port, shard, key, mine)
+                    .<Void>thenApply(held -> {
+                        if (!record.equals(held)) {
                             StoreUnavailableException e = refusal.apply(held);
                             String message = e.getMessage().replace("%s", port.name(shard));
                             LOG.log(Level.ERROR, message);

@@ -110,6 +110,25 @@ public final class RedisRanges {
                 .thenApply(reply -> null);
     }
 
+    /**
+     * One call of {@code ranges.lua} (sent after {@code guard.lua}, as one script) for every range of {@code
+     * request}. {@code KEYS[1]} is the stream's key (the guard's key follows, {@link
+     * dev.dedup.agent.store.redis.topology.Topology#guarded}). {@code ARGV}, in order (the guard's expected record
+     * follows):
+     *
+     * <ol>
+     *   <li>{@code 'k'} check, {@code 'm'} commit;
+     *   <li>now, whole seconds by the agent's clock: intervals ending at or before it are over;
+     *   <li>commit: the end second of what the call commits (now + window); empty for a check;
+     *   <li>commit: the most intervals the stream may hold ({@value #MAX_INTERVALS_PER_STREAM});
+     *   <li>then per range, in request order, four decimal strings: from, to, from - 1 (empty when from is 0), and
+     *       to + 1, which tell the script which stored intervals a range touches without arithmetic on numbers
+     *       of up to 129 digits.
+     * </ol>
+     *
+     * <p>The script replies, for a check, one string per range: its committed parts, {@code "<from> <to>\n"}
+     * each; for a commit, the number of intervals the stream holds.
+     */
     private CompletionStage<List<Object>> call(
             RangeRequest request, int shard, Mode mode, long nowMillis, byte[] ends) {
         long hash = hash(request.namespace(), request.stream());

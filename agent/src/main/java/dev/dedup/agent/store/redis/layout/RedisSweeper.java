@@ -4,6 +4,7 @@ import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.topology.Topology;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -27,6 +28,14 @@ import java.util.function.LongSupplier;
 public final class RedisSweeper implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RedisSweeper.class.getName());
+
+    /**
+     * {@code sweep.lua} behind the topology guard, like every script that writes: a shard that lost its record
+     * (restarted empty, flushed, replaced) or holds another is not swept, so that nothing is written to it until
+     * an operator accepts the loss.
+     */
+    public static final RedisScript SCRIPT = Topology.behindGuard(RedisScript.SWEEP);
+
     static final int RANGE_BUCKETS = 64;
     static final long MIN_PERIOD_SECONDS = 60;
     static final long MAX_PERIOD_SECONDS = 6 * 3600;
@@ -104,7 +113,7 @@ public final class RedisSweeper implements AutoCloseable {
             }
         }
         long dropped = 0;
-        for (FingerprintTables.Table table : layout.tables()) {
+        for (FingerprintTable table : layout.tables()) {
             Swept[] last = lastSwept.computeIfAbsent(table.name, n -> new Swept[port.shards()]);
             for (int s = 0; s < port.shards(); s++) {
                 try {
@@ -120,6 +129,11 @@ public final class RedisSweeper implements AutoCloseable {
         return dropped;
     }
 
+    /**
+     * Reads the tables shard {@code s} holds with {@code tables.lua}, which replies with {@code {name, level, split,
+     * claims}} per table: {@code KEYS[1]} is the shard's set of tables (which {@code claims.lua} adds a table to
+     * when it gains its first record), {@code ARGV[1]} what a table's state key is before the table's name.
+     */
     private void readTables(int s, long nowMillis) {
         byte[] head = keys.tableState(s, "");
         List<Object> reply = port.eval(
@@ -132,13 +146,13 @@ public final class RedisSweeper implements AutoCloseable {
             if (!name.matches("[fs][0-9]{1,15}")) {
                 continue; // not a table of this agent's
             }
-            FingerprintTables.Table table = layout.table(name);
+            FingerprintTable table = layout.table(name);
             TableState seen = new TableState(((Long) t.get(1)).intValue(), (Long) t.get(2), (Long) t.get(3));
             layout.observed(table, s, seen, nowMillis);
         }
     }
 
-    private long sweep(FingerprintTables.Table table, int shard, Swept[] last, long nowMillis) {
+    private long sweep(FingerprintTable table, int shard, Swept[] last, long nowMillis) {
         TableState state = table.states.get(shard);
         long buckets = state.buckets(layout.baseBits());
         long ranges = (buckets + RANGE_BUCKETS - 1) / RANGE_BUCKETS;
@@ -165,9 +179,25 @@ public final class RedisSweeper implements AutoCloseable {
         return dropped;
     }
 
-    /** Sweeps range {@code range} of a table on a shard, unless its marker says it was swept in {@code period}. */
+    /**
+     * Sweeps range {@code range} of a table on a shard with {@code sweep.lua} (sent after {@code guard.lua} and
+     * {@code records.lua}, as one script: {@link #SCRIPT}), unless its marker says it was swept in {@code period}. The script replies {@code {'', records
+     * dropped, the table's records}}, or {@code {'skipped', 0}} when another agent swept the range in this period.
+     *
+     * <p>{@code KEYS[1]} is the range's marker, which holds the period it was last swept in; {@code KEYS[2]} the
+     * table's state; {@code KEYS[3 ..]} the range's buckets. {@code ARGV}, in order:
+     *
+     * <ol>
+     *   <li>the period being swept: seconds since the epoch over the table's period;
+     *   <li>now: whole seconds modulo 2^28;
+     *   <li>how long the marker lives, in milliseconds: two periods;
+     *   <li>{@code '1'} when the table's window slides: every record is looked at, else the first of each bucket.
+     * </ol>
+     *
+     * The guard's key and expected record follow ({@link Topology#guarded}).
+     */
     private long sweepRange(
-            FingerprintTables.Table table,
+            FingerprintTable table,
             int shard,
             long period,
             long range,
@@ -187,11 +217,11 @@ public final class RedisSweeper implements AutoCloseable {
         }
         byte[][] args = {
             RedisKeys.ascii(period),
-            RedisKeys.ascii(Math.floorMod(Math.floorDiv(nowMillis, 1000L), FingerprintTables.END_RANGE)),
+            FingerprintRecord.now(nowMillis),
             RedisKeys.ascii(2 * periodSeconds * 1000),
-            {(byte) (table.sliding ? '1' : '0')}
+            table.slidingArg()
         };
-        List<Object> reply = port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args)
+        List<Object> reply = port.eval(shard, SCRIPT, Mode.SWEEP, k, args)
                 .toCompletableFuture()
                 .join();
         if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {

@@ -102,21 +102,7 @@ public final class TimeBuckets {
                 batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         Object sameArgs = List.of(policy, nowSecond);
-        java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> {
-            long[] buckets = call.buckets();
-            byte[] ttls = new byte[buckets.length * 4];
-            for (int k = 0; k < buckets.length; k++) {
-                long ends = policy.endSecond(second(buckets[k]), nowMillis);
-                int ttl = (int) Math.max(0, ends - nowSecond);
-                int at = k * 4;
-                ttls[at] = (byte) (ttl >>> 24);
-                ttls[at + 1] = (byte) (ttl >>> 16);
-                ttls[at + 2] = (byte) (ttl >>> 8);
-                ttls[at + 3] = (byte) ttl;
-            }
-            byte[] distinct = ShardCalls.distinct(call.items(), ITEM_BYTES, 2) ? ONE : ZERO;
-            return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
-        };
+        java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> args(mode, policy, nowMillis, call);
         return calls.run(
                 port,
                 call -> gathering.submit(call, mode, sameArgs, argsOf).thenApply(reply -> {
@@ -125,6 +111,45 @@ public final class TimeBuckets {
                     }
                     return reply.answers();
                 }));
+    }
+
+    /**
+     * The arguments of one call of {@code timed.lua} (sent after {@code guard.lua} and {@code answers.lua}, as one
+     * script), whose keys are the {@code call}'s buckets, {@code KEYS[k]} for the items of key index {@code k}
+     * (the guard's key follows, {@link dev.dedup.agent.store.redis.topology.Topology#guarded}). The script replies
+     * {@code {answers, overfull}}: one answer byte per item, in order (a claim: 0 new, 1 retry, 2 duplicate; a
+     * release: 1 released, 0 not held by that owner), and the claims it appended beyond the cap. {@code ARGV}, in
+     * order (the guard's expected record follows):
+     *
+     * <ol>
+     *   <li>{@code 'c'} claim, {@code 'r'} release;
+     *   <li>the items, {@value #ITEM_BYTES} bytes each, in batch order ({@link #item});
+     *   <li>cap: records a bucket is planned to hold; claims appended beyond it are counted overfull;
+     *   <li>the channel on which released fields are published;
+     *   <li>per key, the seconds its claims have left by the agent's clock, i32 big-endian: the expiry of a new
+     *       key, relative so that the agent's clock decides, as everywhere else; 0 when its claims are over,
+     *       whatever Redis still holds;
+     *   <li>{@code '1'} when no key index and field come twice among the items ({@link ShardCalls#distinct}): an
+     *       id is then looked for in its bucket only, never among the claims the call appends;
+     *   <li>settle: records from which a bucket is written whole ({@value #SETTLE_RECORDS}) instead of appended
+     *       to.
+     * </ol>
+     */
+    private byte[][] args(Mode mode, ClaimPolicy policy, long nowMillis, ShardCalls.Call call) {
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        long[] buckets = call.buckets();
+        byte[] ttls = new byte[buckets.length * 4];
+        for (int k = 0; k < buckets.length; k++) {
+            long ends = policy.endSecond(second(buckets[k]), nowMillis);
+            int ttl = (int) Math.max(0, ends - nowSecond);
+            int at = k * 4;
+            ttls[at] = (byte) (ttl >>> 24);
+            ttls[at + 1] = (byte) (ttl >>> 16);
+            ttls[at + 2] = (byte) (ttl >>> 8);
+            ttls[at + 3] = (byte) ttl;
+        }
+        byte[] distinct = ShardCalls.distinct(call.items(), ITEM_BYTES, 2) ? ONE : ZERO;
+        return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
     }
 
     /** Per shard, its overfull claims. */
@@ -184,7 +209,7 @@ public final class TimeBuckets {
     static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
         a[at] = (byte) (keyIndex >>> 8);
         a[at + 1] = (byte) keyIndex;
-        for (int i = 0; i < FingerprintTables.FIELD_BYTES; i++) {
+        for (int i = 0; i < FingerprintRecord.FIELD_BYTES; i++) {
             a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
         }
         a[at + 9] = (byte) (ownerTag >>> 24);

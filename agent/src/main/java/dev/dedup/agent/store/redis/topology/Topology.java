@@ -12,10 +12,16 @@ import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +40,8 @@ import java.util.function.LongSupplier;
  * <p>Every shard holds a record {@code <prefix>:topology} = {@code dedup-topology v1 deployment=<id>
  * epoch=<n> shard=<i> of=<k>} (on a Redis Cluster every group does, in its own slot: {@code shard} is the
  * group): which deployment it belongs to and where it stands in the shard list of
- * topology epoch {@code n} ({@code shard=retired} for a shard a change took out of the list). At start the
- * agent reads every shard's record and:
+ * topology epoch {@code n} ({@code shard=retired} for a shard a change took out of the list; {@link
+ * TopologyRecord}). At start the agent reads every shard's record and, as {@link StartPlan} decides:
  *
  * <ul>
  *   <li>when no shard has one (a new deployment, or shards written by a version without records),
@@ -53,8 +59,8 @@ import java.util.function.LongSupplier;
  *       --redis-adopt-empty-shards} stamps such shards instead, accepting that their claims are gone.
  * </ul>
  *
- * <p>Then every claim, release, range and move script checks the record first ({@code guard.lua}), in the
- * same call: a shard that restarted empty, was flushed or was replaced answers nothing but an error, which
+ * <p>Then every claim, release, range, resize and sweep script checks the record first ({@code guard.lua}), in
+ * the same call: a shard that restarted empty, was flushed or was replaced answers nothing but an error, which
  * the agent turns into 503 ({@code kind=topology}) for the ids on it; never {@code new} for an id it claimed
  * before. A watch reads the records every {@value #WATCH_SECONDS} seconds to report such a shard in
  * {@code /health/ready}, {@code /v1/stats}, the log and {@code dedup_redis_shard_topology_ok}, and to
@@ -64,9 +70,6 @@ public final class Topology implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Topology.class.getName());
     static final int WATCH_SECONDS = 2;
-    private static final String PREFIX = "dedup-topology v1 ";
-    static final String RETIRED = "retired";
-    private static final byte[] READ = new byte[0];
 
     private final RedisPort port;
     private final Routing routing;
@@ -155,22 +158,6 @@ public final class Topology implements AutoCloseable {
 
     private static final long START_RACE_PAUSE_MILLIS = 200;
 
-    /**
-     * What an agent starting at the same moment as another sees while the other stamps the shards one by one: a
-     * shard stamped under the other's deployment id as this one stamps it, or shards with a record beside shards
-     * still without one. Read again after a pause it is the other's finished stamp, which this agent then agrees
-     * with or refuses as usual; {@code refusal} is thrown if it never settles.
-     */
-    private static final class StartRace extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient IncompatibleDeploymentException refusal;
-
-        StartRace(IncompatibleDeploymentException refusal) {
-            super(refusal.getMessage(), null, false, false);
-            this.refusal = refusal;
-        }
-    }
-
     private static Topology agreeOrRefuseOnce(
             RedisPort port,
             RedisKeys keys,
@@ -179,60 +166,25 @@ public final class Topology implements AutoCloseable {
             LongSupplier clockMillis,
             MeterRegistry registry,
             ScheduledExecutorService scheduler) {
-        byte[][] key = new byte[port.shards()][];
-        for (int s = 0; s < key.length; s++) {
-            key[s] = keys.topology(s);
-        }
         int k = port.shards();
-        String[] records = new String[k];
-        Map<String, String>[] parsed = newArray(k);
-        String deployment = null;
+        byte[][] key = new byte[k][];
+        List<StartPlan.Read> read = new ArrayList<>(k);
         for (int s = 0; s < k; s++) {
-            records[s] = read(port, s, key[s]);
-            if (records[s] == null) {
-                continue;
-            }
-            parsed[s] = parse(records[s]);
-            if (parsed[s] == null) {
-                throw new IncompatibleDeploymentException(
-                        "redis: shard " + port.name(s) + " holds \"" + records[s] + "\" under " + text(key[s])
-                                + ", not a topology record of this agent; is --redis-prefix right?");
-            }
-            if (deployment == null) {
-                deployment = parsed[s].get("deployment");
-            } else if (!deployment.equals(parsed[s].get("deployment"))) {
-                throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " belongs to deployment "
-                        + parsed[s].get("deployment") + ", the shards before it to " + deployment
-                        + ": --redis mixes shards of two deployments");
-            }
+            key[s] = keys.topology(s);
+            read.add(new StartPlan.Read(port.name(s), text(key[s]), read(port, s, key[s])));
         }
-        Plan plan = routing.inTransition()
-                ? Plan.transition(port, routing, records, parsed, deployment)
-                : Plan.single(port, parsed, deployment);
-        List<String> missing = new ArrayList<>();
-        for (int s = 0; s < k; s++) {
-            if (records[s] == null && !plan.fresh(s)) {
-                missing.add(port.name(s));
-            }
-        }
-        if (plan.deployment == null) {
-            plan = plan.stamped(UUID.randomUUID().toString());
+        StartPlan plan = StartPlan.decide(
+                read, routing, adoptEmpty, () -> UUID.randomUUID().toString());
+        if (plan.newDeployment()) {
             LOG.log(
                     Level.INFO,
                     "redis: no shard holds a topology record; stamping " + k + " shards as deployment "
-                            + plan.deployment + " in the order of --redis"
+                            + plan.deployment() + " in the order of --redis"
                             + (routing.inTransition() ? "-previous (epoch 1) and --redis (epoch 2)" : ""));
-        } else if (!missing.isEmpty()) {
-            if (!adoptEmpty) {
-                throw new StartRace(new IncompatibleDeploymentException(
-                        "redis: " + missing + " hold no topology record while the other shards do:"
-                                + " each lost its data (restarted without persistence, flushed, or replaced by an empty node) or"
-                                + " was added without a declared transition. Its claims are gone either way; to accept that"
-                                + " and stamp it, start one agent with --redis-adopt-empty-shards, then without it"));
-            }
+        } else if (!plan.adopted().isEmpty()) {
             LOG.log(
                     Level.WARNING,
-                    "redis: adopting " + missing + " (no topology record): claims they held are"
+                    "redis: adopting " + plan.adopted() + " (no topology record): claims they held are"
                             + " forgotten; ids on them are answered new again");
         }
         byte[][] before = new byte[k][];
@@ -240,8 +192,8 @@ public final class Topology implements AutoCloseable {
         for (int s = 0; s < k; s++) {
             before[s] = plan.before(s);
             after[s] = plan.after(s);
-            if (records[s] == null) {
-                byte[] stamp = plan.cutOver ? after[s] : before[s];
+            byte[] stamp = plan.stamp(s);
+            if (stamp != null) {
                 String now = stamp(port, s, key[s], stamp);
                 if (!now.equals(text(stamp))) {
                     throw new StartRace(new IncompatibleDeploymentException("redis: shard " + port.name(s)
@@ -250,7 +202,7 @@ public final class Topology implements AutoCloseable {
                 }
             }
         }
-        if (plan.cutOver) {
+        if (plan.cutOver()) {
             routing.cutOverNow();
         }
         Topology topology = new Topology(port, routing, clockMillis, key, before, after, registry, scheduler);
@@ -259,195 +211,18 @@ public final class Topology implements AutoCloseable {
                     Level.INFO,
                     "redis: changing the shard list: claims stay in --redis-previous until the cut-over at "
                             + java.time.Instant.ofEpochSecond(routing.cutoverSecond()) + ", then move to --redis");
-            if (plan.advancing) {
+            if (plan.advancing()) {
                 topology.cutOver(); // another agent began: finish what it started
             }
         }
         return topology;
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, String>[] newArray(int k) {
-        return new Map[k];
-    }
-
-    /** What each shard must hold before and after the cut-over, as the records read at start say. */
-    private static final class Plan {
-        final String deployment;
-        final long epoch; // of the list before the cut-over (the only list without a transition)
-        final int[] positionBefore; // -1: not in the list before
-        final int ofBefore;
-        final int[] positionAfter; // -1: retired
-        final int ofAfter;
-        final boolean cutOver;
-        final boolean advancing;
-        final boolean[] fresh;
-
-        private Plan(
-                String deployment,
-                long epoch,
-                int[] positionBefore,
-                int ofBefore,
-                int[] positionAfter,
-                int ofAfter,
-                boolean cutOver,
-                boolean advancing,
-                boolean[] fresh) {
-            this.deployment = deployment;
-            this.epoch = epoch;
-            this.positionBefore = positionBefore;
-            this.ofBefore = ofBefore;
-            this.positionAfter = positionAfter;
-            this.ofAfter = ofAfter;
-            this.cutOver = cutOver;
-            this.advancing = advancing;
-            this.fresh = fresh;
-        }
-
-        Plan stamped(String newDeployment) {
-            return new Plan(newDeployment, 1, positionBefore, ofBefore, positionAfter, ofAfter, cutOver, false, fresh);
-        }
-
-        /** A shard that is new in this topology: it is stamped, not missed, when it holds no record. */
-        boolean fresh(int s) {
-            return fresh[s];
-        }
-
-        byte[] before(int s) {
-            return positionBefore[s] < 0 ? after(s) : record(deployment, epoch, positionBefore[s], ofBefore);
-        }
-
-        byte[] after(int s) {
-            if (positionBefore == positionAfter) {
-                return before(s);
-            }
-            return positionAfter[s] < 0
-                    ? record(deployment, epoch + 1, RETIRED, ofAfter)
-                    : record(deployment, epoch + 1, String.valueOf(positionAfter[s]), ofAfter);
-        }
-
-        /** No transition: every shard where {@code --redis} lists it, in one epoch. */
-        static Plan single(RedisPort port, Map<String, String>[] parsed, String deployment) {
-            int k = port.shards();
-            int[] position = new int[k];
-            long epoch = 1;
-            String epochOf = null;
-            for (int s = 0; s < k; s++) {
-                position[s] = s;
-                if (parsed[s] == null) {
-                    continue;
-                }
-                Map<String, String> r = parsed[s];
-                if (!String.valueOf(s).equals(r.get("shard"))
-                        || !String.valueOf(k).equals(r.get("of"))) {
-                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is "
-                            + (RETIRED.equals(r.get("shard"))
-                                    ? "retired"
-                                    : "shard " + r.get("shard") + " of " + r.get("of"))
-                            + " in topology epoch " + r.get("epoch") + ", but --redis lists it as shard " + s + " of "
-                            + k + ": the shard list changed without a declared transition, which would forget claims."
-                            + " Restore the order and count it was started with; to add or remove shards, follow"
-                            + " docs/redis.md#changing-the-shard-list");
-                }
-                if (epochOf == null) {
-                    epochOf = port.name(s);
-                    epoch = Long.parseLong(r.get("epoch"));
-                } else if (epoch != Long.parseLong(r.get("epoch"))) {
-                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is in topology epoch "
-                            + r.get("epoch") + ", " + epochOf + " in epoch " + epoch + ": a change of the shard list"
-                            + " did not finish its cut-over; start with the --redis-previous and --redis-cutover it"
-                            + " was declared with");
-                }
-            }
-            return new Plan(deployment, epoch, position, k, position, k, true, false, new boolean[k]);
-        }
-
-        /**
-         * A declared change: the previous list's shards hold epoch {@code n} in its order (before the
-         * cut-over) or {@code n+1} in the current one (after, or while another agent advances them); the
-         * new shards hold {@code n+1} or nothing yet.
-         */
-        static Plan transition(
-                RedisPort port, Routing routing, String[] records, Map<String, String>[] parsed, String deployment) {
-            int k = port.shards();
-            int[] prev = routing.previous();
-            int[] cur = routing.current();
-            int[] positionBefore = new int[k];
-            int[] positionAfter = new int[k];
-            java.util.Arrays.fill(positionBefore, -1);
-            java.util.Arrays.fill(positionAfter, -1);
-            for (int i = 0; i < prev.length; i++) {
-                positionBefore[prev[i]] = i;
-            }
-            for (int i = 0; i < cur.length; i++) {
-                positionAfter[cur[i]] = i;
-            }
-            boolean[] fresh = new boolean[k];
-            for (int s = 0; s < k; s++) {
-                fresh[s] = positionBefore[s] < 0;
-            }
-            // The epoch before the cut-over: from a shard still in it, or one less than a shard past it.
-            Long epoch = null;
-            for (int s = 0; s < k && epoch == null; s++) {
-                Map<String, String> r = parsed[s];
-                if (r == null) {
-                    continue;
-                }
-                long e = Long.parseLong(r.get("epoch"));
-                boolean inBefore = positionBefore[s] >= 0
-                        && String.valueOf(positionBefore[s]).equals(r.get("shard"))
-                        && String.valueOf(prev.length).equals(r.get("of"));
-                epoch = inBefore ? e : e - 1;
-            }
-            long n = epoch == null ? 1 : epoch;
-            Plan plan = new Plan(
-                    deployment, n, positionBefore, prev.length, positionAfter, cur.length, false, false, fresh);
-            int pastCutover = 0;
-            int beforeCutover = 0;
-            for (int s = 0; s < k; s++) {
-                if (records[s] == null) {
-                    continue;
-                }
-                boolean isBefore = records[s].equals(text(plan.before(s)));
-                boolean isAfter = records[s].equals(text(plan.after(s)));
-                if (isAfter && !isBefore) {
-                    pastCutover++;
-                } else if (isBefore && !isAfter) {
-                    beforeCutover++;
-                } else if (!isBefore) {
-                    Map<String, String> r = parsed[s];
-                    throw new IncompatibleDeploymentException("redis: shard " + port.name(s) + " is "
-                            + (RETIRED.equals(r.get("shard"))
-                                    ? "retired"
-                                    : "shard " + r.get("shard") + " of " + r.get("of"))
-                            + " in topology epoch " + r.get("epoch") + ", which is neither its place in"
-                            + " --redis-previous (" + place(positionBefore[s], prev.length) + ", epoch " + n
-                            + ") nor in --redis (" + place(positionAfter[s], cur.length) + ", epoch " + (n + 1)
-                            + "): declare the change from the shard list the shards were last started with,"
-                            + " in its order, writing each shard as it was written then");
-                }
-            }
-            boolean allPast = pastCutover > 0 && beforeCutover == 0;
-            return new Plan(
-                    deployment,
-                    n,
-                    positionBefore,
-                    prev.length,
-                    positionAfter,
-                    cur.length,
-                    allPast,
-                    pastCutover > 0 && beforeCutover > 0,
-                    fresh);
-        }
-
-        private static String place(int position, int of) {
-            return position < 0 ? "not listed" : "shard " + position + " of " + of;
-        }
-    }
-
     /**
-     * {@code port}, whose calls of a {@link RedisScript#guarded() guarded} script carry the topology record's
-     * key last among the keys and the shard's expected record last among the arguments.
+     * {@code port}, whose calls of a {@link RedisScript#guarded() guarded} script (one that starts with {@code
+     * guard.lua}) carry the topology record's key last among the keys, {@code KEYS[#KEYS]}, and the record the
+     * shard is expected to hold last among the arguments, {@code ARGV[#ARGV]}: the guard fails the call with
+     * {@code DEDUPTOPOLOGY}, having read and written nothing else, when the shard holds another record or none.
      */
     public RedisPort guarded() {
         return new RedisPort() {
@@ -515,6 +290,39 @@ public final class Topology implements AutoCloseable {
     }
 
     /**
+     * {@code script} with {@code guard.lua} before it: a {@link RedisScript#guarded() guarded} script of the same
+     * name, refused by a shard that does not hold the topology record {@link #guarded()} expects of it; {@code
+     * script} itself when it is guarded already.
+     */
+    public static RedisScript behindGuard(RedisScript script) {
+        if (script.guarded()) {
+            return script;
+        }
+        byte[] body;
+        try (InputStream in = Topology.class.getResourceAsStream(GUARD)) {
+            if (in == null) {
+                throw new IllegalStateException(GUARD + " is missing from the agent's classpath");
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            in.transferTo(out);
+            out.write(script.body());
+            body = out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            String sha =
+                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
+            return new RedisScript(script.name(), body, sha, true);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The guard, in the scripts' resource folder. */
+    private static final String GUARD = "/dev/dedup/agent/store/redis/guard.lua";
+
+    /**
      * Completes when claims made at {@code nowMillis} may be routed: at once, or, when the cut-over is due and
      * not yet made, once it is.
      */
@@ -554,11 +362,8 @@ public final class Topology implements AutoCloseable {
         List<CompletableFuture<Void>> advanced = new ArrayList<>();
         for (int s = 0; s < before.length; s++) {
             int shard = s;
-            advanced.add(port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key[shard]}, new byte[][] {
-                        after[shard], before[shard]
-                    })
-                    .<Void>thenApply(reply -> {
-                        String now = reply.get(0) instanceof byte[] b && b.length > 0 ? text(b) : null;
+            advanced.add(RecordCall.advance(port, shard, key[shard], after[shard], before[shard])
+                    .<Void>thenApply(now -> {
                         held.set(shard, now);
                         if (!text(after[shard]).equals(now)) {
                             throw new StoreUnavailableException(
@@ -668,8 +473,8 @@ public final class Topology implements AutoCloseable {
 
     /** Whether {@code record} is this deployment's in a later epoch than the one this agent writes in. */
     private boolean movedOn(String record) {
-        Map<String, String> mine = parse(text(after[0]));
-        Map<String, String> r = record == null ? null : parse(record);
+        Map<String, String> mine = TopologyRecord.parse(text(after[0]));
+        Map<String, String> r = record == null ? null : TopologyRecord.parse(record);
         return r != null
                 && mine != null
                 && r.get("deployment").equals(mine.get("deployment"))
@@ -682,55 +487,14 @@ public final class Topology implements AutoCloseable {
     }
 
     private static String read(RedisPort port, int shard, byte[] key) {
-        return call(port, shard, key, READ);
+        return RecordCall.read(port, shard, key).toCompletableFuture().join();
     }
 
     private static String stamp(RedisPort port, int shard, byte[] key, byte[] record) {
-        return call(port, shard, key, record);
-    }
-
-    private static String call(RedisPort port, int shard, byte[] key, byte[] arg) {
-        List<Object> reply = port.eval(
-                        shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, new byte[][] {arg})
-                .toCompletableFuture()
-                .join();
-        Object value = reply.isEmpty() ? null : reply.get(0);
-        return value instanceof byte[] b && b.length > 0 ? text(b) : null;
-    }
-
-    static byte[] record(String deployment, long epoch, int shard, int of) {
-        return record(deployment, epoch, String.valueOf(shard), of);
-    }
-
-    static byte[] record(String deployment, long epoch, String shard, int of) {
-        return (PREFIX + "deployment=" + deployment + " epoch=" + epoch + " shard=" + shard + " of=" + of)
-                .getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** The fields of a record, or null when the text is not one. */
-    static Map<String, String> parse(String record) {
-        if (!record.startsWith(PREFIX)) {
-            return null;
-        }
-        Map<String, String> fields = new LinkedHashMap<>();
-        for (String pair : record.substring(PREFIX.length()).split(" ")) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                fields.put(pair.substring(0, eq), pair.substring(eq + 1));
-            }
-        }
-        for (String name : List.of("deployment", "epoch", "shard", "of")) {
-            if (!fields.containsKey(name)
-                    || (!name.equals("deployment")
-                            && !fields.get(name).matches("\\d{1,9}")
-                            && !(name.equals("shard") && fields.get(name).equals(RETIRED)))) {
-                return null;
-            }
-        }
-        return fields;
+        return RecordCall.stamp(port, shard, key, record).toCompletableFuture().join();
     }
 
     private static String text(byte[] b) {
-        return new String(b, StandardCharsets.US_ASCII);
+        return TopologyRecord.text(b);
     }
 }

@@ -1,6 +1,8 @@
 package dev.dedup.agent.store.redis.layout;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.RedisOptions;
@@ -74,7 +76,7 @@ class FingerprintTablesIT {
         LettuceShards port = new LettuceShards(
                 options,
                 registry,
-                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES));
+                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisSweeper.SCRIPT, RedisScript.TABLES));
         closing.add(port);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
@@ -106,7 +108,7 @@ class FingerprintTablesIT {
         long buckets = state.buckets(layout.baseBits());
         assertEquals(ids, state.claims());
         assertTrue(
-                buckets >= ids / FingerprintTables.SPLIT_ABOVE && buckets <= ids / 24,
+                buckets >= ids / TableResizing.SPLIT_ABOVE && buckets <= ids / 24,
                 "200,000 claims in " + buckets + " buckets");
         assertEquals(buckets, bucketKeys().size(), "every bucket holds claims, and no key is anything else's");
         double perClaim = (usedMemory() - memoryBefore) / (double) ids;
@@ -178,6 +180,67 @@ class FingerprintTablesIT {
         assertEquals(0, bySecond, "the second agent swept nothing");
     }
 
+    @Test
+    void aShardThatLostItsTopologyRecord_isNotSwept_untilItHoldsItAgain() throws Exception {
+        FingerprintTables layout = agent();
+        claim(layout, batch("short", 0, 4_000, "w1"), HOUR);
+        settled(layout, HOUR);
+        clock.advance(Duration.ofHours(2)); // every claim has ended: a sweep would drop them
+        Object record = redis.call("GET", "dd:topology");
+        redis.call("DEL", "dd:topology"); // as a shard replaced by another holding these keys would look
+        Map<String, String> before = contents();
+        RedisSweeper sweeper = sweeper(layout);
+
+        RuntimeException refused = assertThrows(RuntimeException.class, sweeper::sweepDue);
+        assertTrue(String.valueOf(refused.getMessage()).contains("topology record"), refused.toString());
+        assertEquals(before, contents(), "no bucket, state or sweep marker written");
+
+        redis.call("FLUSHALL"); // an empty shard in its place
+        assertThrows(RuntimeException.class, sweeper::sweepDue);
+        assertEquals(List.of(), redis.keys(), "an empty shard stays empty");
+
+        redis.call(
+                "SET".getBytes(StandardCharsets.US_ASCII), "dd:topology".getBytes(StandardCharsets.US_ASCII), (byte[])
+                        record);
+        claim(layout, batch("short", 0, 4_000, "w1"), HOUR);
+        clock.advance(Duration.ofHours(2));
+        assertTrue(sweeper.sweepDue() > 0, "with its record back, the shard is swept");
+        assertArrayEquals((byte[]) record, (byte[]) redis.call("GET", "dd:topology"), "and its record kept as it was");
+    }
+
+    /** Every key of the shard with its value (a hash as its fields), to compare before and after. */
+    private Map<String, String> contents() throws Exception {
+        Map<String, String> all = new java.util.TreeMap<>();
+        for (byte[] key : redis.keys()) {
+            String name = java.util.HexFormat.of().formatHex(key);
+            String read = switch (redis.type(key)) {
+                case "hash" -> "HGETALL";
+                case "set" -> "SMEMBERS";
+                default -> "GET";
+            };
+            String value = describe(redis.call(read.getBytes(StandardCharsets.US_ASCII), key));
+            all.put(name, read.equals("SMEMBERS") ? sorted(value) : value);
+        }
+        return all;
+    }
+
+    private static String sorted(String members) {
+        return java.util.Arrays.stream(members.replaceAll("[\\[\\] ]", "").split(","))
+                .sorted()
+                .toList()
+                .toString();
+    }
+
+    private static String describe(Object value) {
+        if (value instanceof byte[] b) {
+            return java.util.HexFormat.of().formatHex(b);
+        }
+        if (value instanceof List<?> l) {
+            return l.stream().map(FingerprintTablesIT::describe).toList().toString();
+        }
+        return String.valueOf(value);
+    }
+
     private void assertAll(int expected, byte[] verdicts, String what) {
         for (int i = 0; i < verdicts.length; i++) {
             assertEquals(expected, verdicts[i], what + ": item " + i);
@@ -186,16 +249,13 @@ class FingerprintTablesIT {
 
     /** The table's state once no split or merge is due. */
     private TableState settled(FingerprintTables layout, ClaimPolicy policy) throws InterruptedException {
-        FingerprintTables.Table table = layout.table(FingerprintTables.tableName(policy));
+        FingerprintTable table = layout.table(FingerprintTable.nameOf(policy));
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
             TableState s = layout.refresh(table, 0, clock.getAsLong())
                     .toCompletableFuture()
                     .join();
-            long buckets = s.buckets(layout.baseBits());
-            boolean grow = s.claims() > FingerprintTables.SPLIT_ABOVE * buckets;
-            boolean shrink = s.claims() < FingerprintTables.MERGE_BELOW * buckets && buckets > 1L << layout.baseBits();
-            if (!grow && !shrink && !table.resizing[0].get()) {
+            if (TableResizing.due(s, layout.baseBits()) == null && !table.resizing[0].get()) {
                 return s;
             }
             Thread.sleep(20);

@@ -1,0 +1,368 @@
+package dev.dedup.agent.store.redis.layout;
+
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.ShardCounters;
+import dev.dedup.agent.store.redis.gather.CallGathering;
+import dev.dedup.agent.store.redis.gather.ShardCalls;
+import dev.dedup.codec.Batch;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
+ * into one call per shard ({@link ShardCalls}) against the table's states this agent last saw, gathered with other
+ * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and planned again for the items
+ * whose buckets another agent's split or merge moved meanwhile. Every state a reply carries goes to {@link
+ * TableResizing}.
+ */
+final class ClaimCalls {
+
+    /** Times a call is addressed anew because other agents keep splitting its buckets, before it fails. */
+    static final int STALE_ATTEMPTS = 8;
+    /**
+     * On a Redis Cluster, where a call may touch only the keys it declares, it declares the images of the buckets
+     * it names among the next this many to be split, so that a split by another agent meanwhile does not send it
+     * back.
+     */
+    static final int IMAGES_AHEAD = 64;
+
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+
+    /** The items of a batch in one call sequence: their shards and the owner-and-end each record carries. */
+    record Items(Batch batch, int[] shard, long[] value, Mode mode) {}
+
+    /** Answers per position, and for a look-up the owner-and-end of every claim found (0 where none). */
+    record Found(byte[] answers, long[] values) {}
+
+    private final RedisPort port;
+    private final RedisKeys keys;
+    private final int baseBits;
+    private final TableResizing resizing;
+    private final CallGathering gathering;
+    private final byte[] channel;
+    private final byte[] baseArg;
+    private final Counter[] stale;
+
+    ClaimCalls(RedisPort port, RedisKeys keys, int baseBits, TableResizing resizing, MeterRegistry registry) {
+        this.port = port;
+        this.keys = keys;
+        this.baseBits = baseBits;
+        this.resizing = resizing;
+        this.gathering = new CallGathering(port, RedisScript.CLAIMS, FingerprintRecord.ITEM_BYTES, registry);
+        this.channel = keys.releaseChannel();
+        this.baseArg = RedisKeys.ascii(baseBits);
+        this.stale = ShardCounters.of(
+                registry,
+                port,
+                MetricNames.REDIS_STALE_CALLS,
+                "Claim calls addressed anew because other agents split or merged their buckets meanwhile");
+    }
+
+    /**
+     * Sends the items at {@code positions}, addressed by the states last seen; completes with their answers (and
+     * values) in the order of {@code positions}.
+     */
+    CompletionStage<Found> send(FingerprintTable table, Items items, int[] positions, long nowMillis) {
+        return send(table, items, positions, nowMillis, 1);
+    }
+
+    /**
+     * The same; items whose buckets another agent moved meanwhile are addressed anew and sent again ({@code
+     * attempt} counts how often).
+     */
+    private CompletionStage<Found> send(
+            FingerprintTable table, Items items, int[] positions, long nowMillis, int attempt) {
+        TableState[] view = new TableState[port.shards()];
+        for (int s = 0; s < view.length; s++) {
+            view[s] = table.states.get(s);
+        }
+        ShardCalls calls = ShardCalls.plan(
+                positions.length, packing(table, items, positions, view), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+        byte[] answers = new byte[positions.length];
+        long[] values = new long[positions.length];
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        for (ShardCalls.Call call : calls.calls()) {
+            int[] sub = new int[call.indexes().length];
+            for (int j = 0; j < sub.length; j++) {
+                sub[j] = positions[call.indexes()[j]];
+            }
+            pending.add(sendCall(table, items, call, view[call.shard()], nowMillis, attempt)
+                    .thenCompose(reply -> reply != null
+                            ? CompletableFuture.completedFuture(reply)
+                            : send(table, items, sub, nowMillis, attempt + 1))
+                    .<Void>thenApply(found -> {
+                        if (found.answers().length != sub.length) {
+                            throw new StoreUnavailableException(
+                                    FailureKind.ERROR,
+                                    "redis shard " + port.name(call.shard()) + " answered " + found.answers().length
+                                            + " verdicts for " + sub.length + " items",
+                                    null);
+                        }
+                        for (int j = 0; j < sub.length; j++) {
+                            answers[call.indexes()[j]] = found.answers()[j];
+                            values[call.indexes()[j]] = found.values()[j];
+                        }
+                        return null;
+                    })
+                    .toCompletableFuture());
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> new Found(answers, values));
+    }
+
+    /**
+     * One call, as planned against {@code view}; completes with its answers, or with null when the shard said its
+     * buckets had moved (the caller plans its items again), after {@value #STALE_ATTEMPTS} such answers in a row
+     * with a failure.
+     */
+    private CompletionStage<Found> sendCall(
+            FingerprintTable table, Items items, ShardCalls.Call call, TableState view, long nowMillis, int attempt) {
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        ClaimsCall claims = new ClaimsCall(table, call.shard(), items.mode(), view, nowMillis);
+        Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
+        ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
+        byte[][] tableKeys = claims.tableKeys();
+        CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
+                ? port.eval(
+                                call.shard(),
+                                RedisScript.CLAIMS,
+                                Mode.LOOKUP,
+                                ShardCalls.withKeys(sendable.keys(), tableKeys),
+                                argsOf.apply(sendable))
+                        .thenApply(script -> new CallGathering.Reply(
+                                script.get(0) instanceof byte[] b ? b : new byte[0], script, true))
+                : gathering.submit(sendable, items.mode(), List.of(table.name, view, nowSecond), argsOf, tableKeys);
+        return sent.thenCompose(reply -> {
+            List<Object> script = reply.script();
+            resizing.observed(table, call.shard(), TableState.of(script), nowMillis);
+            if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
+                stale[call.shard()].increment();
+                if (attempt >= STALE_ATTEMPTS) {
+                    throw new StoreUnavailableException(
+                            FailureKind.ERROR,
+                            "redis shard " + port.name(call.shard()) + ": table " + table.name + " kept changing under "
+                                    + attempt + " calls in a row",
+                            null);
+                }
+                return CompletableFuture.completedFuture(null);
+            }
+            return CompletableFuture.completedFuture(found(reply, items.mode()));
+        });
+    }
+
+    /**
+     * {@code call} declaring besides its buckets the images of those among the next {@value #IMAGES_AHEAD} to be
+     * split in {@code view}: where their items go if another agent splits them before the call runs.
+     */
+    private ShardCalls.Call withImages(FingerprintTable table, ShardCalls.Call call, TableState view) {
+        long low = 1L << (baseBits + view.level());
+        Set<Long> named = new HashSet<>();
+        for (long b : call.buckets()) {
+            named.add(b);
+        }
+        List<Long> images = new ArrayList<>();
+        for (long packed : call.buckets()) {
+            long b = packed & 0xffff_ffffL;
+            long image = (packed & ~0xffff_ffffL) | (b + low);
+            if (b >= view.split() && b < view.split() + IMAGES_AHEAD && b < low && named.add(image)) {
+                images.add(image);
+            }
+        }
+        if (images.isEmpty()) {
+            return call;
+        }
+        int n = call.buckets().length;
+        long[] buckets = Arrays.copyOf(call.buckets(), n + images.size());
+        byte[][] k = Arrays.copyOf(call.keys(), n + images.size());
+        for (int i = 0; i < images.size(); i++) {
+            buckets[n + i] = images.get(i);
+            k[n + i] = table.bucketKey(call.shard(), images.get(i) & 0xffff_ffffL);
+        }
+        return new ShardCalls.Call(call.shard(), k, buckets, call.items(), call.indexes());
+    }
+
+    private static Found found(CallGathering.Reply reply, Mode mode) {
+        byte[] answers = reply.answers();
+        long[] values = new long[answers.length];
+        if (mode == Mode.LOOKUP && reply.script().size() > 4 && reply.script().get(4) instanceof byte[] found) {
+            int at = 0;
+            for (int i = 0; i < answers.length; i++) {
+                if (answers[i] != 0 && at + 7 <= found.length) {
+                    long v = 0;
+                    for (int b = 0; b < 7; b++) {
+                        v = (v << 8) | (found[at + b] & 0xff);
+                    }
+                    values[i] = v;
+                    at += 7;
+                }
+            }
+        }
+        return new Found(answers, values);
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.US_ASCII) : String.valueOf(o);
+    }
+
+    /**
+     * The items at {@code positions} for {@link ShardCalls}, addressed by {@code view}: a bucket is the shard in
+     * its high 32 bits and the bucket's number in the low ones.
+     */
+    private ShardCalls.Packing packing(FingerprintTable table, Items items, int[] positions, TableState[] view) {
+        Batch batch = items.batch();
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int j) {
+                int i = positions[j];
+                int shard = items.shard()[i];
+                return ((long) shard << 32) | view[shard].bucket(baseBits, FingerprintRecord.lowRoute(batch.route(i)));
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return (int) (bucket >>> 32);
+            }
+
+            @Override
+            public byte[] key(int shard, long bucket) {
+                return table.bucketKey(shard, bucket & 0xffff_ffffL);
+            }
+
+            @Override
+            public int itemBytes() {
+                return FingerprintRecord.ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] a, int at, int keyIndex, int j) {
+                int i = positions[j];
+                FingerprintRecord.item(
+                        a,
+                        at,
+                        keyIndex,
+                        batch.key(i),
+                        FingerprintRecord.lowRoute(batch.route(i)),
+                        baseBits,
+                        items.value()[i]);
+            }
+        };
+    }
+
+    /**
+     * Reads a table's state on a shard (a look-up of no item), and splits or merges buckets if it is due: tests
+     * wait with it for a table to settle.
+     */
+    CompletionStage<TableState> refresh(FingerprintTable table, int shard, long nowMillis) {
+        ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, TableState.EMPTY, nowMillis);
+        return port.eval(
+                        shard,
+                        RedisScript.CLAIMS,
+                        Mode.LOOKUP,
+                        claims.tableKeys(),
+                        claims.args(new byte[0], new long[0]))
+                .thenApply(reply -> {
+                    TableState state = TableState.of(reply);
+                    resizing.observed(table, shard, state, nowMillis);
+                    return state;
+                });
+    }
+
+    /**
+     * One call of {@code claims.lua} (sent after {@code guard.lua}, {@code answers.lua} and {@code records.lua}, as
+     * one script) on {@code shard}: what it is told besides its items and their buckets, which is the same for
+     * every call merged into one.
+     *
+     * <p>The script replies {@code {answers, level, split, claims}}: one answer byte per item, in order (a claim:
+     * 0 new, 1 retry, 2 duplicate; a release: 1 released, 0 not held by that owner; a look-up: 0 absent, 1 held by
+     * the item's owner, 2 by another), then the table's state after the call. A look-up adds the 7-byte
+     * owner-and-end of every item found, in order. On a Redis Cluster, an item whose bucket moved to one the call
+     * does not declare makes it reply {@code {'', level, split, claims, 'stale'}}, having written nothing.
+     */
+    private final class ClaimsCall {
+        private final FingerprintTable table;
+        private final int shard;
+        private final Mode mode;
+        private final TableState view;
+        private final long nowMillis;
+
+        ClaimsCall(FingerprintTable table, int shard, Mode mode, TableState view, long nowMillis) {
+            this.table = table;
+            this.shard = shard;
+            this.mode = mode;
+            this.view = view;
+            this.nowMillis = nowMillis;
+        }
+
+        /**
+         * The keys after the call's buckets: {@code KEYS[1 .. m]} are the buckets, in the order of their {@code
+         * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
+         * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
+         * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
+         * dev.dedup.agent.store.redis.topology.Topology#guarded}).
+         */
+        byte[][] tableKeys() {
+            return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};
+        }
+
+        /**
+         * {@code ARGV}, in order (the guard's expected record follows):
+         *
+         * <ol>
+         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what a previous shard list
+         *       holds of each id);
+         *   <li>the items, {@value FingerprintRecord#ITEM_BYTES} bytes each ({@link FingerprintRecord#item});
+         *   <li>now: whole seconds modulo 2^28;
+         *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
+         *   <li>per key, the bucket it is: u32 big-endian;
+         *   <li>{@code '1'} when the table's window slides: a repeat renews the claim's end;
+         *   <li>the channel on which released fields are published;
+         *   <li>the table's base bits: it has 2^base buckets at level 0;
+         *   <li>the table's name, added to the set of tables when the table gains its first record;
+         *   <li>{@code '1'} on a Redis Cluster, where a call may touch only the keys it declares: an item whose
+         *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
+         *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
+         *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
+         *       record the call writes is then never looked for again by it.
+         * </ol>
+         */
+        byte[][] args(byte[] items, long[] buckets) {
+            byte[] numbers = new byte[buckets.length * 4];
+            for (int k = 0; k < buckets.length; k++) {
+                long b = buckets[k];
+                for (int i = 0; i < 4; i++) {
+                    numbers[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
+                }
+            }
+            return new byte[][] {
+                mode.arg(),
+                items,
+                FingerprintRecord.now(nowMillis),
+                view.view().getBytes(StandardCharsets.US_ASCII),
+                numbers,
+                table.slidingArg(),
+                channel,
+                baseArg,
+                table.nameArg,
+                {(byte) (keys.clustered() ? '1' : '0')},
+                table.bucketHeads[shard],
+                ShardCalls.distinct(items, FingerprintRecord.ITEM_BYTES, FingerprintRecord.FIELD_AT) ? ONE : ZERO
+            };
+        }
+    }
+}

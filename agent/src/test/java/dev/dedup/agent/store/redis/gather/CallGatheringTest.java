@@ -1,0 +1,295 @@
+package dev.dedup.agent.store.redis.gather;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.redis.access.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.MemoryInfo;
+import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How concurrent batches' calls to one shard go out, on a port that answers when the test says and a clock that
+ * moves when the test moves it: at once while the shard is not busy, merged once it answers, apart when their
+ * arguments differ, and each batch answered with its own items' answers.
+ */
+class CallGatheringTest {
+
+    private static final int ITEM_BYTES = 4;
+
+    /** A port whose calls complete when the test completes them. */
+    private static final class HeldPort implements RedisPort {
+        record Sent(int shard, Mode mode, byte[][] keys, byte[][] args, CompletableFuture<List<Object>> reply) {}
+
+        final List<Sent> sent = new ArrayList<>();
+
+        @Override
+        public int shards() {
+            return 2;
+        }
+
+        @Override
+        public String name(int shard) {
+            return "shard-" + shard;
+        }
+
+        @Override
+        public synchronized CompletionStage<List<Object>> eval(
+                int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+            Sent s = new Sent(shard, mode, keys, args, new CompletableFuture<>());
+            sent.add(s);
+            return s.reply();
+        }
+
+        synchronized Sent sent(int i) {
+            return sent.get(i);
+        }
+
+        synchronized int count() {
+            return sent.size();
+        }
+
+        @Override
+        public CompletionStage<Void> ping() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public List<EvictionPolicy.Reading> evictionPolicies() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletionStage<MemoryInfo> memory(int shard) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Map<String, Object> stats(int shard) {
+            return Map.of();
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private final HeldPort port = new HeldPort();
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final CallGathering gathering =
+            new CallGathering(port, RedisScript.CLAIMS, ITEM_BYTES, registry, nanos::get);
+
+    /** The script's arguments: the mode, then the items. */
+    private static final Function<ShardCalls.Call, byte[][]> ARGS = c -> new byte[][] {{'x'}, c.items()};
+
+    /**
+     * A call on {@code shard} of items tagged {@code tag, tag + 1, ...}, item {@code i} in bucket {@code
+     * buckets[i]}: an item is its u16 key index and its u16 tag.
+     */
+    private static ShardCalls.Call call(int shard, int tag, long... buckets) {
+        List<Long> distinct = new ArrayList<>();
+        ByteBuffer items = ByteBuffer.allocate(buckets.length * ITEM_BYTES);
+        int[] indexes = new int[buckets.length];
+        for (int i = 0; i < buckets.length; i++) {
+            if (!distinct.contains(buckets[i])) {
+                distinct.add(buckets[i]);
+            }
+            items.putShort((short) (distinct.indexOf(buckets[i]) + 1)).putShort((short) (tag + i));
+            indexes[i] = i;
+        }
+        return new ShardCalls.Call(
+                shard,
+                distinct.stream().map(b -> key(b)).toArray(byte[][]::new),
+                distinct.stream().mapToLong(Long::longValue).toArray(),
+                items.array(),
+                indexes);
+    }
+
+    private static byte[] key(long bucket) {
+        return ("b" + bucket).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** A sent call's items as (bucket, tag) pairs, the bucket read from the call's keys. */
+    private static List<String> items(HeldPort.Sent sent) {
+        List<String> out = new ArrayList<>();
+        ByteBuffer items = ByteBuffer.wrap(sent.args()[1]);
+        while (items.hasRemaining()) {
+            int keyIndex = items.getShort() & 0xffff;
+            int tag = items.getShort() & 0xffff;
+            out.add(new String(sent.keys()[keyIndex - 1], StandardCharsets.US_ASCII) + "/" + tag);
+        }
+        return out;
+    }
+
+    private CompletableFuture<CallGathering.Reply> submit(ShardCalls.Call call, Object sameArgs) {
+        return gathering.submit(call, Mode.CLAIM, sameArgs, ARGS).toCompletableFuture();
+    }
+
+    private static List<Object> reply(String answers, long more) {
+        return List.of(answers.getBytes(StandardCharsets.ISO_8859_1), more);
+    }
+
+    @Test
+    void callsGoOutAtOnce_whileFewerThanTwoAreInFlightOnTheirShard() {
+        submit(call(0, 0, 1), "same");
+        submit(call(0, 10, 2), "same");
+        assertEquals(2, port.count(), "two in flight on shard 0");
+        submit(call(0, 20, 3), "same");
+        assertEquals(2, port.count(), "the third waits for shard 0");
+        submit(call(1, 30, 4), "same");
+        assertEquals(3, port.count(), "shard 1 is idle: its call goes at once");
+        assertEquals(1, port.sent(2).shard());
+    }
+
+    @Test
+    void callsMadeWhileTheShardIsBusy_goOutAsOneWhenItAnswers_eachBatchAnsweredItsOwnItems() {
+        CompletableFuture<CallGathering.Reply> a = submit(call(0, 0, 1, 2), "same");
+        submit(call(0, 10, 3), "same");
+        CompletableFuture<CallGathering.Reply> c = submit(call(0, 20, 5, 6), "same");
+        CompletableFuture<CallGathering.Reply> d = submit(call(0, 30, 6, 7, 5), "same");
+        assertEquals(2, port.count());
+
+        port.sent(0).reply().complete(reply("\0\1", 0));
+        assertArrayEquals(new byte[] {0, 1}, a.join().answers());
+        assertEquals(3, port.count(), "what waited went out when the shard answered, as one call");
+        HeldPort.Sent merged = port.sent(2);
+        assertEquals(List.of("b5/20", "b6/21", "b6/30", "b7/31", "b5/32"), items(merged), "in the order they came");
+        assertEquals(3, merged.keys().length, "each bucket declared once");
+        assertFalse(c.isDone());
+
+        merged.reply().complete(reply("\0\2\1\0\2", 7));
+        assertArrayEquals(new byte[] {0, 2}, c.join().answers());
+        assertArrayEquals(new byte[] {1, 0, 2}, d.join().answers());
+        assertTrue(c.join().first() && !d.join().first(), "only the first batch counts the script's other values");
+        assertEquals(7, d.join().number(1), "every batch sees the whole reply");
+        assertEquals(
+                2.0,
+                registry.get(MetricNames.REDIS_GATHERED)
+                        .tag(MetricNames.TAG_SHARD, "0")
+                        .counter()
+                        .count(),
+                "two calls went out merged");
+    }
+
+    @Test
+    void aCallThatWaitedPastTheHold_goesOutWithTheNextCall_evenWhileTheShardIsBusy() {
+        submit(call(0, 0, 1), "same");
+        submit(call(0, 10, 2), "same");
+        submit(call(0, 20, 3), "same");
+        nanos.addAndGet(CallGathering.MAX_HOLD_MICROS * 1000);
+        submit(call(0, 30, 4), "same");
+        assertEquals(2, port.count(), "held exactly the hold: it waits on");
+        nanos.addAndGet(1);
+        submit(call(0, 40, 5), "same");
+        assertEquals(3, port.count(), "held past it: everything waiting goes out");
+        assertEquals(List.of("b3/20", "b4/30", "b5/40"), items(port.sent(2)));
+    }
+
+    @Test
+    void callsWithOtherArguments_goOutApart_andNoneJoinsOneBeforeADifferentOne() {
+        submit(call(0, 0, 1), "x");
+        submit(call(0, 10, 1), "x");
+        submit(call(0, 20, 1), "x");
+        submit(call(0, 30, 1), "y");
+        submit(call(0, 40, 1), "x");
+        gathering.submit(call(0, 50, 1), Mode.RELEASE, "x", ARGS);
+        port.sent(0).reply().complete(reply("\0", 0));
+        assertEquals(6, port.count());
+        assertEquals(List.of("b1/20"), items(port.sent(2)));
+        assertEquals(List.of("b1/30"), items(port.sent(3)));
+        assertEquals(List.of("b1/40"), items(port.sent(4)));
+        assertEquals(Mode.RELEASE, port.sent(5).mode());
+    }
+
+    @Test
+    void aMergedCallThatFails_failsEveryBatchInIt_andTheShardServesTheNext() {
+        submit(call(0, 0, 1), "same");
+        submit(call(0, 10, 2), "same");
+        CompletableFuture<CallGathering.Reply> c = submit(call(0, 20, 3), "same");
+        CompletableFuture<CallGathering.Reply> d = submit(call(0, 30, 4), "same");
+        port.sent(0).reply().complete(reply("\0", 0));
+        RuntimeException down = new RuntimeException("shard down");
+        port.sent(2).reply().completeExceptionally(down);
+        assertSame(down, unwrap(c));
+        assertSame(down, unwrap(d));
+        submit(call(0, 40, 5), "same");
+        assertEquals(4, port.count(), "one call in flight: the next goes at once");
+    }
+
+    private static Throwable unwrap(CompletableFuture<?> f) {
+        try {
+            f.join();
+            throw new AssertionError("completed");
+        } catch (CompletionException e) {
+            return e.getCause();
+        }
+    }
+
+    @Test
+    void waitingCalls_groupBySameArguments_upToMaxItemsACall_butABiggerCallStillGoesAlone() {
+        List<CallGathering.Pending> waiting = List.of(
+                pending(3000, Mode.CLAIM, "x"),
+                pending(1000, Mode.CLAIM, "x"),
+                pending(200, Mode.CLAIM, "x"),
+                pending(5000, Mode.CLAIM, "x"),
+                pending(1, Mode.CLAIM, "x"),
+                pending(1, Mode.RELEASE, "x"),
+                pending(1, Mode.RELEASE, "x"));
+        List<List<Integer>> sizes = CallGathering.groups(waiting).stream()
+                .map(g -> g.stream().map(p -> p.call().indexes().length).toList())
+                .toList();
+        assertEquals(List.of(List.of(3000, 1000), List.of(200), List.of(5000), List.of(1), List.of(1, 1)), sizes);
+        assertEquals(List.of(), CallGathering.groups(List.of()));
+    }
+
+    private static CallGathering.Pending pending(int items, Mode mode, Object sameArgs) {
+        ShardCalls.Call call =
+                new ShardCalls.Call(0, new byte[0][], new long[0], new byte[items * ITEM_BYTES], new int[items]);
+        return new CallGathering.Pending(call, mode, sameArgs, ARGS, new byte[0][], 0);
+    }
+
+    @Test
+    void aMergedReply_isSlicedByCall_andAReplyWithoutAnswersReachesEveryCallAsItIs() {
+        List<CallGathering.Reply> sliced = CallGathering.replies(reply("\1\2\0\2\1", 9), new int[] {2, 3});
+        assertArrayEquals(new byte[] {1, 2}, sliced.get(0).answers());
+        assertArrayEquals(new byte[] {0, 2, 1}, sliced.get(1).answers());
+        assertTrue(sliced.get(0).first());
+        assertFalse(sliced.get(1).first());
+
+        List<Object> wroteNothing = List.of(new byte[0], 3L, 0L, 5L, "stale".getBytes(StandardCharsets.US_ASCII));
+        for (CallGathering.Reply r : CallGathering.replies(wroteNothing, new int[] {2, 3})) {
+            assertArrayEquals(new byte[0], r.answers());
+            assertSame(wroteNothing, r.script());
+            assertEquals(5, r.number(3));
+            assertEquals(0, r.number(4), "not a number");
+            assertEquals(0, r.number(9), "past the reply");
+        }
+
+        List<CallGathering.Reply> short_ = CallGathering.replies(reply("\1\2\0", 0), new int[] {2, 3});
+        assertArrayEquals(new byte[] {1, 2}, short_.get(0).answers());
+        assertArrayEquals(new byte[0], short_.get(1).answers(), "too few answers: none, never another's");
+    }
+}
