@@ -80,7 +80,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         List<RedisScript> scripts = List.of(
                 RedisScript.CLAIMS,
                 RedisScript.TABLE,
-                RedisSweeper.SCRIPT,
+                RedisScript.SWEEP,
                 RedisScript.TABLES,
                 RedisScript.TIMED,
                 RedisScript.RANGES,

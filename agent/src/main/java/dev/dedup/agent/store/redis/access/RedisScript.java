@@ -22,8 +22,11 @@ public record RedisScript(String name, byte[] body, String sha, boolean guarded)
     public static final RedisScript CLAIMS = of("guard.lua", "answers.lua", "records.lua", "claims.lua");
     /** The fingerprint layout's splits and merges of buckets. */
     public static final RedisScript TABLE = of("guard.lua", "records.lua", "table.lua");
-    /** The fingerprint layout's sweep of ended claims. */
-    public static final RedisScript SWEEP = of("records.lua", "sweep.lua");
+    /**
+     * The fingerprint layout's sweep of ended claims, behind the topology guard like every script that writes: a
+     * shard that lost its record (restarted empty, flushed, replaced) or holds another is not swept.
+     */
+    public static final RedisScript SWEEP = of("guard.lua", "records.lua", "sweep.lua");
     /** The fingerprint tables a shard holds. */
     public static final RedisScript TABLES = of("tables.lua");
     /** The event-time layout's claims and releases. */

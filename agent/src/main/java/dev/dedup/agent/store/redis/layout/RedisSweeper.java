@@ -29,13 +29,6 @@ public final class RedisSweeper implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RedisSweeper.class.getName());
 
-    /**
-     * {@code sweep.lua} behind the topology guard, like every script that writes: a shard that lost its record
-     * (restarted empty, flushed, replaced) or holds another is not swept, so that nothing is written to it until
-     * an operator accepts the loss.
-     */
-    public static final RedisScript SCRIPT = Topology.behindGuard(RedisScript.SWEEP);
-
     static final int RANGE_BUCKETS = 64;
     static final long MIN_PERIOD_SECONDS = 60;
     static final long MAX_PERIOD_SECONDS = 6 * 3600;
@@ -180,8 +173,8 @@ public final class RedisSweeper implements AutoCloseable {
     }
 
     /**
-     * Sweeps range {@code range} of a table on a shard with {@code sweep.lua} (sent after {@code guard.lua} and
-     * {@code records.lua}, as one script: {@link #SCRIPT}), unless its marker says it was swept in {@code period}. The script replies {@code {'', records
+     * Sweeps range {@code range} of a table on a shard with {@link RedisScript#SWEEP} ({@code guard.lua},
+     * {@code records.lua} and {@code sweep.lua}, as one script), unless its marker says it was swept in {@code period}. The script replies {@code {'', records
      * dropped, the table's records}}, or {@code {'skipped', 0}} when another agent swept the range in this period.
      *
      * <p>{@code KEYS[1]} is the range's marker, which holds the period it was last swept in; {@code KEYS[2]} the
@@ -221,7 +214,7 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(2 * periodSeconds * 1000),
             table.slidingArg()
         };
-        List<Object> reply = port.eval(shard, SCRIPT, Mode.SWEEP, k, args)
+        List<Object> reply = port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args)
                 .toCompletableFuture()
                 .join();
         if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {

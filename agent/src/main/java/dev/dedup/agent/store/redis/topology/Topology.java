@@ -12,16 +12,9 @@ import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -288,39 +281,6 @@ public final class Topology implements AutoCloseable {
             }
         };
     }
-
-    /**
-     * {@code script} with {@code guard.lua} before it: a {@link RedisScript#guarded() guarded} script of the same
-     * name, refused by a shard that does not hold the topology record {@link #guarded()} expects of it; {@code
-     * script} itself when it is guarded already.
-     */
-    public static RedisScript behindGuard(RedisScript script) {
-        if (script.guarded()) {
-            return script;
-        }
-        byte[] body;
-        try (InputStream in = Topology.class.getResourceAsStream(GUARD)) {
-            if (in == null) {
-                throw new IllegalStateException(GUARD + " is missing from the agent's classpath");
-            }
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            in.transferTo(out);
-            out.write(script.body());
-            body = out.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        try {
-            String sha =
-                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
-            return new RedisScript(script.name(), body, sha, true);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** The guard, in the scripts' resource folder. */
-    private static final String GUARD = "/dev/dedup/agent/store/redis/guard.lua";
 
     /**
      * Completes when claims made at {@code nowMillis} may be routed: at once, or, when the cut-over is due and

@@ -76,7 +76,7 @@ class FingerprintTablesIT {
         LettuceShards port = new LettuceShards(
                 options,
                 registry,
-                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisSweeper.SCRIPT, RedisScript.TABLES));
+                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES));
         closing.add(port);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
