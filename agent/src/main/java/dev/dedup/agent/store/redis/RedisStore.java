@@ -10,8 +10,7 @@ import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionPolicy;
-import dev.dedup.agent.store.redis.access.LettuceCluster;
-import dev.dedup.agent.store.redis.access.LettuceShards;
+import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
@@ -36,7 +35,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.LongSupplier;
 
 /**
- * Claims kept in Redis on one or more shards (or the groups of a Redis Cluster, {@link LettuceCluster}): a
+ * Claims kept in Redis on one or more shards (or the groups of a Redis Cluster; {@link LettuceRedis} talks to them): a
  * namespace filed by event time in {@link TimeBuckets}, every other in {@link FingerprintTables}; each writes a
  * batch with one Lua script call per shard (per {@value ShardCalls#MAX_ITEMS_PER_CALL} items), the shards' calls
  * in parallel, through the one {@link RedisPort}.
@@ -85,21 +84,25 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 RedisScript.TIMED,
                 RedisScript.RANGES,
                 RedisScript.TOPOLOGY);
-        RedisPort shards;
-        if (options.cluster()) {
-            this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
-            shards = new LettuceCluster(options, registry, scripts);
-            this.routing = Routing.single(options.clusterGroups());
-        } else {
-            this.keys = new RedisKeys(options.keyPrefix());
-            shards = new LettuceShards(options, registry, scripts);
-            this.routing = Routing.of(options);
-        }
         this.scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "dedup-redis");
             t.setDaemon(true);
             return t;
         });
+        if (options.cluster()) {
+            this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
+            this.routing = Routing.single(options.clusterGroups());
+        } else {
+            this.keys = new RedisKeys(options.keyPrefix());
+            this.routing = Routing.of(options);
+        }
+        RedisPort shards;
+        try {
+            shards = LettuceRedis.connect(options, registry, scripts);
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            throw e;
+        }
         Topology agreed = null;
         try {
             // before anything is written: a refused start leaves the shards as they were

@@ -13,10 +13,10 @@
  *       (pure planning, unit-tested alone); {@code CallGathering} merges concurrent batches' calls to one shard.
  *   <li>{@code topology}: which shard an id goes to ({@code Routing}), and the shards' own record of the shard
  *       list they belong to, with its declared changes ({@code Topology}).
- *   <li>{@code access}: talking to Redis. The one narrow port {@code RedisPort}, implemented for standalone
- *       and Sentinel shards by {@code LettuceShards} and for a Cluster by {@code LettuceCluster}, the only
- *       classes holding Lettuce clients (connections, scripts by SHA with the {@code NOSCRIPT} reload,
- *       {@code WAIT}, subscriptions, call timers); the scripts ({@code RedisScript}, their Lua in the
+ *   <li>{@code access}: talking to Redis. The one narrow port {@code RedisPort}, implemented by {@code
+ *       LettuceRedis}, the only class holding Lettuce clients (scripts by SHA with the {@code NOSCRIPT} reload,
+ *       {@code WAIT}, retries, subscriptions, call timers), for standalone and Sentinel shards ({@code
+ *       ShardNodes}) and a Cluster ({@code ClusterNodes}) alike; the scripts ({@code RedisScript}, their Lua in the
  *       resource folder {@code dev/dedup/agent/store/redis/}), the key names ({@code RedisKeys}), each shard's memory and eviction policy, and
  *       {@code RedisFailures}, where Redis errors become {@link dev.dedup.agent.store.StoreUnavailableException}s.
  * </ul>

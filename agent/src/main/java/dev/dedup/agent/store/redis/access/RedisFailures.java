@@ -14,9 +14,9 @@ import java.util.concurrent.CompletionStage;
  * and why, in one place. Redis error replies start with a code: {@code OOM} (maxmemory reached with
  * noeviction), {@code READONLY} (a replica, e.g. after a failover not yet followed), {@code LOADING}
  * (restarting), {@code BUSY} (another script runs too long), {@code NOSCRIPT} (handled by
- * {@link LettuceShards} and {@link LettuceCluster} before it gets here). On a Redis Cluster, {@code
- * CLUSTERDOWN} (slots without a master, e.g. before a replica is promoted), {@code TRYAGAIN} (a slot being
- * migrated, after {@link LettuceCluster}'s retries) and a {@code MOVED} or {@code ASK} left after the client's
+ * {@link LettuceRedis} before it gets here). On a Redis Cluster, {@code CLUSTERDOWN} (slots without a master,
+ * e.g. before a replica is promoted), {@code TRYAGAIN} (a slot being migrated, after {@link LettuceRedis}'s
+ * retries) and a {@code MOVED} or {@code ASK} left after the client's
  * redirections are the cluster changing under the call: {@code cluster}.
  */
 public final class RedisFailures {

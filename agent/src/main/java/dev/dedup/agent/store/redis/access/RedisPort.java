@@ -7,8 +7,8 @@ import java.util.function.Consumer;
 
 /**
  * The Redis tier's one port: everything the layouts ask of Redis, for shards numbered {@code 0..shards-1}.
- * {@link LettuceShards} implements it for standalone shards and Sentinel-managed primaries; nothing else
- * in the agent talks to a Redis client.
+ * {@link LettuceRedis} implements it for standalone shards, Sentinel-managed primaries and a Redis Cluster;
+ * nothing else in the agent talks to a Redis client.
  *
  * <p>Every stage fails with a {@link dev.dedup.agent.store.StoreUnavailableException} that names the
  * shard and says why ({@link RedisFailures}); none completes with a guess.
@@ -21,8 +21,8 @@ public interface RedisPort extends AutoCloseable {
     String name(int shard);
 
     /**
-     * Runs {@code script} on {@code shard} with {@code keys} and {@code args} (by its SHA, loading it once
-     * when the shard answers {@code NOSCRIPT}), then waits for the configured replicas ({@code WAIT}), and
+     * Runs {@code script} on {@code shard} with {@code keys} and {@code args} (by its SHA, sending it whole
+     * once when the shard answers {@code NOSCRIPT}), then waits for the configured replicas ({@code WAIT}), and
      * times the call under {@code mode}. Completes with the script's reply, a list.
      */
     CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args);

@@ -136,8 +136,8 @@ final class SentinelMaster implements AutoCloseable {
         connections
                 .values()
                 .forEach(c -> c.thenAccept(connection ->
-                        LettuceShards.closeWithin(connection, "redis shard " + name + ": sentinel connection")));
-        client.shutdown(0, LettuceShards.CLOSE_SECONDS, TimeUnit.SECONDS);
+                        LettuceRedis.closeWithin(connection, "redis shard " + name + ": sentinel connection")));
+        client.shutdown(0, LettuceRedis.CLOSE_SECONDS, TimeUnit.SECONDS);
     }
 
     /**

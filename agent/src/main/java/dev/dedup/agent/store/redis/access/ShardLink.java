@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -157,7 +158,7 @@ final class ShardLink implements AutoCloseable {
      * Subscribes to {@code channel} on the shard, each connection with a fresh listener from {@code states}; blocks
      * until subscribed.
      */
-    AutoCloseable subscribe(byte[] channel, Supplier<LettuceShards.ChannelState> states) {
+    AutoCloseable subscribe(byte[] channel, Supplier<ChannelState> states) {
         Channel c = new Channel(channel, states);
         c.connection = RedisFailures.await(c.open());
         channels.add(c);
@@ -167,19 +168,19 @@ final class ShardLink implements AutoCloseable {
     /** A subscription to one channel, moved with the shard's primary. */
     private final class Channel implements AutoCloseable {
         private final byte[] channel;
-        private final Supplier<LettuceShards.ChannelState> states;
+        private final Supplier<ChannelState> states;
         private volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
-        private volatile LettuceShards.ChannelState state;
+        private volatile ChannelState state;
         private volatile boolean closed;
 
-        Channel(byte[] channel, Supplier<LettuceShards.ChannelState> states) {
+        Channel(byte[] channel, Supplier<ChannelState> states) {
             this.channel = channel;
             this.states = states;
         }
 
         CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> open() {
             return client.connectPubSubAsync(ByteArrayCodec.INSTANCE, uri).thenCompose(c -> {
-                LettuceShards.ChannelState state = states.get();
+                ChannelState state = states.get();
                 this.state = state;
                 c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
                 c.addListener((RedisConnectionStateListener) state);
@@ -209,7 +210,11 @@ final class ShardLink implements AutoCloseable {
                     LOG.log(
                             Level.WARNING,
                             "redis shard " + name + ": cannot subscribe again (" + failure + "); trying again");
-                    CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(this::resubscribe);
+                    try {
+                        client.getResources().eventExecutorGroup().schedule(this::resubscribe, 1, TimeUnit.SECONDS);
+                    } catch (RejectedExecutionException closing) {
+                        // the store is closing
+                    }
                 }
             });
         }
@@ -217,14 +222,14 @@ final class ShardLink implements AutoCloseable {
         @Override
         public void close() {
             closed = true;
-            LettuceShards.ChannelState current = state;
+            ChannelState current = state;
             if (current != null) {
                 current.close();
             }
             channels.remove(this);
             StatefulRedisPubSubConnection<byte[], byte[]> c = connection;
             if (c != null) {
-                LettuceShards.closeWithin(c, "release channel subscription");
+                LettuceRedis.closeWithin(c, "release channel subscription");
             }
         }
     }
@@ -233,9 +238,9 @@ final class ShardLink implements AutoCloseable {
     public void close() {
         channels.forEach(Channel::close);
         if (connection != null) {
-            LettuceShards.closeWithin(connection, "redis shard " + name + ": connection");
+            LettuceRedis.closeWithin(connection, "redis shard " + name + ": connection");
         }
-        client.shutdown(0, LettuceShards.CLOSE_SECONDS, TimeUnit.SECONDS);
+        client.shutdown(0, LettuceRedis.CLOSE_SECONDS, TimeUnit.SECONDS);
         if (sentinels != null) {
             sentinels.close();
         }

@@ -7,6 +7,7 @@ import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.Retry;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import dev.dedup.agent.store.redis.gather.CallGathering;
 import dev.dedup.agent.store.redis.gather.ShardCalls;
@@ -32,8 +33,8 @@ import java.util.function.Function;
  */
 final class ClaimCalls {
 
-    /** Times a call is addressed anew because other agents keep splitting its buckets, before it fails. */
-    static final int STALE_ATTEMPTS = 8;
+    /** A call addressed anew, at once, while other agents keep splitting its buckets: eight tries, then it fails. */
+    static final Retry STALE = Retry.every(8, 0);
     /**
      * On a Redis Cluster, where a call may touch only the keys it declares, it declares the images of the buckets
      * it names among the next this many to be split, so that a split by another agent meanwhile does not send it
@@ -128,7 +129,7 @@ final class ClaimCalls {
 
     /**
      * One call, as planned against {@code view}; completes with its answers, or with null when the shard said its
-     * buckets had moved (the caller plans its items again), after {@value #STALE_ATTEMPTS} such answers in a row
+     * buckets had moved (the caller plans its items again), after {@link #STALE} such answers in a row
      * with a failure.
      */
     private CompletionStage<Found> sendCall(
@@ -153,7 +154,7 @@ final class ClaimCalls {
             resizing.observed(table, call.shard(), TableState.of(script), nowMillis);
             if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
                 stale[call.shard()].increment();
-                if (attempt >= STALE_ATTEMPTS) {
+                if (!STALE.another(attempt)) {
                     throw new StoreUnavailableException(
                             FailureKind.ERROR,
                             "redis shard " + port.name(call.shard()) + ": table " + table.name + " kept changing under "

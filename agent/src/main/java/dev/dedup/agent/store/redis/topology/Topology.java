@@ -10,6 +10,7 @@ import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.Retry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.System.Logger.Level;
@@ -129,7 +130,7 @@ public final class Topology implements AutoCloseable {
             try {
                 return agreeOrRefuseOnce(port, keys, routing, adoptEmpty, clockMillis, registry, scheduler);
             } catch (StartRace race) {
-                if (attempt >= START_RACE_ATTEMPTS) {
+                if (!START_RACE.another(attempt)) {
                     throw race.refusal;
                 }
                 LOG.log(
@@ -137,7 +138,7 @@ public final class Topology implements AutoCloseable {
                         "redis: the shards' records are incomplete or changed as this agent stamped them (another agent"
                                 + " starting at the same moment?); reading them again");
                 try {
-                    Thread.sleep(START_RACE_PAUSE_MILLIS);
+                    Thread.sleep(START_RACE.pauseMillis(attempt));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw race.refusal;
@@ -146,10 +147,8 @@ public final class Topology implements AutoCloseable {
         }
     }
 
-    /** Reads, in all, this many times over about two seconds before refusing what another agent may be stamping. */
-    private static final int START_RACE_ATTEMPTS = 10;
-
-    private static final long START_RACE_PAUSE_MILLIS = 200;
+    /** Reads ten times over about two seconds before refusing what another agent may be stamping. */
+    private static final Retry START_RACE = Retry.every(10, 200);
 
     private static Topology agreeOrRefuseOnce(
             RedisPort port,

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.agent.store.redis.access.LettuceShards;
+import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
@@ -73,7 +73,7 @@ class FingerprintTablesIT {
                 .timeout(Duration.ofSeconds(5))
                 .build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        LettuceShards port = new LettuceShards(
+        LettuceRedis port = LettuceRedis.connect(
                 options,
                 registry,
                 List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES));

@@ -11,11 +11,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A cluster URI becomes one seed per node it names, each with its TLS, user and password. */
-class LettuceClusterTest {
+class ClusterNodesTest {
 
     @Test
     void everyNodeOfAClusterUriGetsItsTlsUserAndPassword() {
-        List<RedisURI> seeds = LettuceCluster.seeds("rediss-cluster://app:pw@n1:7000, n2:7001", Duration.ofSeconds(3));
+        List<RedisURI> seeds = ClusterNodes.seeds("rediss-cluster://app:pw@n1:7000, n2:7001", Duration.ofSeconds(3));
         assertEquals(2, seeds.size());
         assertEquals("n1", seeds.get(0).getHost());
         assertEquals(7001, seeds.get(1).getPort());
@@ -26,7 +26,7 @@ class LettuceClusterTest {
             assertEquals("pw", new String(credentials.getPassword()));
             assertEquals(Duration.ofSeconds(3), seed.getTimeout());
         }
-        RedisURI plain = LettuceCluster.seeds("redis-cluster://n1:7000", Duration.ofSeconds(1))
+        RedisURI plain = ClusterNodes.seeds("redis-cluster://n1:7000", Duration.ofSeconds(1))
                 .get(0);
         assertFalse(plain.isSsl());
         assertFalse(credentials(plain).hasUsername());

@@ -1,0 +1,359 @@
+package dev.dedup.agent.store.redis.access;
+
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.StoreUnavailableException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The {@link RedisPort} on Lettuce, for every shape of deployment: standalone shards, Sentinel-managed primaries
+ * and a Redis Cluster differ only in where a shard's calls go ({@link Nodes}); the rest is here, once.
+ *
+ * <ul>
+ *   <li>A script is called by its SHA; on {@code NOSCRIPT} (the server restarted, failed over, took a slot, or was
+ *       sent {@code SCRIPT FLUSH}) its body is sent once with {@code EVAL}, which runs it where the SHA was refused,
+ *       routed by the first key like the call, and caches it there.
+ *   <li>With {@code --redis-wait-replicas}, a call that writes what a worker is answered on and its {@code WAIT} go
+ *       to one server, whose replicas must acknowledge the writes; else the batch is answered 503 and resent.
+ *   <li>A {@code TRYAGAIN} (a Cluster slot being migrated, its keys split between two nodes for a moment) is tried
+ *       again after a short pause ({@link #TRYAGAIN}), within half the timeout, then answered 503.
+ *   <li>Commands fail at once while a connection is down (no buffering that would answer a worker late) and
+ *       after the timeout; Lettuce reconnects in the background, so a server that comes back serves again
+ *       without a restart.
+ * </ul>
+ */
+public final class LettuceRedis implements RedisPort {
+
+    private static final System.Logger LOG = System.getLogger(LettuceRedis.class.getName());
+    /** How long closing one connection may take before shutdown goes on without it. */
+    static final long CLOSE_SECONDS = 2;
+    /** A slot being migrated: tried again after 10, 20, 40, 80, 100... ms, within half the timeout. */
+    static final Retry TRYAGAIN = new Retry(8, 10, 100);
+
+    private final RedisOptions options;
+    private final ClientResources resources;
+    private final Nodes nodes;
+    /** Per shard, per {@link Mode}: script call times (shards sharing a timer tag share the arrays). */
+    private final Timer[][] timers;
+
+    private LettuceRedis(RedisOptions options, ClientResources resources, Nodes nodes, MeterRegistry registry) {
+        this.options = options;
+        this.resources = resources;
+        this.nodes = nodes;
+        this.timers = new Timer[nodes.count()][];
+        Map<String, Timer[]> byTag = new HashMap<>();
+        for (int i = 0; i < timers.length; i++) {
+            timers[i] = byTag.computeIfAbsent(nodes.timerTag(i), tag -> {
+                Timer[] perMode = new Timer[Mode.values().length];
+                for (Mode mode : Mode.values()) {
+                    perMode[mode.ordinal()] = Timer.builder(MetricNames.REDIS_SCRIPT)
+                            .tags(MetricNames.TAG_SHARD, tag, "op", mode.tag())
+                            .description("Script calls per shard")
+                            .publishPercentileHistogram()
+                            .register(registry);
+                }
+                return perMode;
+            });
+        }
+    }
+
+    /**
+     * Connects to every shard (or the cluster), or fails naming what cannot be reached, and loads {@code scripts}
+     * so that the first batch does not pay for it.
+     */
+    public static LettuceRedis connect(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
+        ClientResources resources = clientResources();
+        Nodes nodes = null;
+        try {
+            if (options.cluster()) {
+                ClusterClientOptions.Builder clientOptions = ClusterClientOptions.builder();
+                commonOptions(clientOptions, options);
+                nodes = ClusterNodes.connect(options, resources, clientOptions);
+            } else {
+                ClientOptions.Builder clientOptions = ClientOptions.builder();
+                commonOptions(clientOptions, options);
+                nodes = ShardNodes.connect(options, resources, clientOptions.build());
+            }
+            for (RedisScriptingAsyncCommands<byte[], byte[]> cache : nodes.scriptCaches()) {
+                for (RedisScript script : scripts) {
+                    RedisFailures.await(cache.scriptLoad(script.body()));
+                }
+            }
+            return new LettuceRedis(options, resources, nodes, registry);
+        } catch (RuntimeException e) {
+            if (nodes != null) {
+                nodes.close();
+            }
+            resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
+            if (nodes != null && options.cluster()) {
+                throw new IllegalStateException(
+                        "redis cluster " + RedisOptions.redact(options.uris().get(0)) + ": cannot load the scripts: "
+                                + RedisFailures.rootMessage(e),
+                        e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * What every connection sets: reconnect, but refuse commands while disconnected (a batch is answered 503
+     * rather than queued past its timeout), at most {@code redis-max-in-flight} commands queued, the timeout on
+     * every command and on connecting, TCP keep-alive, and TLS trusting {@code redis-ca-file} for {@code rediss://}.
+     */
+    static void commonOptions(ClientOptions.Builder builder, RedisOptions options) {
+        builder.autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(options.maxInFlight())
+                .timeoutOptions(TimeoutOptions.enabled(options.timeout()))
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(options.timeout())
+                        .keepAlive(true)
+                        .build())
+                .sslOptions(sslOptions(options));
+    }
+
+    /**
+     * Reconnect attempts back off from 10 ms to at most 1 s, not Lettuce's default 30 s, so that a server back from
+     * a restart or a partition is served again within a second rather than after up to half a minute of 503s; an
+     * attempt a second per server and agent costs a server nothing.
+     */
+    static ClientResources clientResources() {
+        return DefaultClientResources.builder()
+                .reconnectDelay(
+                        Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+    }
+
+    static SslOptions sslOptions(RedisOptions options) {
+        if (options.caFile() == null) {
+            return SslOptions.create();
+        }
+        return SslOptions.builder()
+                .jdkSslProvider()
+                .trustManager(options.caFile().toFile())
+                .build();
+    }
+
+    @Override
+    public int shards() {
+        return nodes.count();
+    }
+
+    @Override
+    public String name(int shard) {
+        return nodes.name(shard);
+    }
+
+    @Override
+    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+        long start = System.nanoTime();
+        CompletableFuture<List<Object>> result = new CompletableFuture<>();
+        attempt(shard, script, mode, keys, args, start, 1, result);
+        Timer timer = timers[shard][mode.ordinal()];
+        return result.handle((reply, failure) -> {
+            timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            if (failure != null) {
+                throw failed(shard, failure);
+            }
+            return reply;
+        });
+    }
+
+    /** One try of a script call; a {@code TRYAGAIN} is tried again after a pause, within bounds. */
+    private void attempt(
+            int shard,
+            RedisScript script,
+            Mode mode,
+            byte[][] keys,
+            byte[][] args,
+            long start,
+            int attempt,
+            CompletableFuture<List<Object>> result) {
+        CompletionStage<List<Object>> call;
+        try {
+            if (options.waitReplicas() > 0 && mode.waitsForReplicas()) {
+                call = nodes.node(shard)
+                        .thenCompose(node ->
+                                run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
+            } else {
+                call = run(nodes.calls(shard), script, keys, args);
+            }
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        call.whenComplete((reply, failure) -> {
+            if (failure == null) {
+                result.complete(reply);
+                return;
+            }
+            long pauseMillis = TRYAGAIN.pauseMillis(attempt);
+            long leftMillis = options.timeout().toMillis() / 2 - (System.nanoTime() - start) / 1_000_000;
+            if (TRYAGAIN.another(attempt) && leftMillis > pauseMillis && isTryAgain(failure)) {
+                try {
+                    // Lettuce's own timer threads, which never block: the store's housekeeping thread waits on
+                    // calls, and a retry queued behind such a wait would never run.
+                    resources
+                            .eventExecutorGroup()
+                            .schedule(
+                                    () -> attempt(shard, script, mode, keys, args, start, attempt + 1, result),
+                                    pauseMillis,
+                                    TimeUnit.MILLISECONDS);
+                    return;
+                } catch (RejectedExecutionException closing) {
+                    // the store is closing: the call fails as it is
+                }
+            }
+            result.completeExceptionally(failure);
+        });
+    }
+
+    private static boolean isTryAgain(Throwable failure) {
+        return RedisFailures.unwrap(failure) instanceof RedisCommandExecutionException e
+                && String.valueOf(e.getMessage()).startsWith("TRYAGAIN");
+    }
+
+    /** {@code failure} as the store reports it; the shard is told, in case it moved. */
+    private StoreUnavailableException failed(int shard, Throwable failure) {
+        StoreUnavailableException e = RedisFailures.translate(nodes.name(shard), failure);
+        nodes.failed(shard, failure, e.kind());
+        return e;
+    }
+
+    /** The one script path: {@code EVALSHA}; on {@code NOSCRIPT}, the body with {@code EVAL}, routed the same way. */
+    static CompletionStage<List<Object>> run(
+            RedisScriptingAsyncCommands<byte[], byte[]> redis, RedisScript script, byte[][] keys, byte[][] args) {
+        return redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+                .handle((result, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.completedFuture(result);
+                    }
+                    if (RedisFailures.unwrap(failure) instanceof RedisNoScriptException) {
+                        return redis.<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keys, args);
+                    }
+                    return CompletableFuture.<List<Object>>failedFuture(failure);
+                })
+                .thenCompose(stage -> stage);
+    }
+
+    /**
+     * {@code reply}, once {@code WAIT} on the node's connection (the one that wrote it) says that {@code
+     * redis-wait-replicas} replicas hold its writes so far; else a failure, so that the batch is answered 503 and
+     * resent (its claims are then answered {@code retry}).
+     */
+    private CompletionStage<List<Object>> replicated(Nodes.Node node, List<Object> reply) {
+        int wanted = options.waitReplicas();
+        // WAIT answers on its own a little before the command timeout would fail it.
+        long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
+        return node.commands().waitForReplication(wanted, waitMillis).thenApply(acked -> {
+            if (acked < wanted) {
+                throw new StoreUnavailableException(
+                        FailureKind.REPLICATION,
+                        "redis shard " + node.name() + ": " + acked + " of " + wanted
+                                + " replicas acknowledged the claims within " + waitMillis + " ms",
+                        null);
+            }
+            return reply;
+        });
+    }
+
+    /** Completes when every server claims are written to answers a {@code PING}. */
+    @Override
+    public CompletionStage<Void> ping() {
+        List<CompletableFuture<String>> pings = new ArrayList<>();
+        for (CompletionStage<Nodes.Node> server : nodes.servers()) {
+            pings.add(server.thenCompose(node -> node.commands().ping().exceptionally(e -> {
+                        throw failed(node, e);
+                    }))
+                    .toCompletableFuture());
+        }
+        return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
+    }
+
+    private StoreUnavailableException failed(Nodes.Node node, Throwable failure) {
+        if (node.shard() >= 0) {
+            return failed(node.shard(), failure);
+        }
+        return RedisFailures.translate(node.name(), failure);
+    }
+
+    @Override
+    public List<EvictionPolicy.Reading> evictionPolicies() {
+        return nodes.servers().stream()
+                .map(server -> {
+                    Nodes.Node node = RedisFailures.await(server);
+                    return EvictionPolicy.read(
+                            node.shard() >= 0 ? "redis shard " + node.name() : node.name(), node.commands());
+                })
+                .toList();
+    }
+
+    @Override
+    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+        return nodes.subscribe(channel, onMessage, onLost, onBack);
+    }
+
+    @Override
+    public CompletionStage<MemoryInfo> memory(int shard) {
+        return nodes.node(shard)
+                .thenCompose(node -> node.commands().info("memory"))
+                .thenApply(MemoryInfo::parse)
+                .exceptionally(e -> {
+                    throw failed(shard, e);
+                });
+    }
+
+    @Override
+    public Map<String, Object> stats(int shard) {
+        return nodes.stats(shard);
+    }
+
+    @Override
+    public void close() {
+        nodes.close();
+        resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Closes {@code connection}, waiting {@value #CLOSE_SECONDS} seconds at most: a close once waited
+     * forever on a connection whose shard was stopped at the same moment, which left SIGTERM to a SIGKILL.
+     */
+    static void closeWithin(StatefulConnection<?, ?> connection, String what) {
+        try {
+            connection.closeAsync().get(CLOSE_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            LOG.log(
+                    Level.WARNING,
+                    what + " did not close within " + CLOSE_SECONDS + " s (" + e + "); shutting down anyway");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.dedup.agent.store.redis.access;
+
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.store.FailureKind;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Standalone shards, or Sentinel-managed primaries followed on failover: shard {@code i} is the {@code i}-th
+ * server of {@code --redis}, one multiplexed connection each ({@link ShardLink}).
+ */
+final class ShardNodes implements Nodes {
+
+    private final List<ShardLink> shards;
+
+    private ShardNodes(List<ShardLink> shards) {
+        this.shards = List.copyOf(shards);
+    }
+
+    /** Connects to every shard, or fails naming the one that cannot be reached. */
+    static ShardNodes connect(RedisOptions options, ClientResources resources, ClientOptions clientOptions) {
+        List<ShardLink> connected = new ArrayList<>();
+        try {
+            for (String uri : options.servers()) {
+                connected.add(ShardLink.connect(uri, options, resources, clientOptions));
+            }
+        } catch (RuntimeException e) {
+            connected.forEach(ShardLink::close);
+            throw e;
+        }
+        return new ShardNodes(connected);
+    }
+
+    @Override
+    public int count() {
+        return shards.size();
+    }
+
+    @Override
+    public String name(int i) {
+        return shards.get(i).name();
+    }
+
+    @Override
+    public RedisScriptingAsyncCommands<byte[], byte[]> calls(int i) {
+        return shards.get(i).connection().async();
+    }
+
+    @Override
+    public CompletionStage<Node> node(int i) {
+        return CompletableFuture.completedFuture(server(i));
+    }
+
+    private Node server(int i) {
+        return new Node(shards.get(i).name(), shards.get(i).connection().async(), i);
+    }
+
+    @Override
+    public List<CompletionStage<Node>> servers() {
+        List<CompletionStage<Node>> servers = new ArrayList<>();
+        for (int i = 0; i < shards.size(); i++) {
+            servers.add(node(i));
+        }
+        return servers;
+    }
+
+    @Override
+    public List<RedisScriptingAsyncCommands<byte[], byte[]>> scriptCaches() {
+        return shards.stream()
+                .map(s -> (RedisScriptingAsyncCommands<byte[], byte[]>)
+                        s.connection().async())
+                .toList();
+    }
+
+    /** The shard is told, in case its primary moved. */
+    @Override
+    public void failed(int i, Throwable failure, FailureKind kind) {
+        shards.get(i).suspect(kind);
+    }
+
+    @Override
+    public RedisPort.Subscription subscribe(
+            byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+        List<AutoCloseable> channels = new ArrayList<>();
+        AtomicInteger subscribed = new AtomicInteger();
+        try {
+            for (ShardLink shard : shards) {
+                channels.add(shard.subscribe(channel, () -> new ChannelState(subscribed, onMessage, onLost, onBack)));
+            }
+        } catch (RuntimeException e) {
+            channels.forEach(ChannelSubscription::closeQuietly);
+            throw e;
+        }
+        return new ChannelSubscription(channels, subscribed, shards.size());
+    }
+
+    @Override
+    public String timerTag(int i) {
+        return String.valueOf(i);
+    }
+
+    @Override
+    public Map<String, Object> stats(int i) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("shard", i);
+        s.put("uri", shards.get(i).name());
+        s.put("connected", shards.get(i).connection().isOpen());
+        return s;
+    }
+
+    @Override
+    public void close() {
+        shards.forEach(ShardLink::close);
+    }
+}
