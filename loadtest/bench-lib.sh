@@ -177,7 +177,7 @@ start_agent() {
   local port=$1
   shift
   # shellcheck disable=SC2086
-  java ${AGENT_JAVA_OPTS:-} -jar "$agent_jar" --port "$port" "$@" >"$work/agent-$port.log" 2>&1 &
+  "${AGENT_JAVA:-java}" ${AGENT_JAVA_OPTS:-} -jar "$agent_jar" --port "$port" "$@" >"$work/agent-$port.log" 2>&1 &
   local pid=$!
   pids+=($pid)
   for _ in $(seq 1 300); do

@@ -27,8 +27,9 @@
 #
 # Environment: DURATION (1h; 90s, 6m, 2h), WINDOW (10m), RATE (10000 ids a second over both agents), SAMPLE (30 s),
 # BATCH (1000), WORKERS (4), OUT (docs/results), MEMORY_TOLERANCE (5), RSS_TOLERANCE (10), P99_DRIFT (1.5),
-# AGENT_JAVA_OPTS (the systemd unit's: -Xms64m -Xmx512m -XX:+ExitOnOutOfMemoryError), AGENT_ARGS, REDIS_ARGS,
-# REDIS_SERVER, LOADTEST_JAVA_OPTS. A short check of the script itself: DURATION=6m WINDOW=2m.
+# AGENT_JAVA (a Java 25 under /usr/lib/jvm, the image's runtime), AGENT_JAVA_OPTS (the image's, deploy/jvm.options,
+# with the heap a 256 MiB container gives it: -XX:MaxRAM=256m), AGENT_ARGS, REDIS_ARGS, REDIS_SERVER,
+# LOADTEST_JAVA_OPTS. A short check of the script itself: DURATION=6m WINDOW=2m.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -58,7 +59,22 @@ sample="${SAMPLE:-30}"
 batch="${BATCH:-1000}"
 workers="${WORKERS:-4}"
 out="${OUT:-$root/docs/results}"
-export AGENT_JAVA_OPTS="${AGENT_JAVA_OPTS:--Xms64m -Xmx512m -XX:+ExitOnOutOfMemoryError}"
+# The agents run as the sidecar's image runs them: its Java, its JVM options, the heap of the manifests' limit.
+if [ -z "${AGENT_JAVA:-}" ]; then
+  for release in /usr/lib/jvm/*/release; do
+    if grep -qs '^JAVA_VERSION="25' "$release"; then
+      AGENT_JAVA="$(dirname "$release")/bin/java"
+      break
+    fi
+  done
+fi
+if [ -z "${AGENT_JAVA:-}" ] && [ -z "${AGENT_JAVA_OPTS:-}" ]; then
+  echo "$name: no Java 25 under /usr/lib/jvm for the image's JVM options: set AGENT_JAVA to one, or AGENT_JAVA_OPTS" \
+    "to options your java takes" >&2
+  exit 2
+fi
+export AGENT_JAVA="${AGENT_JAVA:-java}"
+export AGENT_JAVA_OPTS="${AGENT_JAVA_OPTS:-@$root/deploy/jvm.options -XX:MaxRAM=256m}"
 # The sweep runs every quarter window, at least every minute and at most every six hours.
 sweep=$(( window / 4 ))
 (( sweep < 60 )) && sweep=60
@@ -183,7 +199,8 @@ cat "$work/load.err" >&2
 machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores"
 redis_version="$("$redis_server" --version | awk '{print $1, $3}')"
 header="$(date -u +%Y-%m-%d) · $machine · 3 × $redis_version (append-only file, fsync always) · 2 agents"
-header+=" (\`--window $window_arg${AGENT_ARGS:+ $AGENT_ARGS}\`, \`$AGENT_JAVA_OPTS\`) ·"
+agent_java_version="$("$AGENT_JAVA" -version 2>&1 | awk -F'"' '/version/ {print $2; exit}')"
+header+=" (\`--window $window_arg${AGENT_ARGS:+ $AGENT_ARGS}\`, Java $agent_java_version \`${AGENT_JAVA_OPTS//$root\//}\`) ·"
 header+=" \`DURATION=$duration_arg WINDOW=$window_arg RATE=$rate loadtest/soak.sh\`: $rate ids/s offered,"
 header+=" batches of $batch from $workers workers, 5 % of messages written twice"
 verdict=0
