@@ -171,6 +171,41 @@ class RedisTlsAclIT {
         }
     }
 
+    /**
+     * A server that lost the scripts (restart, failover, {@code SCRIPT FLUSH}) is sent them whole with {@code EVAL}:
+     * a user that may not run it would serve until the first restart, then answer nothing but 503, so the start
+     * refuses it.
+     */
+    @Test
+    void aUserThatMayNotRunEval_isRefusedAtTheStart_namingTheCommand() throws Exception {
+        try (RedisServer redis = RedisServer.start(
+                dir.resolve("plain"),
+                "--user",
+                "dedup",
+                "on",
+                ">" + PASSWORD,
+                "~dd*",
+                "&dd:*",
+                "+@all",
+                "-eval",
+                "--user",
+                "default",
+                "off")) {
+            String uri = "redis://dedup:" + PASSWORD + "@127.0.0.1:" + redis.port();
+            try (AgentProcess refused =
+                    AgentProcess.launch(dir.resolve("a4"), "--redis", uri, "--redis-timeout", "10s")) {
+                assertEquals(1, refused.awaitExit(Duration.ofSeconds(30)));
+                String out = refused.output();
+                assertTrue(
+                        out.contains("redis shard redis://dedup:***@127.0.0.1:" + redis.port()
+                                        + ": cannot load the scripts")
+                                && out.contains("eval"),
+                        out);
+                assertFalse(out.contains(PASSWORD), out);
+            }
+        }
+    }
+
     @Test
     void withoutTheCaFile_orWithAWrongPassword_theStartFailsWithOneClearLine_withoutThePassword() throws Exception {
         int tlsPort = AgentProcess.freePort();

@@ -2,7 +2,6 @@ package dev.dedup.agent.store.redis.access;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.FailureKind;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -34,8 +33,8 @@ import java.util.function.Consumer;
  *
  * <p>The client refreshes its view of the cluster every {@value #REFRESH_SECONDS} seconds and whenever a
  * redirection, an unknown node or repeated reconnects say it changed, so after a failover calls reach the
- * promoted replica without a restart. A call pinned to one node (a script and its {@code WAIT}) that meets a
- * redirection has the view refreshed at once.
+ * promoted replica without a restart. A call that still meets a redirection (one pinned to a node with its
+ * {@code WAIT}, whose node the view gave) has the view refreshed at once.
  */
 final class ClusterNodes implements Nodes {
 
@@ -144,9 +143,13 @@ final class ClusterNodes implements Nodes {
         List<CompletionStage<Node>> masters = new ArrayList<>();
         for (RedisClusterNode node : connection.getPartitions()) {
             if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
-                String where = "redis cluster " + name + " node " + address(node);
-                masters.add(
-                        connection.getConnectionAsync(node.getNodeId()).thenApply(c -> new Node(where, c.async(), -1)));
+                String where = name + " node " + address(node);
+                masters.add(connection
+                        .getConnectionAsync(node.getNodeId())
+                        .<Node>thenApply(c -> new Node(where, c.async(), -1))
+                        .exceptionally(e -> {
+                            throw RedisFailures.translate(where, e);
+                        }));
             }
         }
         return masters;
@@ -158,8 +161,13 @@ final class ClusterNodes implements Nodes {
 
     /** The cluster connection sends {@code SCRIPT LOAD} to every node. */
     @Override
-    public List<RedisScriptingAsyncCommands<byte[], byte[]>> scriptCaches() {
-        return List.of(connection.async());
+    public void load(List<RedisScript> scripts) {
+        try {
+            LettuceRedis.load(connection.async(), scripts);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(
+                    "redis cluster " + name + ": cannot load the scripts: " + RedisFailures.rootMessage(e), e);
+        }
     }
 
     @Override
@@ -170,9 +178,8 @@ final class ClusterNodes implements Nodes {
     }
 
     private static boolean isRedirection(Throwable failure) {
-        return RedisFailures.unwrap(failure) instanceof RedisCommandExecutionException e
-                && (String.valueOf(e.getMessage()).startsWith("MOVED")
-                        || String.valueOf(e.getMessage()).startsWith("ASK"));
+        String code = RedisFailures.code(failure);
+        return "MOVED".equals(code) || "ASK".equals(code);
     }
 
     /**

@@ -5,7 +5,6 @@ import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
@@ -39,8 +38,8 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>A script is called by its SHA; on {@code NOSCRIPT} (the server restarted, failed over, took a slot, or was
- *       sent {@code SCRIPT FLUSH}) its body is sent once with {@code EVAL}, which runs it where the SHA was refused,
- *       routed by the first key like the call, and caches it there.
+ *       sent {@code SCRIPT FLUSH}) its body is sent once with {@code EVAL} the same way as the call (on a Cluster,
+ *       routed by its first key), so it runs where the SHA was refused and is cached there.
  *   <li>With {@code --redis-wait-replicas}, a call that writes what a worker is answered on and its {@code WAIT} go
  *       to one server, whose replicas must acknowledge the writes; else the batch is answered 503 and resent.
  *   <li>A {@code TRYAGAIN} (a Cluster slot being migrated, its keys split between two nodes for a moment) is tried
@@ -102,25 +101,27 @@ public final class LettuceRedis implements RedisPort {
                 commonOptions(clientOptions, options);
                 nodes = ShardNodes.connect(options, resources, clientOptions.build());
             }
-            for (RedisScriptingAsyncCommands<byte[], byte[]> cache : nodes.scriptCaches()) {
-                for (RedisScript script : scripts) {
-                    RedisFailures.await(cache.scriptLoad(script.body()));
-                }
-            }
+            nodes.load(scripts);
             return new LettuceRedis(options, resources, nodes, registry);
         } catch (RuntimeException e) {
             if (nodes != null) {
                 nodes.close();
             }
             resources.shutdown(0, CLOSE_SECONDS, TimeUnit.SECONDS);
-            if (nodes != null && options.cluster()) {
-                throw new IllegalStateException(
-                        "redis cluster " + RedisOptions.redact(options.uris().get(0)) + ": cannot load the scripts: "
-                                + RedisFailures.rootMessage(e),
-                        e);
-            }
             throw e;
         }
+    }
+
+    /**
+     * {@code SCRIPT LOAD} of each script through {@code cache}, then a trivial {@code EVAL}: a server that lost the
+     * scripts (restarted, failed over, flushed) is sent them whole with {@code EVAL}, so a server that refuses it
+     * (an ACL without {@code +eval}) is refused at the start rather than at its first restart.
+     */
+    static void load(RedisScriptingAsyncCommands<byte[], byte[]> cache, List<RedisScript> scripts) {
+        for (RedisScript script : scripts) {
+            RedisFailures.await(cache.scriptLoad(script.body()));
+        }
+        RedisFailures.await(cache.<Long>eval("return 1", ScriptOutputType.INTEGER));
     }
 
     /**
@@ -218,14 +219,20 @@ public final class LettuceRedis implements RedisPort {
             long leftMillis = options.timeout().toMillis() / 2 - (System.nanoTime() - start) / 1_000_000;
             if (TRYAGAIN.another(attempt) && leftMillis > pauseMillis && isTryAgain(failure)) {
                 try {
-                    // Lettuce's own timer threads, which never block: the store's housekeeping thread waits on
-                    // calls, and a retry queued behind such a wait would never run.
+                    // On Lettuce's worker threads, which never wait on a call: the store's housekeeping thread
+                    // does, and a retry queued behind such a wait would never run. A retry the shutdown cancels
+                    // fails the call as it is.
                     resources
                             .eventExecutorGroup()
                             .schedule(
                                     () -> attempt(shard, script, mode, keys, args, start, attempt + 1, result),
                                     pauseMillis,
-                                    TimeUnit.MILLISECONDS);
+                                    TimeUnit.MILLISECONDS)
+                            .addListener(scheduled -> {
+                                if (scheduled.isCancelled()) {
+                                    result.completeExceptionally(failure);
+                                }
+                            });
                     return;
                 } catch (RejectedExecutionException closing) {
                     // the store is closing: the call fails as it is
@@ -236,8 +243,7 @@ public final class LettuceRedis implements RedisPort {
     }
 
     private static boolean isTryAgain(Throwable failure) {
-        return RedisFailures.unwrap(failure) instanceof RedisCommandExecutionException e
-                && String.valueOf(e.getMessage()).startsWith("TRYAGAIN");
+        return "TRYAGAIN".equals(RedisFailures.code(failure));
     }
 
     /** {@code failure} as the store reports it; the shard is told, in case it moved. */
@@ -310,7 +316,7 @@ public final class LettuceRedis implements RedisPort {
                 .map(server -> {
                     Nodes.Node node = RedisFailures.await(server);
                     return EvictionPolicy.read(
-                            node.shard() >= 0 ? "redis shard " + node.name() : node.name(), node.commands());
+                            (node.shard() >= 0 ? "redis shard " : "redis cluster ") + node.name(), node.commands());
                 })
                 .toList();
     }

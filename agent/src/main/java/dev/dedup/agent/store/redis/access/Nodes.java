@@ -26,18 +26,28 @@ interface Nodes extends AutoCloseable {
     RedisScriptingAsyncCommands<byte[], byte[]> calls(int i);
 
     /**
-     * The one server holding shard {@code i}'s keys now, with a connection of its own: a script and its {@code
-     * WAIT} go there together, since {@code WAIT} counts the writes of the connection it is sent on.
+     * The one server holding shard {@code i}'s keys now (on a Cluster, every key of a group hashes to the group's
+     * slot), and one connection to it: a script and its {@code WAIT} go there together, since {@code WAIT} counts
+     * the writes of the connection it is sent on.
      */
     CompletionStage<Node> node(int i);
 
-    /** Every server claims are written to, for a {@code PING} and the eviction policy check. */
+    /**
+     * Every server claims are written to, for a {@code PING} and the eviction policy check; a server that cannot be
+     * reached fails its stage with a {@link dev.dedup.agent.store.StoreUnavailableException}.
+     */
     List<CompletionStage<Node>> servers();
 
-    /** One handle per script cache: {@code SCRIPT LOAD} through each loads the scripts everywhere. */
-    List<RedisScriptingAsyncCommands<byte[], byte[]>> scriptCaches();
+    /**
+     * Loads {@code scripts} into every server's script cache ({@link LettuceRedis#load}), or fails naming the server
+     * and what it refused.
+     */
+    void load(List<RedisScript> scripts);
 
-    /** A call to shard {@code i} failed with {@code kind}: follow the shard if that says it moved. */
+    /**
+     * A call to shard {@code i} failed with {@code failure} ({@code kind} as the store reports it): follow the shard
+     * if that says it moved.
+     */
     void failed(int i, Throwable failure, FailureKind kind);
 
     /** Subscribes to {@code channel} wherever a {@code PUBLISH} to a shard is heard; see {@link RedisPort}. */
@@ -53,8 +63,8 @@ interface Nodes extends AutoCloseable {
     void close();
 
     /**
-     * A server: its name for messages, its commands, and the port's shard it is ({@code -1} for a Cluster master,
-     * which serves any number of groups).
+     * A server: its name for messages (a shard's, or a Cluster node's), its commands, and the port's shard it is
+     * ({@code -1} for a Cluster master, which serves any number of groups).
      */
     record Node(String name, RedisAsyncCommands<byte[], byte[]> commands, int shard) {}
 }

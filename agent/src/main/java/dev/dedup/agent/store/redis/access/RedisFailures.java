@@ -34,7 +34,7 @@ public final class RedisFailures {
         }
         if (t instanceof RedisCommandExecutionException) {
             String message = String.valueOf(t.getMessage());
-            String code = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
+            String code = code(t);
             FailureKind kind = switch (code) {
                 case "OOM" -> FailureKind.OOM;
                 case "READONLY" -> FailureKind.READONLY;
@@ -65,6 +65,16 @@ public final class RedisFailures {
                     t);
         }
         return new StoreUnavailableException(FailureKind.ERROR, "redis shard " + shard + " failed: " + t, t);
+    }
+
+    /** The code a Redis error reply starts with ({@code MOVED}, {@code TRYAGAIN}...), else null. */
+    static String code(Throwable failure) {
+        if (!(unwrap(failure) instanceof RedisCommandExecutionException e)) {
+            return null;
+        }
+        String message = String.valueOf(e.getMessage());
+        int space = message.indexOf(' ');
+        return space < 0 ? message : message.substring(0, space);
     }
 
     /** The failure inside any {@link CompletionException}s. */

@@ -74,11 +74,16 @@ final class ShardNodes implements Nodes {
     }
 
     @Override
-    public List<RedisScriptingAsyncCommands<byte[], byte[]>> scriptCaches() {
-        return shards.stream()
-                .map(s -> (RedisScriptingAsyncCommands<byte[], byte[]>)
-                        s.connection().async())
-                .toList();
+    public void load(List<RedisScript> scripts) {
+        for (ShardLink shard : shards) {
+            try {
+                LettuceRedis.load(shard.connection().async(), scripts);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(
+                        "redis shard " + shard.name() + ": cannot load the scripts: " + RedisFailures.rootMessage(e),
+                        e);
+            }
+        }
     }
 
     /** The shard is told, in case its primary moved. */

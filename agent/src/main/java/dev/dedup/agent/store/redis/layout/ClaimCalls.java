@@ -129,7 +129,7 @@ final class ClaimCalls {
 
     /**
      * One call, as planned against {@code view}; completes with its answers, or with null when the shard said its
-     * buckets had moved (the caller plans its items again), after {@link #STALE} such answers in a row
+     * buckets had moved (the caller plans its items again), after eight such answers in a row ({@link #STALE})
      * with a failure.
      */
     private CompletionStage<Found> sendCall(
