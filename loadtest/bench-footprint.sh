@@ -24,11 +24,13 @@
 #           against the same load generator calling the Redis shard directly (Tapjoy's Lua script, one call
 #           per bucket); the difference is what the sidecar adds. Each point runs LATENCY_SECONDS (20), at most
 #           4 M ids, after warm-up passes of 30 s at 20,000 ids/s in calls of 100 ids until the JIT compilers
-#           spend under 0.5 s of a pass. Latency counts from each call's scheduled time,
+#           spend under 0.5 s of a pass; each point, on both sides, first sends LATENCY_WARMUP (5) seconds of its
+#           own calls unmeasured (at most 1 M ids), on the same connections: the load generator is a new JVM
+#           each time. Latency counts from each call's scheduled time,
 #           so a point the agent cannot keep up with shows as a growing latency, not a lower rate.
 #
 # Environment: IMAGE (dedup-agent:0.1.0), CPUS, MEMORY, LATENCY_CPUS, STARTS, IDS, RATE, BATCH, RPS,
-# LATENCY_SECONDS, LATENCY_BATCHES ("1 10 100 1000"). Prints a Markdown table per part.
+# LATENCY_SECONDS, LATENCY_WARMUP, LATENCY_BATCHES ("1 10 100 1000"). Prints a Markdown table per part.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -48,6 +50,7 @@ rate="${RATE:-5000}"
 batch="${BATCH:-100}"
 rps="${RPS:-1000}"
 latency_seconds="${LATENCY_SECONDS:-20}"
+latency_warmup="${LATENCY_WARMUP:-5}"
 latency_batches="${LATENCY_BATCHES:-1 10 100 1000}"
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(ready memory latency)
@@ -213,7 +216,7 @@ latency() {
   echo
   echo "| ids a call | agent p50 | p90 | p99 | Redis directly p50 | p90 | p99 | added p50 | p90 | p99 |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
-  local port b n a d
+  local port b n w a d
   port="$(free_port)"
   create_agent "$latency_cpus" redis "$port"
   docker start "$c" >/dev/null
@@ -224,13 +227,15 @@ latency() {
     # at most 4 M ids a point: the generator encodes every body before its clock starts
     n=$((rps * b * latency_seconds))
     [ "$n" -le 4000000 ] || n=4000000
+    w=$((rps * b * latency_warmup))
+    [ "$w" -le 1000000 ] || w=1000000
     lines=()
     run_load --target "http://127.0.0.1:$port" --scenario cold --batch "$b" --workers 16 --rate $((rps * b)) \
-      --ids "$n"
+      --ids "$n" --warmup "$w"
     a="${lines[0]}"
     lines=()
     run_load --direct "redis://127.0.0.1:$redis_port" --scenario cold --batch "$b" --workers 16 \
-      --rate $((rps * b)) --ids "$n"
+      --rate $((rps * b)) --ids "$n" --warmup "$w"
     d="${lines[0]}"
     awk -v b="$b" -v a50="$(field "$a" p50_ms)" -v a90="$(field "$a" p90_ms)" -v a99="$(field "$a" p99_ms)" \
       -v d50="$(field "$d" p50_ms)" -v d90="$(field "$d" p90_ms)" -v d99="$(field "$d" p99_ms)" 'BEGIN {
