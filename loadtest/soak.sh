@@ -74,6 +74,8 @@ if [ -z "${AGENT_JAVA:-}" ] && [ -z "${AGENT_JAVA_OPTS:-}" ]; then
   exit 2
 fi
 export AGENT_JAVA="${AGENT_JAVA:-java}"
+# As the image sets it: two malloc arenas rather than one per thread that ever allocated.
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 export AGENT_JAVA_OPTS="${AGENT_JAVA_OPTS:-@$root/deploy/jvm.options -XX:MaxRAM=256m}"
 # The sweep runs every quarter window, at least every minute and at most every six hours.
 sweep=$(( window / 4 ))

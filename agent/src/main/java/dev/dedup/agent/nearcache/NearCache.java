@@ -41,9 +41,8 @@ import java.util.function.LongSupplier;
  * feed the policy.
  *
  * <p>Thread-safe: each page is written under its stamped lock and read optimistically (see {@link Page}),
- * so lookups from several event loops never contend. A page removed from the cache (the lost-channel
- * clear) is emptied under its lock first, so no lookup answers from it afterwards and a put that raced
- * with the removal goes into the page that replaced it.
+ * so lookups from several event loops never contend. The lost-channel clear empties each page in place under
+ * its lock, so no lookup answers from what it held, and a put that comes after it is kept.
  */
 public final class NearCache implements ReleaseListener {
 
@@ -142,8 +141,8 @@ public final class NearCache implements ReleaseListener {
      * The pages one batch's lookups or puts have reached, so that Caffeine is asked once per page and batch
      * rather than once per id (a batch of 10,000 ids meets each of the 64 pages of the default size about 150
      * times). Answers exactly as {@link NearCache#lookup} and {@link NearCache#putUncounted} do: a page
-     * retired meanwhile (the lost-channel clear) answers nothing, and a put into it goes to its
-     * replacement. For one thread and one batch.
+     * emptied meanwhile (the lost-channel clear) answers nothing, and a page retired (evicted) sends a put to
+     * its replacement. For one thread and one batch.
      */
     final class BatchPages {
 
@@ -299,13 +298,14 @@ public final class NearCache implements ReleaseListener {
         }
     }
 
-    /** Drops every page, each emptied under its lock as it leaves the cache. */
+    /**
+     * Empties every page in place, each under its lock. Not dropped and made again: the pages of a full cache
+     * (24 MiB by default) would be allocated anew while the old ones wait for a full collection, and the heap
+     * would grow by as much at every lost channel.
+     */
     void invalidateAll() {
-        for (Integer index : pages.keySet()) {
-            pages.computeIfPresent(index, (i, page) -> {
-                occupied.add(-page.retire());
-                return null;
-            });
+        for (Page page : pages.values()) {
+            occupied.add(-page.empty());
         }
     }
 

@@ -170,19 +170,27 @@ class NearCacheTest {
     }
 
     @Test
-    void theLostChannelClear_takesThePagesOut_andAPutAfterwardsMakesAFreshOne() {
+    void theLostChannelClear_emptiesThePagesInPlace_andMakesNoNewOnes() {
         NearCache cache = cache(1 << 16);
         for (long k = 1; k <= 1000; k++) {
             put(cache, k * 0x9E3779B97F4A7C15L | 1, k, clock.getAsLong() + 1000);
         }
-        assertTrue(cache.pages() > 0);
+        long pages = cache.pages();
+        assertTrue(pages > 0);
         cache.missedReleases();
-        assertEquals(0, cache.pages());
         assertEquals(0, cache.size());
+        assertEquals(pages, cache.pages(), "emptied in place, still in the cache");
+        for (long k = 1; k <= 1000; k++) {
+            assertEquals(NearCache.MISS, cache.lookup(k * 0x9E3779B97F4A7C15L | 1, k), "id " + k + " cleared");
+        }
+        for (long k = 1; k <= 1000; k++) {
+            put(cache, k * 0x9E3779B97F4A7C15L | 1, k, clock.getAsLong() + 1000);
+        }
+        assertEquals(pages, cache.pages(), "the pages were reused");
+        assertEquals(1000, cache.size());
         long key = 0x0123_4567_89ab_cdefL;
         put(cache, key, 7, clock.getAsLong() + 1000);
         assertEquals(NearCache.SAME_OWNER, cache.lookup(key, 7));
-        assertEquals(1, cache.size());
     }
 
     @Test
@@ -202,13 +210,13 @@ class NearCacheTest {
             assertEquals(expected, lookups.lookup(keys[i], i), "id " + i);
             assertEquals(expected, cache.lookup(keys[i], i));
         }
-        cache.missedReleases(); // the pages both views hold are retired
+        cache.missedReleases(); // the pages both views hold are emptied
         for (int i = 0; i < keys.length / 2; i++) {
             assertEquals(NearCache.MISS, lookups.lookup(keys[i], i), "id " + i + " cleared");
         }
         for (int i = 0; i < keys.length / 2; i++) {
             assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
-            assertEquals(NearCache.SAME_OWNER, cache.lookup(keys[i], i), "id " + i + " in a fresh page");
+            assertEquals(NearCache.SAME_OWNER, cache.lookup(keys[i], i), "id " + i + " cached again");
         }
         assertEquals(8, cache.pages());
     }
