@@ -8,7 +8,8 @@
 # offers RATE ids a second over both agents for DURATION (the mixed stream: 5 % of messages written twice, no
 # replays), a batch answered 503 or not at all sent again, to the other agent, until answered (--resend). At 45 %
 # of DURATION the second agent is killed (kill -9) and started again; at 55 % the second shard is killed (kill -9)
-# and started again on its append-only file. Every SAMPLE seconds: each agent's RSS, the shards' used_memory, and
+# and started again on its append-only file. Every SAMPLE seconds: each agent's RSS, the shards' used_memory, the
+# share of CPU time the hypervisor stole from the machine (a p99 that moves with it is the host's, not ours), and
 # from the load generator (--samples) the ids answered, their p99 and the wrong verdicts so far.
 #
 # At the end, OUT/soak.md (the checks, the faults, a Markdown table of the samples) and OUT/soak.csv (the samples),
@@ -112,6 +113,11 @@ rss() {
   echo "${kib:--}"
 }
 
+# cpu_ticks: the machine's CPU time so far, all of it and stolen (by the hypervisor), from /proc/stat.
+cpu_ticks() {
+  awk '/^cpu / {print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9; exit}' /proc/stat
+}
+
 # redis_memory: the shards' used_memory summed, or - while one does not answer.
 redis_memory() {
   local p m total=0
@@ -155,8 +161,12 @@ t0="$(date +%s)"
 echo "$name: sending since $(date -u -d "@$t0" +%H:%M:%S) UTC" >&2
 
 (
+  read -r total_was steal_was < <(cpu_ticks)
   while sleep "$sample"; do
-    echo "$(( $(date +%s) - t0 )) $(rss 1) $(rss 2) $(redis_memory)"
+    read -r total steal < <(cpu_ticks)
+    steal_pct="$(awk -v d="$((total - total_was))" -v s="$((steal - steal_was))" 'BEGIN {printf "%.0f", d ? 100 * s / d : 0}')"
+    total_was=$total steal_was=$steal
+    echo "$(( $(date +%s) - t0 )) $(rss 1) $(rss 2) $(redis_memory) $steal_pct"
   done
 ) >"$work/memory.txt" &
 sampler=$!
@@ -220,8 +230,8 @@ loads = [json.loads(l) for l in open(f"{work}/load.jsonl") if l.startswith("{")]
 start = loads[0]["epoch_s"]
 memory = []
 for line in open(f"{work}/memory.txt"):
-    t, r1, r2, m = line.split()
-    memory.append((int(t), r1, r2, m))
+    t, r1, r2, m, steal = line.split()
+    memory.append((int(t), r1, r2, m, int(steal)))
 
 def load_at(t):
     """The load sample nearest to t seconds (its interval ends at elapsed_s)."""
@@ -229,13 +239,13 @@ def load_at(t):
 
 faults = [(agent_killed, agent_back + 60), (shard_killed, shard_back + 60)]
 rows = []
-for t, r1, r2, m in memory:
+for t, r1, r2, m, steal in memory:
     l = load_at(t)
     quiet = all(t - sample >= e or t < s for s, e in faults)
     rows.append(dict(t=t, rss1=None if r1 == "-" else int(r1) / 1024, rss2=None if r2 == "-" else int(r2) / 1024,
                      redis=None if m == "-" else int(m) / 1048576, ids_per_s=l["ids_per_s"], p99=l["p99_ms"],
                      false_drops=l["false_drops"], missed=l["missed_duplicates"], failed=l["failed_requests"],
-                     quiet=quiet))
+                     steal=steal, quiet=quiet))
 
 def drift(values):
     """How far the median of the last third of values is from that of the first third, in %; None: too few."""
@@ -264,13 +274,16 @@ flat(f"agent 1 RSS flat from {steady} s (within {rss_tol:g} %)",
      [r["rss1"] for r in rows if r["t"] >= steady], rss_tol, "MiB", ".0f")
 flat(f"agent 2 RSS flat from {agent_back + steady} s, a window and a sweep after its restart (within {rss_tol:g} %)",
      [r["rss2"] for r in rows if r["t"] >= agent_back + steady], rss_tol, "MiB", ".0f")
-quiet = [r["p99"] for r in rows if r["t"] >= steady and r["quiet"]]
+quiet_rows = [r for r in rows if r["t"] >= steady and r["quiet"]]
+quiet = [r["p99"] for r in quiet_rows]
 if len(quiet) >= 3:
     third = max(1, len(quiet) // 3)
     first, last = statistics.median(quiet[:third]), statistics.median(quiet[-third:])
+    steals = [r["steal"] for r in quiet_rows]
     check(f"p99 stable: last third at most {p99_drift:g} x the first", last <= p99_drift * max(first, 0.001),
           f"median p99 {first:.1f} ms in the first third, {last:.1f} ms in the last, at most {max(quiet):.1f} ms"
-          " outside the faults")
+          f" outside the faults; the hypervisor took {statistics.median(steals[:third]):.0f} % and "
+          f"{statistics.median(steals[-third:]):.0f} % of the machine's CPU time (median)")
 else:
     check("p99 stable", False, "too few samples outside the faults")
 final = loads[-1]
@@ -281,11 +294,11 @@ passed = all(ok is not False for _, ok, _ in checks)
 
 with open(f"{out}/soak.csv", "w") as f:
     f.write("seconds,agent1_rss_mib,agent2_rss_mib,redis_used_memory_mib,ids_per_s,p99_ms,false_drops,"
-            "missed_duplicates,failed_requests\n")
+            "missed_duplicates,failed_requests,cpu_steal_pct\n")
     for r in rows:
         f.write(",".join("" if r[k] is None else (f"{r[k]:.1f}" if isinstance(r[k], float) else str(r[k]))
                          for k in ("t", "rss1", "rss2", "redis", "ids_per_s", "p99", "false_drops", "missed",
-                                   "failed")) + "\n")
+                                   "failed", "steal")) + "\n")
 
 def cell(v, fmt):
     return "down" if v is None else fmt.format(v)
@@ -303,12 +316,13 @@ with open(f"{out}/soak.md", "w") as f:
             f"{final['failed_requests']} requests failed (503 or refused) and were sent again until answered; "
             f"{final['unexpected']} other verdicts differed from the ledger's.\n\n")
     f.write("| s | agent 1 RSS MiB | agent 2 RSS MiB | Redis used_memory MiB | ids/s | p99 ms | false drops | "
-            "missed duplicates | failed requests |\n|---|---|---|---|---|---|---|---|---|\n")
+            "missed duplicates | failed requests | CPU steal % |\n|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write(f"| {r['t']} | {cell(r['rss1'], '{:.0f}')} | {cell(r['rss2'], '{:.0f}')} | "
                 f"{cell(r['redis'], '{:.1f}')} | {r['ids_per_s']:.0f} | {r['p99']:.1f}{'' if r['quiet'] else ' *'} | "
-                f"{r['false_drops']} | {r['missed']} | {r['failed']} |\n")
-    f.write("\n\\* a sample within a fault (from a kill to a minute after the restart), not in the p99 check.\n")
+                f"{r['false_drops']} | {r['missed']} | {r['failed']} | {r['steal']} |\n")
+    f.write("\n\\* a sample within a fault (from a kill to a minute after the restart), not in the p99 check. CPU steal: "
+            "the share of the machine's CPU time its hypervisor gave to other guests over the sample.\n")
 
 print(open(f"{out}/soak.md").read())
 sys.exit(0 if passed else 1)
