@@ -166,24 +166,20 @@ final class Page {
         }
     }
 
-    /** Takes the page out of use: empties it for good; returns the entries it held. */
     /** Empties the page in place; returns the entries it held. */
     int empty() {
-        long stamp = lock.writeLock();
-        try {
-            Arrays.fill(slots, 0L);
-            int held = occupied;
-            occupied = 0;
-            return held;
-        } finally {
-            lock.unlockWrite(stamp);
-        }
+        return empty(false);
     }
 
+    /** Takes the page out of use: empties it for good; returns the entries it held. */
     int retire() {
+        return empty(true);
+    }
+
+    private int empty(boolean retiring) {
         long stamp = lock.writeLock();
         try {
-            retired = true;
+            retired |= retiring;
             Arrays.fill(slots, 0L);
             int held = occupied;
             occupied = 0;
