@@ -103,9 +103,16 @@ class RedisTlsAclIT {
                 0, p.exitValue(), () -> "openssl " + String.join(" ", args) + ": " + read(dir.resolve("openssl.log")));
     }
 
+    /** The agent's ACL user, limited to its keys and channels (and {@code extra} rules), the default user off. */
+    private static List<String> limitedUser(String... extra) {
+        List<String> args = new ArrayList<>(List.of("--user", "dedup", "on", ">" + PASSWORD, "~dd*", "&dd:*", "+@all"));
+        args.addAll(List.of(extra));
+        args.addAll(List.of("--user", "default", "off"));
+        return args;
+    }
+
     private RedisServer tlsRedis(int tlsPort) throws IOException, InterruptedException {
-        return RedisServer.start(
-                dir.resolve("redis"),
+        List<String> args = new ArrayList<>(List.of(
                 "--tls-port",
                 String.valueOf(tlsPort),
                 "--tls-cert-file",
@@ -115,17 +122,9 @@ class RedisTlsAclIT {
                 "--tls-ca-cert-file",
                 ca.toString(),
                 "--tls-auth-clients",
-                "no",
-                "--user",
-                "dedup",
-                "on",
-                ">" + PASSWORD,
-                "~dd*",
-                "&dd:*",
-                "+@all",
-                "--user",
-                "default",
-                "off");
+                "no"));
+        args.addAll(limitedUser());
+        return RedisServer.start(dir.resolve("redis"), args.toArray(String[]::new));
     }
 
     @Test
@@ -178,19 +177,8 @@ class RedisTlsAclIT {
      */
     @Test
     void aUserThatMayNotRunEval_isRefusedAtTheStart_namingTheCommand() throws Exception {
-        try (RedisServer redis = RedisServer.start(
-                dir.resolve("plain"),
-                "--user",
-                "dedup",
-                "on",
-                ">" + PASSWORD,
-                "~dd*",
-                "&dd:*",
-                "+@all",
-                "-eval",
-                "--user",
-                "default",
-                "off")) {
+        try (RedisServer redis =
+                RedisServer.start(dir.resolve("plain"), limitedUser("-eval").toArray(String[]::new))) {
             String uri = "redis://dedup:" + PASSWORD + "@127.0.0.1:" + redis.port();
             try (AgentProcess refused =
                     AgentProcess.launch(dir.resolve("a4"), "--redis", uri, "--redis-timeout", "10s")) {
