@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""What a new id costs Redis in four ways of laying claims out, as the shard fills: where the fingerprint tables'
+cost per id comes from, and what a layout must avoid for that cost to stay flat.
+
+Usage: loadtest/dev/layouts.py measure [LAYOUT ...]
+       loadtest/dev/layouts.py rewrite
+       loadtest/dev/layouts.py simulate
+
+measure  For each fill of FILLS (live claims on one shard; 33M on one of three shards is 100 M in all), a fresh
+         redis-server is filled with that many claims in calls of 1,000 ids (not measured), then IDS new ids are
+         claimed in calls of CALL_IDS (a batch of 1,000 split over three shards) and measured: the server's CPU
+         time per new id, ids/s, and used_memory per claim it holds. Each call is one Lua script over its ids,
+         as the agent sends them (20-byte items: 4 bytes that place the id, the 16-byte record). LAYOUTs:
+
+           buckets     a string per bucket of ~CLAIMS records, as the fingerprint tables keep them: GET the
+                       bucket, look for the id's field, SETRANGE the record into a free slot (SET the bucket
+                       longer when it has none). The bucket count is fixed for the row.
+           hashes      a hash per bucket of ~CLAIMS fields (a listpack), one HSETNX per id.
+           blocks      1 MiB strings cut into 128-byte blocks of 8 slots, sized for 80 % of their slots:
+                       GETRANGE the id's block, SETRANGE a free slot.
+           two-blocks  1 MiB strings cut into 256-byte blocks of 16 slots, sized for 80 %: GETRANGE the id's
+                       two blocks (two choices), SETRANGE the record into the emptier.
+
+         blocks and two-blocks never grow: an id whose blocks are full is counted (full) and not written.
+         They measure what reading a block at an offset of a long string costs, not a whole design.
+
+rewrite  The cost of moving records: a 64 KiB string of 256 blocks at 90 % is read and written back as 320
+         blocks by two choices, ROUNDS times; CPU per record moved. Any layout of fixed blocks that grows moves
+         records this way.
+
+simulate No server. How full fixed-capacity blocks get before an id finds no room, for the ways such a table
+         could grow: linear probing over blocks (a block once passed over stays marked, so that a look-up knows
+         to go on), two choices in a table of fixed size, and two choices under linear hashing (the table splits
+         one block at a time, as the fingerprint tables split buckets).
+
+Environment: FILLS ("0 10M 33M"), IDS (1M), CALL_IDS (333), CLAIMS (48), ROUNDS (50, rewrite),
+REDIS_SERVER (redis-server). Each server runs on a free port (never 6379), keeps nothing on disk, and is
+stopped by its PID however the run ends. Python standard library only.
+"""
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+COMMON = r'''
+local items = ARGV[1]
+local count = tonumber(ARGV[2])
+local call = redis.call
+local byte, sub, find = string.byte, string.sub, string.find
+local REC = 16
+local FREE = string.rep('\0', REC)
+local new, full = 0, 0
+local function place(at)
+  local a, b, c, d = byte(items, at, at + 3)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+local function first_free(b)
+  local p = find(b, FREE, 1, true)
+  while p and (p - 1) % REC ~= 0 do p = find(b, FREE, p + 1, true) end
+  return p and p - 1
+end
+local function holds(b, field)
+  local p = find(b, field, 1, true)
+  while p and (p - 1) % REC ~= 0 do p = find(b, field, p + 1, true) end
+  return p
+end
+'''
+
+LAYOUTS = {
+    'buckets': COMMON + r'''
+for at = 1, #items, 20 do
+  local key = 'b' .. place(at) % count
+  local b = call('GET', key) or ''
+  if not holds(b, sub(items, at + 4, at + 10)) then
+    local rec = sub(items, at + 4, at + 19)
+    local t = first_free(b)
+    if t then
+      call('SETRANGE', key, t, rec)
+    else
+      call('SET', key, b .. rec .. string.rep(FREE, 1 + math.floor(#b / REC / 16)))
+    end
+    new = new + 1
+  end
+end
+return {new, full}
+''',
+    'hashes': COMMON + r'''
+for at = 1, #items, 20 do
+  if call('HSETNX', 'h' .. place(at) % count, sub(items, at + 4, at + 10), sub(items, at + 13, at + 19)) == 1 then
+    new = new + 1
+  end
+end
+return {new, full}
+''',
+    'blocks': COMMON + r'''
+local per_string = 8192
+for at = 1, #items, 20 do
+  local s = place(at) % count
+  local key, off = 's' .. math.floor(s / per_string), (s % per_string) * 128
+  local b = call('GETRANGE', key, off, off + 127)
+  if not holds(b, sub(items, at + 4, at + 10)) then
+    local t = first_free(b)
+    if t then call('SETRANGE', key, off + t, sub(items, at + 4, at + 19)) else full = full + 1 end
+    new = new + 1
+  end
+end
+return {new, full}
+''',
+    'two-blocks': COMMON + r'''
+local per_string = 4096
+local function block(s)
+  local key, off = 's' .. math.floor(s / per_string), (s % per_string) * 256
+  return key, off, call('GETRANGE', key, off, off + 255)
+end
+for at = 1, #items, 20 do
+  local a, b_, c, d = byte(items, at + 11, at + 14)
+  local k1, o1, b1 = block(place(at) % count)
+  local k2, o2, b2 = block((((a * 256 + b_) * 256 + c) * 256 + d) % count)
+  local field = sub(items, at + 4, at + 10)
+  if not holds(b1, field) and not holds(b2, field) then
+    local f1, f2 = first_free(b1), first_free(b2)
+    local rec = sub(items, at + 4, at + 19)
+    if f1 and (not f2 or f1 <= f2) then
+      call('SETRANGE', k1, o1 + f1, rec)
+    elseif f2 then
+      call('SETRANGE', k2, o2 + f2, rec)
+    else
+      full = full + 1
+    end
+    new = new + 1
+  end
+end
+return {new, full}
+''',
+}
+
+# Block layouts: (block bytes, slots a block) for sizing their strings.
+BLOCKS = {'blocks': (128, 8), 'two-blocks': (256, 16)}
+STRING_BYTES = 1 << 20
+LOAD = 0.8
+
+REWRITE = r'''
+local call = redis.call
+local byte, sub, concat, rep = string.byte, string.sub, table.concat, string.rep
+local REC, SLOTS = 16, 16
+local old = call('GET', KEYS[1]) or ''
+local count = tonumber(ARGV[1])
+local blocks, held = {}, {}
+for i = 0, count - 1 do blocks[i] = {}; held[i] = 0 end
+local moved = 0
+for p = 1, #old, REC do
+  local a, b, c, d, e, f, g = byte(old, p, p + 6)
+  if a + b + c + d ~= 0 then
+    local s1, s2 = ((a * 256 + b) * 256 + c) % count, ((d * 256 + e) * 256 + f + g) % count
+    local t = held[s1] <= held[s2] and s1 or s2
+    if held[t] < SLOTS then
+      held[t] = held[t] + 1
+      blocks[t][held[t]] = sub(old, p, p + REC - 1)
+      moved = moved + 1
+    end
+  end
+end
+local out = {}
+for i = 0, count - 1 do out[#out + 1] = concat(blocks[i]) .. rep('\0', REC * (SLOTS - held[i])) end
+call('SET', KEYS[1], concat(out))
+return moved
+'''
+
+
+def env(name, default):
+    return os.environ.get(name, default)
+
+
+def count(text):
+    text = text.strip()
+    scale = {'k': 1000, 'M': 1000000}.get(text[-1:], 1)
+    return int(float(text[:-1] if scale > 1 else text) * scale)
+
+
+def encode(args):
+    out = [b'*%d\r\n' % len(args)]
+    for a in args:
+        a = a.encode() if isinstance(a, str) else str(a).encode() if isinstance(a, int) else a
+        out += [b'$%d\r\n' % len(a), a, b'\r\n']
+    return b''.join(out)
+
+
+class Connection:
+    def __init__(self, port):
+        self.sock = socket.create_connection(('127.0.0.1', port))
+        self.buf = b''
+
+    def _line(self):
+        while b'\r\n' not in self.buf:
+            self._more()
+        line, self.buf = self.buf.split(b'\r\n', 1)
+        return line
+
+    def _more(self):
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise RuntimeError('redis-server closed the connection')
+        self.buf += chunk
+
+    def reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b'-':
+            raise RuntimeError(rest.decode())
+        if kind == b':':
+            return int(rest)
+        if kind == b'+':
+            return rest
+        if kind == b'$':
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self._more()
+            value, self.buf = self.buf[:n], self.buf[n + 2:]
+            return value
+        if kind == b'*':
+            return [self.reply() for _ in range(int(rest))]
+        raise RuntimeError('unexpected reply %r' % line)
+
+    def call(self, *args):
+        self.sock.sendall(encode(args))
+        return self.reply()
+
+    def info(self, section):
+        return dict(line.split(':', 1) for line in self.call('INFO', section).decode().splitlines()
+                    if ':' in line)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A redis-server of its own on a free port, nothing persisted, stopped by its PID."""
+
+    def __enter__(self):
+        self.workdir = tempfile.mkdtemp(prefix='dedup-layouts.')
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [env('REDIS_SERVER', 'redis-server'), '--port', str(self.port), '--bind', '127.0.0.1', '--save', '',
+             '--appendonly', 'no', '--dir', self.workdir], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                self.conn = Connection(self.port)
+                self.conn.call('PING')
+                return self
+            except (OSError, RuntimeError):
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__()
+                    raise RuntimeError('redis-server did not start on port %d' % self.port)
+                time.sleep(0.05)
+
+    def __exit__(self, *ignored):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def cpu_seconds(self):
+        fields = open('/proc/%d/stat' % self.process.pid).read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def claim(conn, sha, places, ids, per_call, in_flight=4):
+    """Sends ids new random ids in calls of per_call; returns (new, full) summed over the replies."""
+    calls = (ids + per_call - 1) // per_call
+    sent = answered = new = full = 0
+    while answered < calls:
+        while sent - answered < in_flight and sent < calls:
+            conn.sock.sendall(encode(['EVALSHA', sha, 0, os.urandom(20 * per_call), places]))
+            sent += 1
+        n, f = conn.reply()
+        new, full, answered = new + n, full + f, answered + 1
+    return new, full
+
+
+def measure(layouts):
+    fills = [count(f) for f in env('FILLS', '0 10M 33M').split()]
+    ids, per_call, claims = count(env('IDS', '1M')), int(env('CALL_IDS', '333')), int(env('CLAIMS', '48'))
+    cpu = open('/proc/cpuinfo').read().split('model name')[1].split('\n')[0].strip(': \t')
+    print('%s, %d cores; %s; %d new ids a row in calls of %d' % (
+        cpu, os.cpu_count(), subprocess.run([env('REDIS_SERVER', 'redis-server'), '--version'],
+                                            capture_output=True, text=True).stdout.split(' sha')[0], ids, per_call))
+    print('| layout | live claims | Redis CPU µs/new id | ids/s | used_memory bytes/claim | keys | full |')
+    print('|---|---|---|---|---|---|---|')
+    for layout in layouts:
+        for fill in fills:
+            with Server() as server:
+                conn = server.conn
+                sha = conn.call('SCRIPT', 'LOAD', LAYOUTS[layout]).decode()
+                held = fill + ids
+                if layout in BLOCKS:
+                    size, slots = BLOCKS[layout]
+                    per_string = STRING_BYTES // size
+                    places = -(-int(held / slots / LOAD) // per_string) * per_string
+                    for s in range(places // per_string):
+                        conn.call('SETRANGE', 's%d' % s, STRING_BYTES - 1, b'\0')
+                else:
+                    places = max(1, held // claims)
+                if fill:
+                    claim(conn, sha, places, fill, 1000)
+                cpu0, t0 = server.cpu_seconds(), time.monotonic()
+                new, full = claim(conn, sha, places, ids, per_call)
+                cpu1, t1 = server.cpu_seconds(), time.monotonic()
+                memory = int(conn.info('memory')['used_memory'])
+                print('| %s | %s | %.2f | %s | %.1f | %s | %d |' % (
+                    layout, '{:,}'.format(fill), (cpu1 - cpu0) * 1e6 / max(1, new), '{:,.0f}'.format(ids / (t1 - t0)),
+                    memory / (fill + new), '{:,}'.format(conn.call('DBSIZE')), full), flush=True)
+
+
+def rewrite():
+    rounds = int(env('ROUNDS', '50'))
+    with Server() as server:
+        conn = server.conn
+        sha = conn.call('SCRIPT', 'LOAD', REWRITE).decode()
+        rnd = random.Random(1)
+        moved = cpu = 0.0
+        for _ in range(rounds):
+            blocks = []
+            for _ in range(256):
+                n = min(16, int(rnd.gauss(16 * 0.9, 1.5)))
+                blocks.append(rnd.randbytes(16 * n) + bytes(16 * (16 - n)))
+            conn.call('SET', 'segment', b''.join(blocks))
+            before = server.cpu_seconds()
+            moved += conn.call('EVALSHA', sha, 1, 'segment', 320)
+            cpu += server.cpu_seconds() - before
+        print('rewrite of 256 blocks at 90 %% into 320: %.2f µs of Redis CPU per record moved (%d rounds)' % (
+            cpu * 1e6 / moved, rounds))
+
+
+def probing(blocks, slots, load, rnd):
+    fill, passed = [0] * blocks, [False] * blocks
+    for _ in range(int(blocks * slots * load)):
+        i = rnd.randrange(blocks)
+        while fill[i] >= slots:
+            passed[i] = True
+            i = (i + 1) % blocks
+        fill[i] += 1
+    reads = []
+    for _ in range(50000):
+        i, n = rnd.randrange(blocks), 1
+        while passed[i]:
+            i, n = (i + 1) % blocks, n + 1
+        reads.append(n)
+    return statistics.mean(reads), sum(r > 1 for r in reads) / len(reads)
+
+
+def two_choices_fixed(blocks, slots, rnd):
+    fill, n = [0] * blocks, 0
+    while True:
+        a, b = rnd.randrange(blocks), rnd.randrange(blocks)
+        t = a if fill[a] <= fill[b] else b
+        if fill[t] >= slots:
+            return n / (blocks * slots)
+        fill[t] += 1
+        n += 1
+
+
+def two_choices_linear_hashing(load, slots, rnd, base=64, ids=300000):
+    level = split = 0
+    blocks, overflow, spilled = [[] for _ in range(base)], [], 0
+
+    def where(h):
+        n = base << level
+        return h % (2 * n) if h % n < split else h % n
+
+    def put(rec):
+        a, b = where(rec[0]), where(rec[1])
+        t = a if len(blocks[a]) <= len(blocks[b]) else b
+        if len(blocks[t]) < slots:
+            blocks[t].append(rec)
+            return True
+        return False
+
+    for held in range(1, ids + 1):
+        rec = (rnd.getrandbits(40), rnd.getrandbits(40))
+        if not put(rec):
+            overflow.append(rec)
+            spilled += 1
+        while held > load * slots * len(blocks):
+            old, blocks[split] = blocks[split], []
+            blocks.append([])
+            split += 1
+            if split == base << level:
+                level, split = level + 1, 0
+            for r in old:
+                put(r)
+            waiting, overflow = overflow, []
+            for r in waiting:
+                if not put(r):
+                    overflow.append(r)
+    return spilled / ids
+
+
+def simulate():
+    rnd = random.Random(1)
+    print('Linear probing over blocks of 16 slots (20,000 blocks): blocks a look-up of a new id reads')
+    print('| load | blocks read, mean | look-ups reading more than one |')
+    print('|---|---|---|')
+    for load in (0.7, 0.8, 0.9):
+        mean, more = probing(20000, 16, load, rnd)
+        print('| %.2f | %.2f | %.1f %% |' % (load, mean, 100 * more))
+    print()
+    print('Two choices in a table of fixed size: the load when an id first finds both its blocks full (median of 20)')
+    print('| blocks | slots a block | load |')
+    print('|---|---|---|')
+    for blocks, slots in ((256, 16), (1024, 16), (512, 8), (128, 32)):
+        print('| %d | %d | %.3f |' % (blocks, slots, statistics.median(
+            two_choices_fixed(blocks, slots, rnd) for _ in range(20))))
+    print()
+    print('Two choices under linear hashing (one block split each time the table passes the load): ids that find')
+    print('both their blocks full')
+    print('| load | 16 slots | 32 slots |')
+    print('|---|---|---|')
+    for load in (0.75, 0.8, 0.9):
+        print('| %.2f | %.1f %% | %.1f %% |' % (load, 100 * two_choices_linear_hashing(load, 16, rnd),
+                                                100 * two_choices_linear_hashing(load, 32, rnd)))
+
+
+def main():
+    what = sys.argv[1] if len(sys.argv) > 1 else ''
+    if what == 'measure':
+        layouts = sys.argv[2:] or list(LAYOUTS)
+        unknown = [name for name in layouts if name not in LAYOUTS]
+        if unknown:
+            sys.exit('no layout %s; there are %s' % (', '.join(unknown), ', '.join(LAYOUTS)))
+        measure(layouts)
+    elif what == 'rewrite' and len(sys.argv) == 2:
+        rewrite()
+    elif what == 'simulate' and len(sys.argv) == 2:
+        simulate()
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()
