@@ -39,13 +39,13 @@ stopped by its PID however the run ends. Python standard library only.
 """
 import os
 import random
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+from contextlib import contextmanager
+
+from scripts import Server, encode
 
 COMMON = r'''
 local items = ARGV[1]
@@ -182,101 +182,25 @@ def count(text):
     return int(float(text[:-1] if scale > 1 else text) * scale)
 
 
-def encode(args):
-    out = [b'*%d\r\n' % len(args)]
-    for a in args:
-        a = a.encode() if isinstance(a, str) else str(a).encode() if isinstance(a, int) else a
-        out += [b'$%d\r\n' % len(a), a, b'\r\n']
-    return b''.join(out)
+@contextmanager
+def server():
+    """A redis-server of its own (scripts.py's: a free port, nothing persisted, stopped by its PID)."""
+    running = Server(False)
+    try:
+        running.conn = running.connect()
+        yield running
+    finally:
+        running.stop()
 
 
-class Connection:
-    def __init__(self, port):
-        self.sock = socket.create_connection(('127.0.0.1', port))
-        self.buf = b''
-
-    def _line(self):
-        while b'\r\n' not in self.buf:
-            self._more()
-        line, self.buf = self.buf.split(b'\r\n', 1)
-        return line
-
-    def _more(self):
-        chunk = self.sock.recv(1 << 16)
-        if not chunk:
-            raise RuntimeError('redis-server closed the connection')
-        self.buf += chunk
-
-    def reply(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b'-':
-            raise RuntimeError(rest.decode())
-        if kind == b':':
-            return int(rest)
-        if kind == b'+':
-            return rest
-        if kind == b'$':
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self._more()
-            value, self.buf = self.buf[:n], self.buf[n + 2:]
-            return value
-        if kind == b'*':
-            return [self.reply() for _ in range(int(rest))]
-        raise RuntimeError('unexpected reply %r' % line)
-
-    def call(self, *args):
-        self.sock.sendall(encode(args))
-        return self.reply()
-
-    def info(self, section):
-        return dict(line.split(':', 1) for line in self.call('INFO', section).decode().splitlines()
-                    if ':' in line)
+def info(conn, section):
+    return dict(line.split(':', 1) for line in conn.call('INFO', section).decode().splitlines() if ':' in line)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """A redis-server of its own on a free port, nothing persisted, stopped by its PID."""
-
-    def __enter__(self):
-        self.workdir = tempfile.mkdtemp(prefix='dedup-layouts.')
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [env('REDIS_SERVER', 'redis-server'), '--port', str(self.port), '--bind', '127.0.0.1', '--save', '',
-             '--appendonly', 'no', '--dir', self.workdir], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.conn = Connection(self.port)
-                self.conn.call('PING')
-                return self
-            except (OSError, RuntimeError):
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.__exit__()
-                    raise RuntimeError('redis-server did not start on port %d' % self.port)
-                time.sleep(0.05)
-
-    def __exit__(self, *ignored):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def cpu_seconds(self):
-        fields = open('/proc/%d/stat' % self.process.pid).read().rsplit(')', 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+def cpu_seconds(conn):
+    """The server's CPU time as it counts it, to the microsecond (/proc counts in ticks of 10 ms)."""
+    cpu = info(conn, 'cpu')
+    return float(cpu['used_cpu_user']) + float(cpu['used_cpu_sys'])
 
 
 def claim(conn, sha, places, ids, per_call, in_flight=4):
@@ -285,9 +209,9 @@ def claim(conn, sha, places, ids, per_call, in_flight=4):
     sent = answered = new = full = 0
     while answered < calls:
         while sent - answered < in_flight and sent < calls:
-            conn.sock.sendall(encode(['EVALSHA', sha, 0, os.urandom(20 * per_call), places]))
+            conn.sock.sendall(encode(['EVALSHA', sha, '0', os.urandom(20 * per_call), str(places)]))
             sent += 1
-        n, f = conn.reply()
+        n, f = conn.read()
         new, full, answered = new + n, full + f, answered + 1
     return new, full
 
@@ -303,8 +227,8 @@ def measure(layouts):
     print('|---|---|---|---|---|---|---|')
     for layout in layouts:
         for fill in fills:
-            with Server() as server:
-                conn = server.conn
+            with server() as running:
+                conn = running.conn
                 sha = conn.call('SCRIPT', 'LOAD', LAYOUTS[layout]).decode()
                 held = fill + ids
                 if layout in BLOCKS:
@@ -312,15 +236,15 @@ def measure(layouts):
                     per_string = STRING_BYTES // size
                     places = -(-int(held / slots / LOAD) // per_string) * per_string
                     for s in range(places // per_string):
-                        conn.call('SETRANGE', 's%d' % s, STRING_BYTES - 1, b'\0')
+                        conn.call('SETRANGE', 's%d' % s, str(STRING_BYTES - 1), b'\0')
                 else:
                     places = max(1, held // claims)
                 if fill:
                     claim(conn, sha, places, fill, 1000)
-                cpu0, t0 = server.cpu_seconds(), time.monotonic()
+                cpu0, t0 = cpu_seconds(conn), time.monotonic()
                 new, full = claim(conn, sha, places, ids, per_call)
-                cpu1, t1 = server.cpu_seconds(), time.monotonic()
-                memory = int(conn.info('memory')['used_memory'])
+                cpu1, t1 = cpu_seconds(conn), time.monotonic()
+                memory = int(info(conn, 'memory')['used_memory'])
                 print('| %s | %s | %.2f | %s | %.1f | %s | %d |' % (
                     layout, '{:,}'.format(fill), (cpu1 - cpu0) * 1e6 / max(1, new), '{:,.0f}'.format(ids / (t1 - t0)),
                     memory / (fill + new), '{:,}'.format(conn.call('DBSIZE')), full), flush=True)
@@ -328,8 +252,8 @@ def measure(layouts):
 
 def rewrite():
     rounds = int(env('ROUNDS', '50'))
-    with Server() as server:
-        conn = server.conn
+    with server() as running:
+        conn = running.conn
         sha = conn.call('SCRIPT', 'LOAD', REWRITE).decode()
         rnd = random.Random(1)
         moved = cpu = 0.0
@@ -339,9 +263,9 @@ def rewrite():
                 n = min(16, int(rnd.gauss(16 * 0.9, 1.5)))
                 blocks.append(rnd.randbytes(16 * n) + bytes(16 * (16 - n)))
             conn.call('SET', 'segment', b''.join(blocks))
-            before = server.cpu_seconds()
-            moved += conn.call('EVALSHA', sha, 1, 'segment', 320)
-            cpu += server.cpu_seconds() - before
+            before = cpu_seconds(conn)
+            moved += conn.call('EVALSHA', sha, '1', 'segment', '320')
+            cpu += cpu_seconds(conn) - before
         print('rewrite of 256 blocks at 90 %% into 320: %.2f µs of Redis CPU per record moved (%d rounds)' % (
             cpu * 1e6 / moved, rounds))
 
