@@ -39,6 +39,7 @@ stopped by its PID however the run ends. Python standard library only.
 """
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -98,7 +99,7 @@ end
 return {new, full}
 ''',
     'blocks': COMMON + r'''
-local per_string = 8192
+local per_string = tonumber(ARGV[3])
 for at = 1, #items, 20 do
   local s = place(at) % count
   local key, off = 's' .. math.floor(s / per_string), (s % per_string) * 128
@@ -112,7 +113,7 @@ end
 return {new, full}
 ''',
     'two-blocks': COMMON + r'''
-local per_string = 4096
+local per_string = tonumber(ARGV[3])
 local function block(s)
   local key, off = 's' .. math.floor(s / per_string), (s % per_string) * 256
   return key, off, call('GETRANGE', key, off, off + 255)
@@ -141,7 +142,9 @@ return {new, full}
 
 # Block layouts: (block bytes, slots a block) for sizing their strings.
 BLOCKS = {'blocks': (128, 8), 'two-blocks': (256, 16)}
-STRING_BYTES = 1 << 20
+# A string's bytes: 1 MiB less room for its header, so that jemalloc gives it 1 MiB and not its next size
+# class (1.25 MiB).
+STRING_BYTES = (1 << 20) - 64
 LOAD = 0.8
 
 REWRITE = r'''
@@ -156,7 +159,7 @@ local moved = 0
 for p = 1, #old, REC do
   local a, b, c, d, e, f, g = byte(old, p, p + 6)
   if a + b + c + d ~= 0 then
-    local s1, s2 = ((a * 256 + b) * 256 + c) % count, ((d * 256 + e) * 256 + f + g) % count
+    local s1, s2 = ((a * 256 + b) * 256 + c) % count, (((d * 256 + e) * 256 + f) * 256 + g) % count
     local t = held[s1] <= held[s2] and s1 or s2
     if held[t] < SLOTS then
       held[t] = held[t] + 1
@@ -176,10 +179,25 @@ def env(name, default):
     return os.environ.get(name, default)
 
 
-def count(text):
+def number(name, text, least=1):
+    """A whole number, with k or M (1000, 1000000) allowed at its end; at least `least`."""
     text = text.strip()
     scale = {'k': 1000, 'M': 1000000}.get(text[-1:], 1)
-    return int(float(text[:-1] if scale > 1 else text) * scale)
+    try:
+        value = int(float(text[:-1] if scale > 1 else text) * scale)
+    except ValueError:
+        sys.exit('%s: not a number: %r (say 1000000, 1000k or 1M)' % (name, text))
+    if value < least:
+        sys.exit('%s: at least %d, not %r' % (name, least, text))
+    return value
+
+
+def count(name, default):
+    return number(name, env(name, default))
+
+
+def fills():
+    return [number('FILLS', text, least=0) for text in env('FILLS', '0 10M 33M').split()]
 
 
 @contextmanager
@@ -203,13 +221,13 @@ def cpu_seconds(conn):
     return float(cpu['used_cpu_user']) + float(cpu['used_cpu_sys'])
 
 
-def claim(conn, sha, places, ids, per_call, in_flight=4):
-    """Sends ids new random ids in calls of per_call; returns (new, full) summed over the replies."""
-    calls = (ids + per_call - 1) // per_call
+def claim(conn, sha, args, calls, per_call, in_flight=4):
+    """Sends calls of per_call new random ids; returns (new, full) summed over the replies: the ids answered new,
+    and those of them that found no room (block layouts)."""
     sent = answered = new = full = 0
     while answered < calls:
         while sent - answered < in_flight and sent < calls:
-            conn.sock.sendall(encode(['EVALSHA', sha, '0', os.urandom(20 * per_call), str(places)]))
+            conn.sock.sendall(encode(['EVALSHA', sha, '0', os.urandom(20 * per_call)] + args))
             sent += 1
         n, f = conn.read()
         new, full, answered = new + n, full + f, answered + 1
@@ -217,41 +235,50 @@ def claim(conn, sha, places, ids, per_call, in_flight=4):
 
 
 def measure(layouts):
-    fills = [count(f) for f in env('FILLS', '0 10M 33M').split()]
-    ids, per_call, claims = count(env('IDS', '1M')), int(env('CALL_IDS', '333')), int(env('CLAIMS', '48'))
-    cpu = open('/proc/cpuinfo').read().split('model name')[1].split('\n')[0].strip(': \t')
+    rows = fills()
+    per_call, claims = count('CALL_IDS', '333'), count('CLAIMS', '48')
+    calls = max(1, count('IDS', '1M') // per_call)
+    ids = calls * per_call
+    model = [line.split(':', 1)[1].strip() for line in open('/proc/cpuinfo') if line.startswith('model name')]
+    server_version = subprocess.run([env('REDIS_SERVER', 'redis-server'), '--version'], capture_output=True,
+                                    text=True).stdout.split(' sha')[0]
     print('%s, %d cores; %s; %d new ids a row in calls of %d' % (
-        cpu, os.cpu_count(), subprocess.run([env('REDIS_SERVER', 'redis-server'), '--version'],
-                                            capture_output=True, text=True).stdout.split(' sha')[0], ids, per_call))
-    print('| layout | live claims | Redis CPU µs/new id | ids/s | used_memory bytes/claim | keys | full |')
+        model[0] if model else 'CPU', os.cpu_count(), server_version, ids, per_call))
+    print('| layout | live claims | Redis CPU µs/new id | ids/s | used_memory bytes/claim held | keys | no room |')
     print('|---|---|---|---|---|---|---|')
     for layout in layouts:
-        for fill in fills:
+        for fill in rows:
             with server() as running:
                 conn = running.conn
                 sha = conn.call('SCRIPT', 'LOAD', LAYOUTS[layout]).decode()
-                held = fill + ids
                 if layout in BLOCKS:
+                    # Sized once for the row's claims at LOAD; the strings are made at their full length.
                     size, slots = BLOCKS[layout]
                     per_string = STRING_BYTES // size
-                    places = -(-int(held / slots / LOAD) // per_string) * per_string
+                    places = -(-int((fill + ids) / slots / LOAD) // per_string) * per_string
                     for s in range(places // per_string):
-                        conn.call('SETRANGE', 's%d' % s, str(STRING_BYTES - 1), b'\0')
+                        conn.call('SETRANGE', 's%d' % s, str(per_string * size - 1), b'\0')
+                    args = [str(places), str(per_string)]
                 else:
-                    places = max(1, held // claims)
+                    # Buckets that hold CLAIMS records on average while the row's ids are measured.
+                    args = [str(max(1, (fill + ids // 2) // claims))]
+                held = 0
                 if fill:
-                    claim(conn, sha, places, fill, 1000)
+                    new, full = claim(conn, sha, args, -(-fill // 1000), 1000)
+                    held += new - full
                 cpu0, t0 = cpu_seconds(conn), time.monotonic()
-                new, full = claim(conn, sha, places, ids, per_call)
+                new, full = claim(conn, sha, args, calls, per_call)
                 cpu1, t1 = cpu_seconds(conn), time.monotonic()
+                held += new - full
                 memory = int(info(conn, 'memory')['used_memory'])
                 print('| %s | %s | %.2f | %s | %.1f | %s | %d |' % (
                     layout, '{:,}'.format(fill), (cpu1 - cpu0) * 1e6 / max(1, new), '{:,.0f}'.format(ids / (t1 - t0)),
-                    memory / (fill + new), '{:,}'.format(conn.call('DBSIZE')), full), flush=True)
+                    memory / held, '{:,}'.format(conn.call('DBSIZE')), full), flush=True)
+                conn.close()
 
 
 def rewrite():
-    rounds = int(env('ROUNDS', '50'))
+    rounds = count('ROUNDS', '50')
     with server() as running:
         conn = running.conn
         sha = conn.call('SCRIPT', 'LOAD', REWRITE).decode()
@@ -266,6 +293,7 @@ def rewrite():
             before = cpu_seconds(conn)
             moved += conn.call('EVALSHA', sha, '1', 'segment', '320')
             cpu += cpu_seconds(conn) - before
+        conn.close()
         print('rewrite of 256 blocks at 90 %% into 320: %.2f µs of Redis CPU per record moved (%d rounds)' % (
             cpu * 1e6 / moved, rounds))
 
@@ -360,6 +388,9 @@ def simulate():
 
 
 def main():
+    # A kill must still reach the finally that stops the server.
+    signal.signal(signal.SIGTERM, lambda *ignored: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *ignored: sys.exit(129))
     what = sys.argv[1] if len(sys.argv) > 1 else ''
     if what == 'measure':
         layouts = sys.argv[2:] or list(LAYOUTS)
