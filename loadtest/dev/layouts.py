@@ -46,24 +46,18 @@ import sys
 import time
 from contextlib import contextmanager
 
-from scripts import Server, encode
+from scripts import SCRIPTS, Server, encode
 
-COMMON = r'''
+# The agent's records.lua first (REC, FREE, first_free and the string functions), as its scripts have it.
+RECORDS = os.path.join(SCRIPTS, 'records.lua')
+COMMON = open(RECORDS).read() + r'''
 local items = ARGV[1]
 local count = tonumber(ARGV[2])
 local call = redis.call
-local byte, sub, find = string.byte, string.sub, string.find
-local REC = 16
-local FREE = string.rep('\0', REC)
 local new, full = 0, 0
 local function place(at)
   local a, b, c, d = byte(items, at, at + 3)
   return ((a * 256 + b) * 256 + c) * 256 + d
-end
-local function first_free(b)
-  local p = find(b, FREE, 1, true)
-  while p and (p - 1) % REC ~= 0 do p = find(b, FREE, p + 1, true) end
-  return p and p - 1
 end
 local function holds(b, field)
   local p = find(b, field, 1, true)
