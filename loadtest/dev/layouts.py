@@ -66,6 +66,15 @@ local function holds(b, field)
 end
 '''
 
+# The block layouts' part: block s of strings of ARGV[3] blocks of ARGV[4] bytes, its key, offset and bytes.
+BLOCK = COMMON + r'''
+local per_string, size = tonumber(ARGV[3]), tonumber(ARGV[4])
+local function block(s)
+  local key, off = 's' .. math.floor(s / per_string), (s % per_string) * size
+  return key, off, call('GETRANGE', key, off, off + size - 1)
+end
+'''
+
 LAYOUTS = {
     'buckets': COMMON + r'''
 for at = 1, #items, 20 do
@@ -92,12 +101,9 @@ for at = 1, #items, 20 do
 end
 return {new, full}
 ''',
-    'blocks': COMMON + r'''
-local per_string = tonumber(ARGV[3])
+    'blocks': BLOCK + r'''
 for at = 1, #items, 20 do
-  local s = place(at) % count
-  local key, off = 's' .. math.floor(s / per_string), (s % per_string) * 128
-  local b = call('GETRANGE', key, off, off + 127)
+  local key, off, b = block(place(at) % count)
   if not holds(b, sub(items, at + 4, at + 10)) then
     local t = first_free(b)
     if t then call('SETRANGE', key, off + t, sub(items, at + 4, at + 19)) else full = full + 1 end
@@ -106,12 +112,7 @@ for at = 1, #items, 20 do
 end
 return {new, full}
 ''',
-    'two-blocks': COMMON + r'''
-local per_string = tonumber(ARGV[3])
-local function block(s)
-  local key, off = 's' .. math.floor(s / per_string), (s % per_string) * 256
-  return key, off, call('GETRANGE', key, off, off + 255)
-end
+    'two-blocks': BLOCK + r'''
 for at = 1, #items, 20 do
   local a, b_, c, d = byte(items, at + 11, at + 14)
   local k1, o1, b1 = block(place(at) % count)
@@ -252,7 +253,7 @@ def measure(layouts):
                     places = -(-int((fill + ids) / slots / LOAD) // per_string) * per_string
                     for s in range(places // per_string):
                         conn.call('SETRANGE', 's%d' % s, str(per_string * size - 1), b'\0')
-                    args = [str(places), str(per_string)]
+                    args = [str(places), str(per_string), str(size)]
                 else:
                     # Buckets that hold CLAIMS records on average while the row's ids are measured.
                     args = [str(max(1, (fill + ids // 2) // claims))]
