@@ -104,6 +104,7 @@ public final class Agent implements AutoCloseable {
                                             + options.http().ops().port())
                             + " (store " + store.kind() + ": " + describe(options, stores) + ")"
                             + sinceJvmStart());
+            metrics.bindProcessMeters();
             return agent;
         } catch (Exception e) {
             vertx.close();

@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * The agent's meters, registered once and reused: counting costs an add per batch, not a lookup per item.
  * Backed by a Prometheus registry whose text {@link #scrape()} serves {@code GET /metrics}, which also carries
  * the process's own health from Micrometer's binders: heap and other memory pools, garbage collection, threads,
- * classes, CPU, uptime and open files ({@code jvm_*}, {@code process_*}, {@code system_*}). {@link #close}
- * unhooks the GC listener.
+ * classes, CPU, uptime and open files ({@code jvm_*}, {@code process_*}, {@code system_*}), once {@link
+ * #bindProcessMeters} has run. {@link #close} unhooks the GC listener.
  */
 public final class AgentMetrics implements AutoCloseable {
 
@@ -38,17 +38,10 @@ public final class AgentMetrics implements AutoCloseable {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
     private final Map<String, Timer> requests = new ConcurrentHashMap<>();
-    /** Listens to the JVM's GC notifications until closed. */
-    private final JvmGcMetrics gc = new JvmGcMetrics();
+    /** Listens to the JVM's GC notifications from {@link #bindProcessMeters} until closed. */
+    private JvmGcMetrics gc;
 
     public AgentMetrics() {
-        new JvmMemoryMetrics().bindTo(registry);
-        gc.bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ClassLoaderMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        new FileDescriptorMetrics().bindTo(registry);
         for (Verdict v : Verdict.values()) {
             claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS)
                     .tag(MetricNames.TAG_VERDICT, v.wireName())
@@ -65,6 +58,25 @@ public final class AgentMetrics implements AutoCloseable {
                 .register(registry);
         claimBatchItems = batchItems("claims");
         releaseBatchItems = batchItems("releases");
+    }
+
+    /**
+     * Registers the process's own meters. The agent calls it once it listens: at one core the binders' look-ups
+     * of memory pools, collectors and the operating system take 40 ms, which a start need not wait for. Once
+     * only; later calls do nothing.
+     */
+    public synchronized void bindProcessMeters() {
+        if (gc != null) {
+            return;
+        }
+        new JvmMemoryMetrics().bindTo(registry);
+        gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
     }
 
     private DistributionSummary batchItems(String endpoint) {
@@ -188,7 +200,9 @@ public final class AgentMetrics implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        gc.close();
+    public synchronized void close() {
+        if (gc != null) {
+            gc.close();
+        }
     }
 }

@@ -1,0 +1,33 @@
+package dev.dedup.agent.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class AgentMetricsTest {
+
+    @Test
+    void processMetersComeWithBindProcessMeters() {
+        try (AgentMetrics metrics = new AgentMetrics()) {
+            assertTrue(metrics.scrape().contains("dedup_claims_total"));
+            assertFalse(metrics.scrape().contains("jvm_memory_used_bytes"), "bound before the agent listens");
+
+            metrics.bindProcessMeters();
+            String bound = metrics.scrape();
+            for (String series : new String[] {"jvm_memory_used_bytes", "jvm_gc_", "process_cpu_usage"}) {
+                assertTrue(bound.contains(series), series);
+            }
+        }
+    }
+
+    @Test
+    void bindsOnceAndClosesWithOrWithoutProcessMeters() {
+        new AgentMetrics().close();
+        AgentMetrics bound = new AgentMetrics();
+        bound.bindProcessMeters();
+        bound.bindProcessMeters();
+        bound.close();
+        bound.close();
+    }
+}
