@@ -24,10 +24,11 @@
 #           against the same load generator calling the Redis shard directly (Tapjoy's Lua script, one call
 #           per bucket); the difference is what the sidecar adds. Each point runs LATENCY_SECONDS (20), at most
 #           4 M ids, after warm-up passes of 30 s at 20,000 ids/s in calls of 100 ids until the JIT compilers
-#           spend under 0.5 s of a pass; each point, on both sides, first sends LATENCY_WARMUP (5) seconds of its
-#           own calls unmeasured (at most 1 M ids), on the same connections: the load generator is a new JVM
-#           each time. Latency counts from each call's scheduled time,
-#           so a point the agent cannot keep up with shows as a growing latency, not a lower rate.
+#           spend under 0.5 s of a pass, then passes of the point's own calls, LATENCY_WARMUP (5) seconds each,
+#           until they spend under 100 ms of one: the steady state, as Dapr measures it. Each point, on both
+#           sides, first sends LATENCY_WARMUP seconds of its own calls unmeasured (at most 1 M ids), on the same
+#           connections: the load generator is a new JVM each time. Latency counts from each call's scheduled
+#           time, so a point the agent cannot keep up with shows as a growing latency, not a lower rate.
 #
 # Environment: IMAGE (dedup-agent:0.1.0), CPUS, MEMORY, LATENCY_CPUS, STARTS, IDS, RATE, BATCH, RPS,
 # LATENCY_SECONDS, LATENCY_WARMUP, LATENCY_BATCHES ("1 10 100 1000"). Prints a Markdown table per part.
@@ -180,16 +181,9 @@ memory() {
   done
 }
 
-# jit_ms CONTAINER: CPU milliseconds the JVM's JIT compiler threads of CONTAINER have spent so far.
-jit_ms() {
-  local pid t total=0
-  pid="$(pid_of "$1")"
-  for t in /proc/"$pid"/task/*; do
-    case "$(cat "$t/comm")" in
-      C1\ CompilerThre* | C2\ CompilerThre*) total=$((total + $(awk '{print ($14 + $15) * 10}' "$t/stat"))) ;;
-    esac
-  done
-  echo "$total"
+# container_jit_ms CONTAINER: CPU milliseconds the JIT compiler threads of CONTAINER's JVM have spent so far.
+container_jit_ms() {
+  jit_ms "$(pid_of "$1")"
 }
 
 # warm_container CONTAINER PORT: passes of 30 s at 20,000 ids/s in calls of 100 ids until one in which the JIT
@@ -199,12 +193,31 @@ warm_container() {
   local before after pass=0
   while :; do
     pass=$((pass + 1))
-    before="$(jit_ms "$1")"
+    before="$(container_jit_ms "$1")"
     lines=()
     run_load --target "http://127.0.0.1:$2" --scenario cold --batch 100 --workers 8 --rate 20000 --ids 600000
-    after="$(jit_ms "$1")"
+    after="$(container_jit_ms "$1")"
     echo "$name: warm-up pass $pass: the JIT compilers spent $((after - before)) ms" >&2
     if [ $((after - before)) -lt 500 ] || [ "$pass" -ge "${WARMUP_PASSES:-10}" ]; then
+      return 0
+    fi
+  done
+}
+
+# warm_point CONTAINER PORT BATCH IDS: this point's own calls, IDS at a time, until a pass in which the JIT
+# compilers spent under 100 ms, at most WARMUP_PASSES (10). Calls of one id take paths that calls of 100 left
+# cold; compiling them takes tens of milliseconds at a time, which within half a core's quota stalls the
+# agent for the rest of a 100 ms period: the p99 of a point measured before they settle is the compilers'.
+warm_point() {
+  local before after pass=0
+  while :; do
+    pass=$((pass + 1))
+    before="$(container_jit_ms "$1")"
+    lines=()
+    run_load --target "http://127.0.0.1:$2" --scenario cold --batch "$3" --workers 16 --rate $((rps * $3)) --ids "$4"
+    after="$(container_jit_ms "$1")"
+    echo "$name: $3 ids a call, warm-up pass $pass: the JIT compilers spent $((after - before)) ms" >&2
+    if [ $((after - before)) -lt 100 ] || [ "$pass" -ge "${WARMUP_PASSES:-10}" ]; then
       return 0
     fi
   done
@@ -216,7 +229,7 @@ latency() {
   echo
   echo "| ids a call | agent p50 | p90 | p99 | Redis directly p50 | p90 | p99 | added p50 | p90 | p99 |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
-  local port b n w a d
+  local port b n w a d jit
   port="$(free_port)"
   create_agent "$latency_cpus" redis "$port"
   docker start "$c" >/dev/null
@@ -229,9 +242,12 @@ latency() {
     [ "$n" -le 4000000 ] || n=4000000
     w=$((rps * b * latency_warmup))
     [ "$w" -le 1000000 ] || w=1000000
+    warm_point "$c" "$port" "$b" "$w"
     lines=()
+    jit="$(container_jit_ms "$c")"
     run_load --target "http://127.0.0.1:$port" --scenario cold --batch "$b" --workers 16 --rate $((rps * b)) \
       --ids "$n" --warmup "$w"
+    echo "$name: $b ids a call: the JIT compilers spent $(($(container_jit_ms "$c") - jit)) ms while measured" >&2
     a="${lines[0]}"
     lines=()
     run_load --direct "redis://127.0.0.1:$redis_port" --scenario cold --batch "$b" --workers 16 \

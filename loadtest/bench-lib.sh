@@ -106,16 +106,25 @@ flush_shards() {
   done
 }
 
-# compile_seconds PID: the seconds the JVM's JIT compilers have spent so far (jstat -compiler); empty
-# without jstat.
-compile_seconds() {
-  command -v jstat >/dev/null 2>&1 && jstat -compiler "$1" 2>/dev/null | awk 'NR == 2 {print $4}'
+# jit_ms PID: CPU milliseconds the JIT compiler threads of the JVM PID have spent so far, from /proc (jstat
+# cannot read a JVM started with -XX:-UsePerfData, as the image's options start it).
+jit_ms() {
+  local t ticks total=0
+  for t in /proc/"$1"/task/*; do
+    case "$(cat "$t/comm" 2>/dev/null)" in
+      C1\ CompilerThre* | C2\ CompilerThre*)
+        # utime and stime: the 14th and 15th fields, counted after the name in parentheses, which has a space
+        ticks="$(sed 's/.*) //' "$t/stat" 2>/dev/null | awk '{print $12 + $13}')"
+        total=$((total + ${ticks:-0} * 10)) ;;
+    esac
+  done
+  echo "$total"
 }
 
 # warm_agent PORT PID IDS [LOAD ARGS...]: warms the agent on PORT up as a sidecar that has been running is:
 # passes of IDS fresh ids, cold then retry, in batches of 1,000 from 4 workers (not measured), on flushed
-# shards, until a pass in which its JIT compilers spent under 0.5 s (jstat -compiler), at most WARMUP_PASSES
-# (10), one pass without jstat. On 2 shared cores the compilers spent 10.6, 7.7, 3.5, 1.5 and 0.1 s in the
+# shards, until a pass in which its JIT compilers spent under 0.5 s of CPU, at most WARMUP_PASSES (10). On 2
+# shared cores the compilers spent 10.6, 7.7, 3.5, 1.5 and 0.1 s in the
 # first five passes of 1,000,000 ids, and the agent's CPU per cold id fell from 7.4 to 1.4 us: a fixed
 # warm-up short of that measures the compiler. Sets warm_passes and warm_compile (the last pass's seconds).
 warm_agent() {
@@ -124,18 +133,13 @@ warm_agent() {
   warm_passes=0
   while :; do
     warm_passes=$((warm_passes + 1))
-    before="$(compile_seconds "$pid")"
+    before="$(jit_ms "$pid")"
     flush_shards
     lines=()
     run_load --scenario cold,retry --ids "$ids" --batch 1000 --workers 4 --target "http://127.0.0.1:$port" "$@" \
       --run-id "agent-warmup-$warm_passes"
-    after="$(compile_seconds "$pid")"
-    if [ -z "$before" ] || [ -z "$after" ]; then
-      warm_compile="?"
-      echo "$name: warm-up pass $warm_passes (no jstat: one pass)" >&2
-      return 0
-    fi
-    warm_compile="$(awk -v a="$after" -v b="$before" 'BEGIN {printf "%.2f", a - b}')"
+    after="$(jit_ms "$pid")"
+    warm_compile="$(awk -v a="$after" -v b="$before" 'BEGIN {printf "%.2f", (a - b) / 1000}')"
     echo "$name: warm-up pass $warm_passes: the agent's JIT compilers spent $warm_compile s" >&2
     if awk -v s="$warm_compile" 'BEGIN {exit !(s < 0.5)}' || [ "$warm_passes" -ge "${WARMUP_PASSES:-10}" ]; then
       return 0
