@@ -17,10 +17,12 @@ import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.redis.RedisStore;
 import io.micrometer.core.instrument.Gauge;
+import io.netty.channel.EventLoopGroup;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.VertxInternal;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -36,14 +38,18 @@ public final class Agent implements AutoCloseable {
 
     private final AgentOptions options;
     private final Vertx vertx;
+    /** The HTTP servers' deployment. */
+    private final String servers;
+
     private final ClaimStore store;
     private final AgentMetrics metrics;
     private final int port;
     private boolean closed;
 
-    private Agent(AgentOptions options, Vertx vertx, ClaimStore store, AgentMetrics metrics, int port) {
+    private Agent(AgentOptions options, Vertx vertx, String servers, ClaimStore store, AgentMetrics metrics, int port) {
         this.options = options;
         this.vertx = vertx;
+        this.servers = servers;
         this.store = store;
         this.metrics = metrics;
         this.port = port;
@@ -71,21 +77,23 @@ public final class Agent implements AutoCloseable {
                 : new AgentOptions(
                         http, requested.embedded(), requested.windows(), requested.redis(), requested.nearCache());
         AgentMetrics metrics = new AgentMetrics();
+        // First the event loops: the Redis client's connections share them with the HTTP servers.
+        Vertx vertx = Vertx.vertx(
+                new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
         Stores stores;
         try {
-            stores = openStore(options, clockMillis, metrics);
+            stores = openStore(options, clockMillis, metrics, ((VertxInternal) vertx).nettyEventLoopGroup());
         } catch (RuntimeException e) {
+            closeWithin(vertx, 5000);
             metrics.close();
             throw e;
         }
         ClaimStore store = stores.claims();
-        Vertx vertx = Vertx.vertx(
-                new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
         try {
             ClaimService claims = new ClaimService(store, options.windows(), metrics);
             RangeService ranges = new RangeService(stores.ranges(), options.windows(), metrics);
             AtomicInteger boundPort = new AtomicInteger();
-            vertx.deployVerticle(
+            String servers = vertx.deployVerticle(
                             () -> new HttpVerticle(options.http(), claims, ranges, metrics, boundPort),
                             new DeploymentOptions()
                                     .setInstances(options.http().eventLoops())
@@ -93,7 +101,7 @@ public final class Agent implements AutoCloseable {
                     .toCompletionStage()
                     .toCompletableFuture()
                     .get(30, TimeUnit.SECONDS);
-            Agent agent = new Agent(options, vertx, store, metrics, boundPort.get());
+            Agent agent = new Agent(options, vertx, servers, store, metrics, boundPort.get());
             LOG.log(
                     System.Logger.Level.INFO,
                     "dedup-agent listening on http://" + options.http().host() + ":" + agent.port
@@ -107,8 +115,8 @@ public final class Agent implements AutoCloseable {
             metrics.bindProcessMeters();
             return agent;
         } catch (Exception e) {
-            vertx.close();
             store.close();
+            closeWithin(vertx, 5000);
             metrics.close();
             Throwable cause =
                     e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
@@ -144,9 +152,11 @@ public final class Agent implements AutoCloseable {
     /** The claim path's store (maybe behind the near-cache) and the range store; closing the first closes both. */
     private record Stores(ClaimStore claims, RangeStore ranges) {}
 
-    private static Stores openStore(AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics) {
+    private static Stores openStore(
+            AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics, EventLoopGroup eventLoops) {
         if (options.redis().enabled()) {
-            RedisStore redis = new RedisStore(options.redis(), options.windows(), clockMillis, metrics.registry());
+            RedisStore redis =
+                    new RedisStore(options.redis(), options.windows(), clockMillis, metrics.registry(), eventLoops);
             if (!options.nearCache().enabled()) {
                 return new Stores(redis, redis);
             }
@@ -194,7 +204,10 @@ public final class Agent implements AutoCloseable {
         return options;
     }
 
-    /** Stops accepting, answers what is in flight (up to the shutdown grace), then flushes and closes the store. */
+    /**
+     * Stops accepting, answers what is in flight (up to the shutdown grace), then flushes and closes the store, then
+     * stops the event loops (which the Redis client's connections were on).
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -203,12 +216,24 @@ public final class Agent implements AutoCloseable {
         closed = true;
         long graceMillis = options.http().shutdownGrace().toMillis();
         try {
-            vertx.close().toCompletionStage().toCompletableFuture().get(graceMillis + 5000, TimeUnit.MILLISECONDS);
+            vertx.undeploy(servers)
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(graceMillis + 5000, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             LOG.log(System.Logger.Level.WARNING, "HTTP servers did not stop cleanly: " + e);
         } finally {
             store.close();
+            closeWithin(vertx, 5000);
             metrics.close();
+        }
+    }
+
+    private static void closeWithin(Vertx vertx, long millis) {
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(millis, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "event loops did not stop cleanly: " + e);
         }
     }
 }

@@ -73,6 +73,19 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
      * {@code windows} names the namespaces filed by event time, for {@code /v1/stats}.
      */
     public RedisStore(RedisOptions asked, WindowOptions windows, LongSupplier clockMillis, MeterRegistry registry) {
+        this(asked, windows, clockMillis, registry, null);
+    }
+
+    /**
+     * As {@link #RedisStore(RedisOptions, WindowOptions, LongSupplier, MeterRegistry)}, with the connections on
+     * {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store before them.
+     */
+    public RedisStore(
+            RedisOptions asked,
+            WindowOptions windows,
+            LongSupplier clockMillis,
+            MeterRegistry registry,
+            io.netty.channel.EventLoopGroup ioLoops) {
         RedisOptions options = asked;
         this.windows = windows;
         this.clockMillis = clockMillis;
@@ -98,7 +111,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         }
         RedisPort shards;
         try {
-            shards = LettuceRedis.connect(options, registry, scripts);
+            shards = LettuceRedis.connect(options, registry, scripts, ioLoops);
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             throw e;

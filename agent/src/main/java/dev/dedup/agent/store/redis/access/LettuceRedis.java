@@ -18,6 +18,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.netty.channel.EventLoopGroup;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +90,16 @@ public final class LettuceRedis implements RedisPort {
      * so that the first batch does not pay for it.
      */
     public static LettuceRedis connect(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
-        ClientResources resources = clientResources();
+        return connect(options, registry, scripts, null);
+    }
+
+    /**
+     * As {@link #connect(RedisOptions, MeterRegistry, List)}, with the connections on {@code ioLoops} (the HTTP
+     * server's event loops, {@link SharedEventLoops}), or on threads of their own when null.
+     */
+    public static LettuceRedis connect(
+            RedisOptions options, MeterRegistry registry, List<RedisScript> scripts, EventLoopGroup ioLoops) {
+        ClientResources resources = clientResources(ioLoops);
         Nodes nodes = null;
         try {
             if (options.cluster()) {
@@ -147,10 +157,17 @@ public final class LettuceRedis implements RedisPort {
      * attempt a second per server and agent costs a server nothing.
      */
     static ClientResources clientResources() {
-        return DefaultClientResources.builder()
+        return clientResources(null);
+    }
+
+    static ClientResources clientResources(EventLoopGroup ioLoops) {
+        DefaultClientResources.Builder builder = DefaultClientResources.builder()
                 .reconnectDelay(
-                        Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-                .build();
+                        Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS));
+        if (ioLoops != null) {
+            builder.eventLoopGroupProvider(new SharedEventLoops(ioLoops));
+        }
+        return builder.build();
     }
 
     static SslOptions sslOptions(RedisOptions options) {
