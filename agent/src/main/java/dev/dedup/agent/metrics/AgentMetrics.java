@@ -22,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The agent's meters, registered once and reused: counting costs an add per batch, not a lookup per item.
  * Backed by a Prometheus registry whose text {@link #scrape()} serves {@code GET /metrics}, which also carries
- * the process's own health from Micrometer's binders: heap and other memory pools, garbage collection, threads,
- * classes, CPU, uptime and open files ({@code jvm_*}, {@code process_*}, {@code system_*}), once {@link
- * #bindProcessMeters} has run. {@link #close} unhooks the GC listener.
+ * the process's own health from Micrometer's binders: garbage collection from the start; heap and other memory
+ * pools, threads, classes, CPU, uptime and open files once {@link #bindProcessMeters} has run ({@code jvm_*},
+ * {@code process_*}, {@code system_*}). {@link #close} unhooks the GC listener.
  */
 public final class AgentMetrics implements AutoCloseable {
 
@@ -38,10 +38,16 @@ public final class AgentMetrics implements AutoCloseable {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
     private final Map<String, Timer> requests = new ConcurrentHashMap<>();
-    /** Listens to the JVM's GC notifications from {@link #bindProcessMeters} until closed. */
-    private JvmGcMetrics gc;
+    /**
+     * Listens to the JVM's GC notifications from the start until closed: its pause timers exist once a collection
+     * has been seen, and the collections of a start are the first ones.
+     */
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+
+    private boolean processMetersBound;
 
     public AgentMetrics() {
+        gc.bindTo(registry);
         for (Verdict v : Verdict.values()) {
             claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS)
                     .tag(MetricNames.TAG_VERDICT, v.wireName())
@@ -61,17 +67,16 @@ public final class AgentMetrics implements AutoCloseable {
     }
 
     /**
-     * Registers the process's own meters. The agent calls it once it listens: at one core the binders' look-ups
-     * of memory pools, collectors and the operating system take 40 ms, which a start need not wait for. Once
-     * only; later calls do nothing.
+     * Registers the process's other meters (memory pools, threads, classes, CPU, uptime, files). The agent calls
+     * it once it listens: at one core the binders' look-ups of memory pools and the operating system take 30 ms,
+     * which a start need not wait for. Once only; later calls do nothing.
      */
     public synchronized void bindProcessMeters() {
-        if (gc != null) {
+        if (processMetersBound) {
             return;
         }
+        processMetersBound = true;
         new JvmMemoryMetrics().bindTo(registry);
-        gc = new JvmGcMetrics();
-        gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
@@ -200,9 +205,7 @@ public final class AgentMetrics implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (gc != null) {
-            gc.close();
-        }
+    public void close() {
+        gc.close();
     }
 }

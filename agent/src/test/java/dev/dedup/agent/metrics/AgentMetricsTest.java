@@ -11,11 +11,12 @@ class AgentMetricsTest {
     void processMetersComeWithBindProcessMeters() {
         try (AgentMetrics metrics = new AgentMetrics()) {
             assertTrue(metrics.scrape().contains("dedup_claims_total"));
+            assertTrue(metrics.scrape().contains("jvm_gc_"), "the GC listener from the start");
             assertFalse(metrics.scrape().contains("jvm_memory_used_bytes"), "bound before the agent listens");
 
             metrics.bindProcessMeters();
             String bound = metrics.scrape();
-            for (String series : new String[] {"jvm_memory_used_bytes", "jvm_gc_", "process_cpu_usage"}) {
+            for (String series : new String[] {"jvm_memory_used_bytes", "jvm_threads_live", "process_cpu_usage"}) {
                 assertTrue(bound.contains(series), series);
             }
         }
