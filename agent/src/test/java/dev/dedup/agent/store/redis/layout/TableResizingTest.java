@@ -25,18 +25,18 @@ class TableResizingTest {
     }
 
     @Test
-    void aSplitPairsTheBucketsFromThePointer_asManyAsTheClaimsWant_upTo8_andNotPastItsLevel() {
+    void aSplitPairsTheBucketsFromThePointer_asManyAsTheClaimsWant_upTo64_andNotPastItsLevel() {
         assertArrayEquals(
                 new long[] {0, 1024}, TableResizing.pairs(new TableState(0, 0, 48 * 1024 + 1), split(), BASE));
         assertArrayEquals(
                 new long[] {5, 1029, 6, 1030, 7, 1031},
                 TableResizing.pairs(new TableState(0, 5, 48 * 1032), split(), BASE),
                 "1,029 buckets for the claims of 1,032");
-        long[] eight = TableResizing.pairs(new TableState(2, 100, 1L << 30), split(), BASE);
-        assertEquals(16, eight.length);
-        assertEquals(100, eight[0]);
-        assertEquals(100 + 4096, eight[1], "the image is a level's size above");
-        assertEquals(107 + 4096, eight[15]);
+        long[] most = TableResizing.pairs(new TableState(2, 100, 1L << 30), split(), BASE);
+        assertEquals(2 * 64, most.length);
+        assertEquals(100, most[0]);
+        assertEquals(100 + 4096, most[1], "the image is a level's size above");
+        assertEquals(163 + 4096, most[127]);
         assertArrayEquals(
                 new long[] {1022, 2046, 1023, 2047},
                 TableResizing.pairs(new TableState(0, 1022, 1L << 30), split(), BASE),
@@ -50,7 +50,7 @@ class TableResizingTest {
                 TableResizing.pairs(new TableState(0, 3, 0), merge(), BASE),
                 "back to the base and no further");
         long[] back = TableResizing.pairs(new TableState(1, 0, 0), merge(), BASE);
-        assertEquals(16, back.length);
+        assertEquals(2 * 64, back.length);
         assertArrayEquals(new long[] {1023, 2047, 1022, 2046}, java.util.Arrays.copyOf(back, 4));
         assertArrayEquals(
                 new long[] {9, 1033},
