@@ -22,13 +22,14 @@
 #  latency  Dapr's measure: at RPS (1000) requests a second, for batches of 1, 10, 100 and 1,000 ids, the
 #           p50/p90/p99 of a call through the agent (Redis store, container at --cpus LATENCY_CPUS, 0.5)
 #           against the same load generator calling the Redis shard directly (Tapjoy's Lua script, one call
-#           per bucket); the difference is what the sidecar adds. Each point runs LATENCY_SECONDS (20), at most
-#           4 M ids, after warm-up passes of 30 s at 20,000 ids/s in calls of 100 ids until the JIT compilers
-#           spend under 0.5 s of a pass, then passes of the point's own calls, LATENCY_WARMUP (5) seconds each,
-#           until they spend under 100 ms of one: the steady state, as Dapr measures it. Each point, on both
-#           sides, first sends LATENCY_WARMUP seconds of its own calls unmeasured (at most 1 M ids), on the same
-#           connections: the load generator is a new JVM each time. Latency counts from each call's scheduled
-#           time, so a point the agent cannot keep up with shows as a growing latency, not a lower rate.
+#           per bucket); the difference is what the sidecar adds; and the agent's CPU a call. Each point runs
+#           LATENCY_SECONDS (20), at most 4 M ids, after warm-up passes of 30 s at 20,000 ids/s in calls of
+#           100 ids until the JIT compilers spend under 0.5 s of a pass, then passes of the point's own calls,
+#           LATENCY_WARMUP (5) seconds each, until they spend under 100 ms of one: the steady state, as Dapr
+#           measures it. Each point, on both sides, first sends LATENCY_WARMUP seconds of its own calls
+#           unmeasured (at most 1 M ids), on the same connections: the load generator is a new JVM each time.
+#           Latency counts from each call's scheduled time, so a point the agent cannot keep up with shows as
+#           a growing latency, not a lower rate.
 #
 # Environment: IMAGE (dedup-agent:0.1.0), CPUS, MEMORY, LATENCY_CPUS, STARTS, IDS, RATE, BATCH, RPS,
 # LATENCY_SECONDS, LATENCY_WARMUP, LATENCY_BATCHES ("1 10 100 1000"). Prints a Markdown table per part.
@@ -227,8 +228,8 @@ latency() {
   echo
   echo "Added latency (Dapr's format), $rps requests/s, agent at --cpus $latency_cpus on Redis, ms:"
   echo
-  echo "| ids a call | agent p50 | p90 | p99 | Redis directly p50 | p90 | p99 | added p50 | p90 | p99 |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| ids a call | agent p50 | p90 | p99 | Redis directly p50 | p90 | p99 | added p50 | p90 | p99 | agent CPU µs a call |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   local port b n w a d jit
   port="$(free_port)"
   create_agent "$latency_cpus" redis "$port"
@@ -246,7 +247,7 @@ latency() {
     lines=()
     jit="$(container_jit_ms "$c")"
     run_load --target "http://127.0.0.1:$port" --scenario cold --batch "$b" --workers 16 --rate $((rps * b)) \
-      --ids "$n" --warmup "$w"
+      --ids "$n" --warmup "$w" --cpu-agent "$(pid_of "$c")"
     echo "$name: $b ids a call: the JIT compilers spent $(($(container_jit_ms "$c") - jit)) ms while measured" >&2
     a="${lines[0]}"
     lines=()
@@ -254,9 +255,10 @@ latency() {
       --rate $((rps * b)) --ids "$n" --warmup "$w"
     d="${lines[0]}"
     awk -v b="$b" -v a50="$(field "$a" p50_ms)" -v a90="$(field "$a" p90_ms)" -v a99="$(field "$a" p99_ms)" \
-      -v d50="$(field "$d" p50_ms)" -v d90="$(field "$d" p90_ms)" -v d99="$(field "$d" p99_ms)" 'BEGIN {
-        printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %+.2f | %+.2f | %+.2f |\n",
-          b, a50, a90, a99, d50, d90, d99, a50 - d50, a90 - d90, a99 - d99 }'
+      -v d50="$(field "$d" p50_ms)" -v d90="$(field "$d" p90_ms)" -v d99="$(field "$d" p99_ms)" \
+      -v cpu="$(field "$a" agent_cpu_us_per_id)" 'BEGIN {
+        printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %+.2f | %+.2f | %+.2f | %.0f |\n",
+          b, a50, a90, a99, d50, d90, d99, a50 - d50, a90 - d90, a99 - d99, cpu * b }'
   done
   docker stop -t 20 "$c" >/dev/null
   remove_containers

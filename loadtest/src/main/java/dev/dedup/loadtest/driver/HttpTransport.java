@@ -36,11 +36,13 @@ public final class HttpTransport implements Transport<Buffer> {
         this.format = format;
         this.timeoutMillis = timeout.toMillis();
         this.sentByWorker = new long[workers];
+        // A pooled connection is let go after 30 s unused, before the agent's idle timeout (60 s by default)
+        // closes it: else a call can go out on a connection the agent is closing at that moment, and fail.
         HttpClientOptions options = new HttpClientOptions()
                 .setKeepAlive(true)
                 .setPipelining(false)
                 .setTcpNoDelay(true)
-                .setKeepAliveTimeout(120);
+                .setKeepAliveTimeout(30);
         this.client = vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(workers));
     }
 
