@@ -187,41 +187,39 @@ container_jit_ms() {
   jit_ms "$(pid_of "$1")"
 }
 
-# warm_container CONTAINER PORT: passes of 30 s at 20,000 ids/s in calls of 100 ids until one in which the JIT
-# compilers spent under 0.5 s of CPU, at most WARMUP_PASSES (10): within half a core, the compilers take minutes
-# of the first load, and a latency measured meanwhile is theirs.
-warm_container() {
-  local before after pass=0
+# warm_until CONTAINER MS WHAT LOAD-ARGS...: passes of the load generator with LOAD-ARGS until one in which the
+# container's JIT compilers spent under MS of CPU, at most WARMUP_PASSES (10).
+warm_until() {
+  local c=$1 limit=$2 what=$3 before after pass=0
+  shift 3
   while :; do
     pass=$((pass + 1))
-    before="$(container_jit_ms "$1")"
+    before="$(container_jit_ms "$c")"
     lines=()
-    run_load --target "http://127.0.0.1:$2" --scenario cold --batch 100 --workers 8 --rate 20000 --ids 600000
-    after="$(container_jit_ms "$1")"
-    echo "$name: warm-up pass $pass: the JIT compilers spent $((after - before)) ms" >&2
-    if [ $((after - before)) -lt 500 ] || [ "$pass" -ge "${WARMUP_PASSES:-10}" ]; then
+    run_load "$@"
+    after="$(container_jit_ms "$c")"
+    echo "$name: $what pass $pass: the JIT compilers spent $((after - before)) ms" >&2
+    if [ $((after - before)) -lt "$limit" ] || [ "$pass" -ge "${WARMUP_PASSES:-10}" ]; then
       return 0
     fi
   done
 }
 
-# warm_point CONTAINER PORT BATCH IDS: this point's own calls, IDS at a time, until a pass in which the JIT
-# compilers spent under 100 ms, at most WARMUP_PASSES (10). Calls of one id take paths that calls of 100 left
-# cold; compiling them takes tens of milliseconds at a time, which within half a core's quota stalls the
-# agent for the rest of a 100 ms period: the p99 of a point measured before they settle is the compilers'.
+# warm_container CONTAINER PORT: passes of 30 s at 20,000 ids/s in calls of 100 ids until the JIT compilers
+# spend under 0.5 s of one: within half a core, the compilers take minutes of the first load, and a latency
+# measured meanwhile is theirs.
+warm_container() {
+  warm_until "$1" 500 "warm-up" --target "http://127.0.0.1:$2" --scenario cold --batch 100 --workers 8 \
+    --rate 20000 --ids 600000
+}
+
+# warm_point CONTAINER PORT BATCH IDS: this point's own calls, IDS at a time, until the JIT compilers spend
+# under 100 ms of a pass. Calls of one id take paths that calls of 100 left cold; compiling them takes tens of
+# milliseconds at a time, which within half a core's quota stalls the agent for the rest of a 100 ms period:
+# the p99 of a point measured before they settle is the compilers'.
 warm_point() {
-  local before after pass=0
-  while :; do
-    pass=$((pass + 1))
-    before="$(container_jit_ms "$1")"
-    lines=()
-    run_load --target "http://127.0.0.1:$2" --scenario cold --batch "$3" --workers 16 --rate $((rps * $3)) --ids "$4"
-    after="$(container_jit_ms "$1")"
-    echo "$name: $3 ids a call, warm-up pass $pass: the JIT compilers spent $((after - before)) ms" >&2
-    if [ $((after - before)) -lt 100 ] || [ "$pass" -ge "${WARMUP_PASSES:-10}" ]; then
-      return 0
-    fi
-  done
+  warm_until "$1" 100 "$3 ids a call, warm-up" --target "http://127.0.0.1:$2" --scenario cold --batch "$3" \
+    --workers 16 --rate $((rps * $3)) --ids "$4"
 }
 
 latency() {
