@@ -69,16 +69,9 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final long previousNeededUntil;
 
     /**
-     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts.
-     * {@code windows} names the namespaces filed by event time, for {@code /v1/stats}.
-     */
-    public RedisStore(RedisOptions asked, WindowOptions windows, LongSupplier clockMillis, MeterRegistry registry) {
-        this(asked, windows, clockMillis, registry, null);
-    }
-
-    /**
-     * As {@link #RedisStore(RedisOptions, WindowOptions, LongSupplier, MeterRegistry)}, with the connections on
-     * {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store before them.
+     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
+     * connections on {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store
+     * before them. {@code windows} names the namespaces filed by event time, for {@code /v1/stats}.
      */
     public RedisStore(
             RedisOptions asked,

@@ -154,12 +154,9 @@ public final class LettuceRedis implements RedisPort {
     /**
      * Reconnect attempts back off from 10 ms to at most 1 s, not Lettuce's default 30 s, so that a server back from
      * a restart or a partition is served again within a second rather than after up to half a minute of 503s; an
-     * attempt a second per server and agent costs a server nothing.
+     * attempt a second per server and agent costs a server nothing. The connections go on {@code ioLoops} when
+     * given ({@link SharedEventLoops}).
      */
-    static ClientResources clientResources() {
-        return clientResources(null);
-    }
-
     static ClientResources clientResources(EventLoopGroup ioLoops) {
         DefaultClientResources.Builder builder = DefaultClientResources.builder()
                 .reconnectDelay(
