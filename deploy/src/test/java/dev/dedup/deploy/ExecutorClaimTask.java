@@ -1,8 +1,8 @@
 package dev.dedup.deploy;
 
+import dev.dedup.client.Claims;
 import dev.dedup.client.DedupException;
 import dev.dedup.client.Owners;
-import dev.dedup.examples.Claims;
 import dev.dedup.examples.spark.ExecutorAgent;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;

@@ -3,8 +3,8 @@ package dev.dedup.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
-import dev.dedup.examples.Claims;
 import dev.dedup.examples.spark.ExecutorAgent;
 import dev.dedup.wire.Item;
 import io.fabric8.kubernetes.api.model.Container;

@@ -5,8 +5,9 @@
  * dev.dedup.client.DedupException}; the few JSON error bodies it reads go through a small strict reader of
  * its own. {@link dev.dedup.client.DedupClient#fromEnvironment()} finds the agent where the manifests tell
  * workers it is: {@code DEDUP_URL} and {@code DEDUP_TOKEN}. {@link dev.dedup.client.Owners} writes the owner of a
- * Kafka, Kinesis, SQS or RabbitMQ delivery one way, so that the workers of a namespace agree on it. No retry policy, no batching and no caching here: the worker decides what a failed call means for
- * its messages (the contract's answer is: do not skip them).
+ * Kafka, Kinesis, SQS or RabbitMQ delivery one way, so that the workers of a namespace agree on it. {@link
+ * dev.dedup.client.Claims} is the one retry policy: it sends a call the agent did not answer again, with the same
+ * items, for a worker's patience, and never skips a message without a verdict. No batching and no caching here.
  *
  * <p>Compiled for Java 11, as {@code dedup-wire} is: it runs in a Java 11 or later JVM (a Spark executor's).
  */

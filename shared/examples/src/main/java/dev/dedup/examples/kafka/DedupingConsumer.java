@@ -1,6 +1,6 @@
 package dev.dedup.examples.kafka;
 
-import dev.dedup.examples.Claims;
+import dev.dedup.client.Claims;
 import dev.dedup.examples.sink.Event;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;

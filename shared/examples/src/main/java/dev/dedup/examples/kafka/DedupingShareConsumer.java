@@ -1,7 +1,7 @@
 package dev.dedup.examples.kafka;
 
+import dev.dedup.client.Claims;
 import dev.dedup.client.Owners;
-import dev.dedup.examples.Claims;
 import dev.dedup.examples.sink.Event;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;

@@ -1,7 +1,7 @@
 package dev.dedup.examples.spark;
 
+import dev.dedup.client.Claims;
 import dev.dedup.client.Owners;
-import dev.dedup.examples.Claims;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;
 import java.nio.charset.StandardCharsets;

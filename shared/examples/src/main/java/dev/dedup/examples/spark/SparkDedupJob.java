@@ -6,7 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
 
-import dev.dedup.examples.Claims;
+import dev.dedup.client.Claims;
 import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import java.lang.reflect.InvocationTargetException;

@@ -1,6 +1,6 @@
 package dev.dedup.examples.testing;
 
-import dev.dedup.examples.Claims;
+import dev.dedup.client.Claims;
 import dev.dedup.examples.kafka.DedupingConsumer;
 import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
