@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
-import dev.dedup.examples.spark.ExecutorAgent;
 import dev.dedup.wire.Item;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Probe;
@@ -25,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the arguments and environment the template gives the sidecar (read from the template; its Secret's Redis URI
  * played by the test, pointing at the Redis StatefulSet's container), the kubelet's probes asked on the pod's
  * address, then, in the pod's network namespace, the executor's claim paths given nothing but the environment the
- * template gives the executor container: the Java Spark example's ({@link ExecutorClaimTask}: {@link ExecutorAgent}
- * and {@link Claims}, as {@code ClaimPartition} claims) and the Python one's ({@code executor_task.py}:
+ * template gives the executor container: the Java Spark library's ({@link ExecutorClaimTask}: {@link
+ * Claims} at the agent of the environment, as {@code DedupTransform}'s tasks claim) and the Python one's ({@code executor_task.py}:
  * {@code spark_dedup.dedup_partition}, in a python3 container). Their claims answer {@code new}, then {@code retry}.
  * Then the same with a token on the agent: the workers given {@code DEDUP_TOKEN} claim, those without get a 401 that
  * says to give them the token.
@@ -117,8 +116,7 @@ class ExecutorPodIT {
     static String[] javaTask(LocalPod pod, String role, Map<String, String> env, String ids) {
         String name = docker.container(role);
         List<String> run = pod.joining(name, env);
-        List<String> mounts = LocalPod.classpathMounts(
-                List.of(ExecutorClaimTask.class, ExecutorAgent.class, DedupClient.class, Item.class));
+        List<String> mounts = LocalPod.classpathMounts(List.of(ExecutorClaimTask.class, DedupClient.class, Item.class));
         run.addAll(mounts.subList(0, mounts.size() - 1));
         run.addAll(List.of(
                 "--entrypoint",

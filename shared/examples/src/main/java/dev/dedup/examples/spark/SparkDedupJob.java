@@ -6,10 +6,11 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
 
-import dev.dedup.client.Claims;
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.spark.DedupTransform;
+import dev.dedup.spark.VerdictCounts;
 import java.lang.reflect.InvocationTargetException;
+import java.net.URI;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,22 +25,35 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.DataStreamWriter;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 
 /**
- * Tapjoy's pipeline with the agent: Kafka → Spark (micro-batches) → claim → drop duplicates → aggregate → PostgreSQL.
+ * Tapjoy's pipeline with the agent: Kafka → Spark (micro-batches) → drop duplicates ({@link DedupTransform}) → the job's
+ * own parsing and aggregation → PostgreSQL.
  *
  * <pre>{@code
  * SparkDedupJob job = new SparkDedupJob(options, new AggregateSink(jdbcUrl, Audit.NONE));
  * StreamingQuery q = job.start(spark, UnaryOperator.identity());
  * }</pre>
  *
- * Per micro-batch ({@code foreachBatch}): every partition's records are claimed on the executor ({@link
- * ClaimPartition}), the kept rows are aggregated by app and minute of event time, and the aggregates are written
- * with the batch id in one transaction ({@link AggregateSink#writeAggregates}), so a batch Spark runs again is not
- * applied twice.
+ * Per micro-batch ({@code foreachBatch}): the batch's Kafka rows go through the transform, which claims them on the
+ * executors and keeps those answered {@code new} or {@code retry}; the job parses the kept values into its events,
+ * aggregates them by app and minute of event time, and writes the aggregates with the batch id in one transaction
+ * ({@link AggregateSink#writeAggregates}), so a batch Spark runs again is not applied twice. Of the dedup library the
+ * job uses the builder and one call; the rest is the job's own.
  */
 public final class SparkDedupJob {
+
+    /** The job's events: the message, and where this copy sat. */
+    public static final StructType EVENTS = new StructType()
+            .add("id", DataTypes.StringType, true)
+            .add("app", DataTypes.StringType, true)
+            .add("event_ms", DataTypes.LongType, true)
+            .add("amount", DataTypes.LongType, true)
+            .add("partition", DataTypes.IntegerType, false)
+            .add("offset", DataTypes.LongType, false);
 
     /**
      * @param agents    empty: the executor's own agent, as its pod template names it ({@code DEDUP_URL},
@@ -54,66 +68,54 @@ public final class SparkDedupJob {
             String topic,
             String checkpoint,
             String queryName,
-            List<String> agents,
+            List<URI> agents,
             String namespace,
             String idHeader,
             int chunk,
             long maxOffsetsPerTrigger,
             Duration patience) {
-        public Options(
-                String bootstrap,
-                String topic,
-                String checkpoint,
-                String queryName,
-                List<String> agents,
-                String namespace) {
+        /** Claims at the executor's own agent, the one its environment names, with the defaults. */
+        public Options(String bootstrap, String topic, String checkpoint, String queryName, String namespace) {
             this(
                     bootstrap,
                     topic,
                     checkpoint,
                     queryName,
-                    agents,
+                    List.of(),
                     namespace,
-                    MessageIds.DEFAULT_HEADER,
-                    500,
+                    "message-id",
+                    DedupTransform.DEFAULT_CHUNK,
                     1_000,
-                    Claims.DEFAULT_PATIENCE);
-        }
-
-        /** Claims at the executor's own agent, the one its environment names. */
-        public Options(String bootstrap, String topic, String checkpoint, String queryName, String namespace) {
-            this(bootstrap, topic, checkpoint, queryName, List.of(), namespace);
+                    DedupTransform.DEFAULT_PATIENCE);
         }
     }
 
     private final Options options;
     private final AggregateSink sink;
-    private ClaimPartition.Verdicts verdicts;
+    private final DedupTransform dedup;
 
     public SparkDedupJob(Options options, AggregateSink sink) {
         this.options = options;
         this.sink = sink;
+        this.dedup = DedupTransform.builder(options.namespace())
+                .idFromHeader(options.idHeader())
+                .agents(options.agents())
+                .chunk(options.chunk())
+                .patience(options.patience())
+                .build();
     }
 
     /**
      * Starts the query over what the topic holds now ({@code Trigger.AvailableNow}, in micro-batches of
      * {@code maxOffsetsPerTrigger}); a long-running job would use {@code Trigger.ProcessingTime}.
      *
-     * @param process the per-record work between the claim and the aggregation (enrichment, filters); it runs in
+     * @param process the per-event work between the claim and the aggregation (enrichment, filters); it runs in
      *                the claiming task, so a failure there makes Spark retry the task, which gets {@code RETRY}
      */
     public StreamingQuery start(SparkSession spark, UnaryOperator<Dataset<Row>> process) throws TimeoutException {
-        verdicts = ClaimPartition.Verdicts.register(spark.sparkContext());
-        ClaimPartition claim = new ClaimPartition(
-                options.agents(),
-                options.namespace(),
-                options.idHeader(),
-                options.chunk(),
-                options.patience(),
-                verdicts);
         VoidFunction2<Dataset<Row>, Long> perBatch = (batch, batchId) -> {
-            Dataset<Row> kept = process.apply(batch.mapPartitions(claim, Encoders.row(ClaimPartition.KEPT)))
-                    .persist(StorageLevel.MEMORY_ONLY()); // claimed once per successful task, read twice below
+            Dataset<Row> events = events(dedup.dropDuplicates(batch), options.idHeader());
+            Dataset<Row> kept = process.apply(events).persist(StorageLevel.MEMORY_ONLY()); // claimed once, read twice
             try {
                 writeBatch(kept, options.queryName(), batchId, sink);
             } finally {
@@ -157,13 +159,34 @@ public final class SparkDedupJob {
         }
     }
 
-    /** The verdicts of successful task attempts so far (after {@link #start}). */
-    public ClaimPartition.Verdicts verdicts() {
-        return verdicts;
+    /**
+     * The job's own parsing: its events ({@link #EVENTS}) from the kept Kafka rows, the id again from its header,
+     * the app, event time and amount from the value ({@code app,event_ms,amount}).
+     */
+    public static Dataset<Row> events(Dataset<Row> kafkaRows, String idHeader) {
+        return kafkaRows
+                .selectExpr(
+                        "CAST(element_at(filter(headers, h -> h.key = '" + idHeader.replace("'", "''")
+                                + "'), -1).value AS STRING) AS id",
+                        "split(CAST(value AS STRING), ',') AS f",
+                        "partition",
+                        "offset")
+                .selectExpr(
+                        "id",
+                        "f[0] AS app",
+                        "CAST(f[1] AS BIGINT) AS event_ms",
+                        "CAST(f[2] AS BIGINT) AS amount",
+                        "partition",
+                        "offset");
+    }
+
+    /** The verdicts of successful task attempts so far (once a micro-batch has run). */
+    public VerdictCounts verdicts() {
+        return dedup.counts();
     }
 
     /**
-     * Aggregates the kept rows ({@link ClaimPartition#KEPT}: {@code id, app, event_ms, amount, ...}) by app and minute
+     * Aggregates the kept events ({@link #EVENTS}: {@code id, app, event_ms, amount, ...}) by app and minute
      * of event time on the executors, and writes them on the driver in one transaction with the batch id.
      */
     public static void writeBatch(Dataset<Row> kept, String queryName, long batchId, AggregateSink sink)

@@ -2,7 +2,6 @@ package dev.dedup.examples.spark;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
@@ -14,6 +13,8 @@ import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Stack.Store;
 import dev.dedup.examples.testing.TaskFailures;
 import dev.dedup.examples.testing.Traffic;
+import dev.dedup.spark.VerdictCounts;
+import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -75,7 +76,7 @@ class SparkPipelineIT {
     void taskFailingAfterClaimingIsRetriedAndGetsRetry(Store store) throws Exception {
         try (Run run = new Run("task-failures", store)) {
             run.run(TaskFailures.failFirstAttemptOfEvenPartitions(), () -> {});
-            assertTrue(run.job.verdicts().retried().value() > 0, "retried tasks answered retry");
+            assertTrue(run.job.verdicts().retried() > 0, "retried tasks answered retry");
         }
     }
 
@@ -146,8 +147,7 @@ class SparkPipelineIT {
         }
 
         void run(UnaryOperator<Dataset<Row>> process, Fault fault) throws Exception {
-            List<String> agents =
-                    stack.agents().stream().map(a -> a.uri().toString()).toList();
+            List<URI> agents = stack.agents().stream().map(a -> a.uri()).toList();
             job = new SparkDedupJob(
                     new SparkDedupJob.Options(
                             broker.bootstrap(),
@@ -156,7 +156,7 @@ class SparkPipelineIT {
                             topic,
                             agents,
                             "clicks",
-                            MessageIds.DEFAULT_HEADER,
+                            "message-id",
                             250,
                             600,
                             Duration.ofSeconds(60)),
@@ -195,9 +195,8 @@ class SparkPipelineIT {
                 if (!consumed.equals(end)) {
                     problems.add("the query consumed up to " + consumed + ", the topic ends at " + end);
                 }
-                ClaimPartition.Verdicts v = job.verdicts();
-                long claimed =
-                        v.fresh().value() + v.retried().value() + v.duplicates().value();
+                VerdictCounts v = job.verdicts();
+                long claimed = v.total();
                 if (claimed < held) {
                     // every record is claimed by at least one successful task attempt (more if a cached partition
                     // is computed again): fewer verdicts than records means records no successful task read
@@ -221,9 +220,9 @@ class SparkPipelineIT {
                         traffic.copies().size(),
                         traffic.messages().size(),
                         check,
-                        v.fresh().value(),
-                        v.retried().value(),
-                        v.duplicates().value(),
+                        v.fresh(),
+                        v.retried(),
+                        v.duplicates(),
                         batches.size(),
                         (System.nanoTime() - started) / 1e9));
             } finally {

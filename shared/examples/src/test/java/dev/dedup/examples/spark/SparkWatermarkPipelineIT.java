@@ -2,7 +2,6 @@ package dev.dedup.examples.spark;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
@@ -84,9 +83,9 @@ class SparkWatermarkPipelineIT {
                             topic,
                             dir.resolve("checkpoint-agent").toString(),
                             "with-agent",
-                            List.of(stack.agentFor(0).uri().toString()),
+                            List.of(stack.agentFor(0).uri()),
                             "clicks",
-                            MessageIds.DEFAULT_HEADER,
+                            "message-id",
                             250,
                             600,
                             Duration.ofSeconds(60)),

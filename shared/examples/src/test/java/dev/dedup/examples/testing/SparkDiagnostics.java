@@ -2,7 +2,7 @@ package dev.dedup.examples.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.dedup.examples.spark.ClaimPartition;
+import dev.dedup.examples.spark.SparkDedupJob;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -80,12 +80,12 @@ public final class SparkDiagnostics implements AutoCloseable {
     }
 
     /**
-     * {@code then} after recording, per task attempt, the kept rows ({@link ClaimPartition#KEPT}) it sees; the record
+     * {@code then} after recording, per task attempt, the kept rows ({@link SparkDedupJob#EVENTS}) it sees; the record
      * is made when the attempt has drained its input (before {@code then} may fail it).
      */
     public UnaryOperator<Dataset<Row>> observe(UnaryOperator<Dataset<Row>> then) {
         MapPartitionsFunction<Row, Row> record = new Recorder(key);
-        return kept -> then.apply(kept.mapPartitions(record, Encoders.row(ClaimPartition.KEPT)));
+        return kept -> then.apply(kept.mapPartitions(record, Encoders.row(SparkDedupJob.EVENTS)));
     }
 
     private record Recorder(String key) implements MapPartitionsFunction<Row, Row> {
@@ -135,9 +135,9 @@ public final class SparkDiagnostics implements AutoCloseable {
         public Row next() {
             Row r = rows.next();
             count++;
-            // by position: the rows ClaimPartition makes carry no schema (Spark passes them on without re-encoding)
-            kafkaPartition = r.getInt(ClaimPartition.KEPT.fieldIndex("partition"));
-            long offset = r.getLong(ClaimPartition.KEPT.fieldIndex("offset"));
+            // by position, as the job's schema orders them
+            kafkaPartition = r.getInt(SparkDedupJob.EVENTS.fieldIndex("partition"));
+            long offset = r.getLong(SparkDedupJob.EVENTS.fieldIndex("offset"));
             first = Math.min(first, offset);
             last = Math.max(last, offset);
             return r;

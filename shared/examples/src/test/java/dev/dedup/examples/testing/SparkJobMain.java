@@ -1,10 +1,10 @@
 package dev.dedup.examples.testing;
 
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.examples.spark.ClaimPartition;
 import dev.dedup.examples.spark.SparkDedupJob;
+import dev.dedup.spark.VerdictCounts;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -37,7 +37,9 @@ public final class SparkJobMain {
             System.exit(2);
         }
         String topic = args[1];
-        List<String> agents = Arrays.asList(args).subList(4, args.length);
+        List<URI> agents = Arrays.asList(args).subList(4, args.length).stream()
+                .map(URI::create)
+                .toList();
         SparkSession spark = SparkLocal.start("SparkJobMain");
         boolean ended = false;
         try (SparkDiagnostics diagnostics = new SparkDiagnostics(spark, topic)) {
@@ -49,7 +51,7 @@ public final class SparkJobMain {
                             topic,
                             agents,
                             "clicks",
-                            MessageIds.DEFAULT_HEADER,
+                            "message-id",
                             250,
                             1_200,
                             Duration.ofSeconds(60)),
@@ -64,7 +66,7 @@ public final class SparkJobMain {
                 ended = false;
             }
             List<SparkDiagnostics.Batch> batches = SparkDiagnostics.batches(q);
-            ClaimPartition.Verdicts v = job.verdicts();
+            VerdictCounts v = job.verdicts();
             StringJoiner consumed = new StringJoiner(",");
             for (Map.Entry<Integer, Long> e :
                     SparkDiagnostics.consumedUpTo(batches).entrySet()) {
@@ -73,9 +75,9 @@ public final class SparkJobMain {
             System.out.println(RESULT + " spark=" + spark.version()
                     + " scala=" + scala.util.Properties.versionNumberString()
                     + " ended=" + ended
-                    + " new=" + v.fresh().value()
-                    + " retry=" + v.retried().value()
-                    + " duplicate=" + v.duplicates().value()
+                    + " new=" + v.fresh()
+                    + " retry=" + v.retried()
+                    + " duplicate=" + v.duplicates()
                     + " batches=" + batches.size()
                     + " consumed=" + consumed
                     + " cpu=" + String.format("%.1fs", cpuSeconds()));

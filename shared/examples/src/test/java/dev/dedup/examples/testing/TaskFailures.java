@@ -1,6 +1,6 @@
 package dev.dedup.examples.testing;
 
-import dev.dedup.examples.spark.ClaimPartition;
+import dev.dedup.examples.spark.SparkDedupJob;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -29,7 +29,7 @@ public final class TaskFailures {
             }
             return all.iterator();
         };
-        return kept -> kept.mapPartitions(fail, Encoders.row(ClaimPartition.KEPT));
+        return kept -> kept.mapPartitions(fail, Encoders.row(SparkDedupJob.EVENTS));
     }
 
     private TaskFailures() {}

@@ -1,0 +1,134 @@
+package dev.dedup.examples.docs;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The code in README.md and docs/ cannot drift from the libraries: every {@code java} block is found, line for
+ * line (indentation aside), in a source file the build compiles, and every {@code scala} block compiles with the
+ * Scala compiler against this module's classpath (the libraries and Spark 4).
+ */
+class DocsCodeBlocksTest {
+
+    /** The repository's root, from this module's directory (shared/examples). */
+    static final Path ROOT = Path.of("").toAbsolutePath().resolve("../..").normalize();
+
+    record Block(Path page, int line, String language, List<String> lines) {
+        @Override
+        public String toString() {
+            return ROOT.relativize(page) + ":" + line;
+        }
+    }
+
+    static List<Path> pages() throws IOException {
+        List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        return pages;
+    }
+
+    static List<Block> blocks(String language) throws IOException {
+        List<Block> blocks = new ArrayList<>();
+        for (Path page : pages()) {
+            List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).strip().equals("```" + language)) {
+                    int start = i + 1;
+                    int end = start;
+                    while (!lines.get(end).strip().equals("```")) {
+                        end++;
+                    }
+                    blocks.add(new Block(page, start, language, lines.subList(start, end)));
+                    i = end;
+                }
+            }
+        }
+        return blocks;
+    }
+
+    private static List<String> significant(List<String> lines) {
+        return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.toList());
+    }
+
+    /** Every Java source of the shared modules (the libraries, the client, the examples and their tests). */
+    private static List<List<String>> javaSources() throws IOException {
+        try (Stream<Path> files = Files.walk(ROOT.resolve("shared"))) {
+            return files.filter(
+                            p -> p.toString().endsWith(".java") && p.toString().contains("/src/"))
+                    .map(p -> {
+                        try {
+                            return significant(Files.readAllLines(p, StandardCharsets.UTF_8));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .collect(Collectors.toList());
+        }
+    }
+
+    @Test
+    void everyJavaBlockOfTheDocs_isInACompiledSource() throws IOException {
+        List<List<String>> sources = javaSources();
+        List<Block> javaBlocks = blocks("java");
+        assertTrue(javaBlocks.size() >= 2, "the docs' Java blocks were found: " + javaBlocks);
+        List<String> missing = new ArrayList<>();
+        for (Block b : javaBlocks) {
+            List<String> wanted = significant(b.lines());
+            if (sources.stream().noneMatch(s -> Collections.indexOfSubList(s, wanted) >= 0)) {
+                missing.add(b + " (" + wanted.get(0) + " ...)");
+            }
+        }
+        assertTrue(
+                missing.isEmpty(),
+                "Java blocks of the docs found in no compiled source (put them, line for line, in a class under"
+                        + " shared/*/src, e.g. shared/examples/src/test/java/dev/dedup/examples/docs): " + missing);
+    }
+
+    @Test
+    void everyScalaBlockOfTheDocs_compiles(@TempDir Path out) throws IOException {
+        List<Block> scalaBlocks = blocks("scala");
+        assertTrue(!scalaBlocks.isEmpty(), "the docs' Scala blocks were found");
+        List<String> failed = new ArrayList<>();
+        for (int i = 0; i < scalaBlocks.size(); i++) {
+            Block b = scalaBlocks.get(i);
+            Path source = out.resolve("Snippet" + i + ".scala");
+            // a block is the body of a foreachBatch function: batch is the micro-batch
+            Files.writeString(
+                    source,
+                    "import dev.dedup.spark.DedupTransform\n"
+                            + "import org.apache.spark.sql.functions._\n"
+                            + "object Snippet" + i + " {\n"
+                            + "  def body(batch: org.apache.spark.sql.DataFrame): Unit = {\n"
+                            + String.join("\n", b.lines()) + "\n"
+                            + "  }\n}\n");
+            Path classes = Files.createDirectories(out.resolve("classes" + i));
+            boolean ok = scala.tools.nsc.Main.process(
+                    new String[] {"-classpath", classpath(), "-d", classes.toString(), "-nowarn", source.toString()});
+            if (!ok) {
+                failed.add(b.toString());
+            }
+        }
+        assertTrue(failed.isEmpty(), "Scala blocks of the docs that do not compile (errors above): " + failed);
+    }
+
+    /** This module's test classpath, as the build wrote it, and its own classes. */
+    private static String classpath() throws IOException {
+        Path module = ROOT.resolve("shared/examples");
+        return Files.readString(module.resolve("target/test-classpath.txt")).strip()
+                + java.io.File.pathSeparator
+                + module.resolve("target/classes");
+    }
+}

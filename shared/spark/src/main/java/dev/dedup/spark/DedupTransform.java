@@ -1,0 +1,484 @@
+package dev.dedup.spark;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.unix_timestamp;
+
+import dev.dedup.client.Claims;
+import dev.dedup.wire.Limits;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampType;
+
+/**
+ * Deduplicates any {@code Dataset<Row>}, batch or streaming: each row is claimed at the executor's own agent, one
+ * request per chunk of rows, and either the duplicates are dropped ({@link #dropDuplicates}) or every row gets its
+ * verdict in a column ({@link #withVerdicts}). Every input column is kept as it is.
+ *
+ * <pre>{@code
+ * DedupTransform dedup = DedupTransform.builder("clicks")
+ *         .idFromHeader("message-id")   // the producer's id; never the record key
+ *         .build();                     // owner: the Kafka source's topic, partition, offset
+ *
+ * spark.readStream().format("kafka").option("subscribe", "clicks").option("includeHeaders", "true").load()
+ *         .writeStream()
+ *         .foreachBatch((batch, batchId) -> {
+ *             Dataset<Row> unique = dedup.dropDuplicates(batch); // NEW and RETRY rows, every column
+ *             // ... the job's own work; write with batchId in one transaction
+ *         })
+ *         .start();
+ * }</pre>
+ *
+ * <p><b>The owner</b> is where this copy of the message sits, written as {@link dev.dedup.client.Owners} writes it:
+ * a task Spark runs again re-reads the same rows with the same owners, so its claims answer {@code retry} and its
+ * rows are kept again; another copy of a message sits at another offset and answers {@code duplicate}. So a failed
+ * task loses nothing, and what it wrote before failing must be absorbed by the sink (write a micro-batch with its
+ * batch id in one transaction, or use a sink that is idempotent by batch, as Spark's file sink is).
+ *
+ * <p><b>The agent</b> is the executor's own, as its pod template tells the executor: {@code DEDUP_URL} (default
+ * {@code http://127.0.0.1:7070}) and {@code DEDUP_TOKEN} when the agent has a token. A chunk the agent cannot
+ * answer (an agent restart, a Redis shard down: 503) is sent again for up to the {@linkplain Builder#patience
+ * patience}, then the task fails and Spark retries it; a rejected request (4xx: a missing token) fails the task at
+ * once. No row is ever dropped without a {@code duplicate} verdict.
+ *
+ * <p>Each action on the result claims again: {@code persist} a result that is read more than once (the second
+ * claims would answer {@code retry} and cost a request each). Make one transform per query, on the driver, and use it
+ * for every micro-batch; it is thread-safe.
+ */
+public final class DedupTransform {
+
+    /** The column {@link #withVerdicts} adds, unless {@link Builder#verdictColumn} names another. */
+    public static final String DEFAULT_VERDICT_COLUMN = "dedup_verdict";
+    /** Rows per claim request, unless {@link Builder#chunk} says otherwise. */
+    public static final int DEFAULT_CHUNK = 1_000;
+    /** The largest chunk: the agent's own limit on items per request ({@code --max-batch}). */
+    public static final int MAX_CHUNK = 1_000_000;
+    /** How long a task waits for its agent, unless {@link Builder#patience} says otherwise: a sidecar's restart. */
+    public static final Duration DEFAULT_PATIENCE = Claims.DEFAULT_PATIENCE;
+
+    /** The helper columns the transform adds while it claims; a Dataset must not have its own of these names. */
+    private static final String ID_COLUMN = "__dedup_id";
+
+    private static final String OWNER_COLUMN = "__dedup_owner";
+    private static final String EVENT_TIME_COLUMN = "__dedup_event_second";
+
+    private final String namespace;
+    private final String idHeader;
+    private final String idColumn;
+    private final Column idExpression;
+    private final RowReader.OwnerKind ownerKind;
+    private final String[] ownerColumns;
+    private final Column ownerExpression;
+    private final Column eventTime;
+    private final int chunk;
+    private final Duration patience;
+    private final List<String> agents;
+    private final String token;
+    private final String verdictColumn;
+    private VerdictCounts counts; // registered by the first transform, on the driver
+
+    private DedupTransform(Builder b) {
+        this.namespace = b.namespace;
+        this.idHeader = b.idHeader;
+        this.idColumn = b.idColumn;
+        this.idExpression = b.idExpression;
+        this.ownerKind = b.ownerKind;
+        this.ownerColumns = b.ownerColumns;
+        this.ownerExpression = b.ownerExpression;
+        this.eventTime = b.eventTime;
+        this.chunk = b.chunk;
+        this.patience = b.patience;
+        this.agents = List.copyOf(b.agents);
+        this.token = b.token;
+        this.verdictColumn = b.verdictColumn;
+    }
+
+    /**
+     * Settings of a transform claiming in {@code namespace}: every job whose copies must meet (two queries on one
+     * topic, a batch backfill and the stream) claims in the same one.
+     *
+     * @throws IllegalArgumentException when the namespace is empty or longer than the contract allows
+     */
+    public static Builder builder(String namespace) {
+        return new Builder(namespace);
+    }
+
+    /**
+     * The rows answered {@code new} or {@code retry}, with the input's columns, in each partition's order. Lazy, as
+     * any transformation: the claims are made when an action (or a streaming trigger) runs it.
+     *
+     * @throws IllegalArgumentException when the Dataset lacks a column the settings name, naming it
+     */
+    public Dataset<Row> dropDuplicates(Dataset<Row> rows) {
+        return transform(rows, false);
+    }
+
+    /**
+     * Every row, with the input's columns and then the verdict: {@code new}, {@code retry} or {@code duplicate}, a
+     * non-null string column ({@value #DEFAULT_VERDICT_COLUMN} unless named otherwise). For jobs that route
+     * duplicates elsewhere, or count them, instead of dropping them.
+     *
+     * @throws IllegalArgumentException when the Dataset lacks a column the settings name, or already has the
+     *     verdict column, naming it
+     */
+    public Dataset<Row> withVerdicts(Dataset<Row> rows) {
+        return transform(rows, true);
+    }
+
+    /**
+     * The verdicts of this transform's successful tasks so far, all Datasets it transformed together.
+     *
+     * @throws IllegalStateException before the first Dataset is transformed (the counters belong to its Spark
+     *     application, and are made then)
+     */
+    public synchronized VerdictCounts counts() {
+        if (counts == null) {
+            throw new IllegalStateException("no Dataset was transformed yet: the counters are made by the first");
+        }
+        return counts;
+    }
+
+    private synchronized VerdictCounts counts(Dataset<Row> rows) {
+        if (counts == null) {
+            counts = VerdictCounts.register(rows.sparkSession().sparkContext());
+        }
+        return counts;
+    }
+
+    private Dataset<Row> transform(Dataset<Row> rows, boolean markAll) {
+        Objects.requireNonNull(rows, "rows");
+        StructType input = rows.schema();
+        int width = input.fields().length;
+        for (String ours : new String[] {ID_COLUMN, OWNER_COLUMN, EVENT_TIME_COLUMN}) {
+            if (Arrays.asList(input.fieldNames()).contains(ours)) {
+                throw new IllegalArgumentException(
+                        "the Dataset has a column " + ours + ", a name the transform keeps for itself");
+            }
+        }
+        if (markAll && index(input, verdictColumn) >= 0) {
+            throw new IllegalArgumentException("verdictColumn: the Dataset has a column " + verdictColumn
+                    + " already; name another with verdictColumn(...)");
+        }
+        Dataset<Row> claimed = rows;
+        int next = width;
+
+        String idName;
+        int idIndex;
+        if (idHeader != null) {
+            idIndex = requireHeaders(input);
+            idName = "header " + idHeader;
+        } else {
+            Column id = idColumn != null ? col(requireColumn(input, idColumn, "id")) : idExpression;
+            claimed = withColumn(claimed, ID_COLUMN, id.cast(DataTypes.StringType), "id");
+            idName = idColumn != null ? "column " + idColumn : "the id expression " + idExpression;
+            idIndex = next++;
+        }
+
+        int[] ownerIndexes;
+        String[] ownerNames;
+        if (ownerKind == RowReader.OwnerKind.COLUMN) {
+            claimed = withColumn(claimed, OWNER_COLUMN, ownerExpression.cast(DataTypes.StringType), "owner");
+            ownerIndexes = new int[] {next++};
+            ownerNames = new String[] {"the owner expression " + ownerExpression};
+        } else {
+            ownerIndexes = new int[ownerColumns.length];
+            ownerNames = ownerColumns.clone();
+            for (int i = 0; i < ownerColumns.length; i++) {
+                ownerIndexes[i] = index(input, requireColumn(input, ownerColumns[i], "owner"));
+            }
+        }
+
+        int eventTimeIndex = -1;
+        if (eventTime != null) {
+            claimed = withEventSeconds(claimed);
+            eventTimeIndex = next++;
+        }
+
+        RowReader reader =
+                new RowReader(idHeader, idName, idIndex, ownerKind, ownerIndexes, ownerNames, eventTimeIndex);
+        ClaimTask task = new ClaimTask(
+                namespace,
+                reader,
+                width,
+                markAll,
+                chunk,
+                patience,
+                agents,
+                token,
+                counts(rows).accumulators());
+        StructType output = markAll ? input.add(verdictColumn, DataTypes.StringType, false) : input;
+        return claimed.mapPartitions(task, Encoders.row(output));
+    }
+
+    /** The event time as whole epoch seconds: a timestamp or a date is converted, a number taken as seconds. */
+    private Dataset<Row> withEventSeconds(Dataset<Row> rows) {
+        Dataset<Row> probe = withColumn(rows, EVENT_TIME_COLUMN, eventTime, "eventTime");
+        DataType type = probe.schema().apply(EVENT_TIME_COLUMN).dataType();
+        if (type instanceof TimestampType || type instanceof DateType || "timestamp_ntz".equals(type.typeName())) {
+            return withColumn(rows, EVENT_TIME_COLUMN, unix_timestamp(eventTime), "eventTime");
+        }
+        if (type instanceof NumericType) {
+            return withColumn(rows, EVENT_TIME_COLUMN, eventTime.cast(DataTypes.LongType), "eventTime");
+        }
+        throw new IllegalArgumentException("eventTime: " + eventTime + " is a " + type.simpleString()
+                + "; give a timestamp, a date or epoch seconds");
+    }
+
+    private static Dataset<Row> withColumn(Dataset<Row> rows, String name, Column value, String setting) {
+        try {
+            return rows.withColumn(name, value);
+        } catch (Exception e) { // Spark's AnalysisException: a column the expression names is not there
+            throw new IllegalArgumentException(
+                    setting + ": " + value + " cannot be read from this Dataset ("
+                            + String.join(", ", rows.schema().fieldNames()) + "): " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** The Kafka source's {@code headers} column (read with {@code includeHeaders}), or a clear refusal. */
+    private int requireHeaders(StructType input) {
+        int i = index(input, "headers");
+        boolean kafkaShaped = false;
+        if (i >= 0 && input.fields()[i].dataType() instanceof ArrayType) {
+            DataType element = ((ArrayType) input.fields()[i].dataType()).elementType();
+            if (element instanceof StructType) {
+                StructField[] kv = ((StructType) element).fields();
+                kafkaShaped = kv.length == 2
+                        && kv[0].dataType() instanceof StringType
+                        && kv[1].dataType() instanceof BinaryType;
+            }
+        }
+        if (!kafkaShaped) {
+            throw new IllegalArgumentException("idFromHeader(\"" + idHeader + "\"): the Dataset has "
+                    + (i < 0 ? "no column headers" : "a column headers that is not the Kafka source's")
+                    + " (columns: " + String.join(", ", input.fieldNames())
+                    + "); read the Kafka source with option(\"includeHeaders\", \"true\")");
+        }
+        return i;
+    }
+
+    /** The name of the column the Dataset has, matched as Spark matches names (case-insensitively), or a refusal. */
+    private static String requireColumn(StructType input, String name, String setting) {
+        int i = index(input, name);
+        if (i < 0) {
+            throw new IllegalArgumentException(setting + ": the Dataset has no column " + name + " (columns: "
+                    + String.join(", ", input.fieldNames()) + ")");
+        }
+        return input.fieldNames()[i];
+    }
+
+    private static int index(StructType input, String name) {
+        String[] names = input.fieldNames();
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Settings of a {@link DedupTransform}; each is checked when set, naming the setting and the value. */
+    public static final class Builder {
+        private final String namespace;
+        private String idHeader;
+        private String idColumn;
+        private Column idExpression;
+        private RowReader.OwnerKind ownerKind = RowReader.OwnerKind.KAFKA;
+        private String[] ownerColumns = {"topic", "partition", "offset"};
+        private Column ownerExpression;
+        private Column eventTime;
+        private int chunk = DEFAULT_CHUNK;
+        private Duration patience = DEFAULT_PATIENCE;
+        private List<String> agents = List.of();
+        private String token;
+        private String verdictColumn = DEFAULT_VERDICT_COLUMN;
+
+        private Builder(String namespace) {
+            Objects.requireNonNull(namespace, "namespace");
+            if (namespace.isEmpty() || namespace.length() > Limits.MAX_NAMESPACE_LENGTH) {
+                throw new IllegalArgumentException(
+                        "namespace: '" + namespace + "' must be 1 to " + Limits.MAX_NAMESPACE_LENGTH + " characters");
+            }
+            this.namespace = namespace;
+        }
+
+        /**
+         * The id is the value of the row's last Kafka header named {@code header}, as UTF-8 text: where the producer
+         * put the message's id. The Dataset must be the Kafka source's, read with {@code includeHeaders}. A record
+         * without the header fails its task, naming the header and the record.
+         */
+        public Builder idFromHeader(String header) {
+            Objects.requireNonNull(header, "idFromHeader");
+            if (header.isEmpty()) {
+                throw new IllegalArgumentException("idFromHeader: the header's name is empty");
+            }
+            clearId();
+            this.idHeader = header;
+            return this;
+        }
+
+        /**
+         * The id is the value of column {@code column}, as a string (e.g. a field the producer sets once per
+         * message, parsed out of the value). Never the Kafka record key: it names a user or a device, and every
+         * second event of a key would be dropped.
+         */
+        public Builder id(String column) {
+            Objects.requireNonNull(column, "id");
+            clearId();
+            this.idColumn = column;
+            return this;
+        }
+
+        /** The id is {@code expression} as a string, e.g. {@code get_json_object(col("value").cast("string"), "$.txid")}. */
+        public Builder id(Column expression) {
+            Objects.requireNonNull(expression, "id");
+            clearId();
+            this.idExpression = expression;
+            return this;
+        }
+
+        private void clearId() {
+            idHeader = null;
+            idColumn = null;
+            idExpression = null;
+        }
+
+        /**
+         * The owner is {@code topic:partition:offset} of the Kafka source's {@code topic}, {@code partition} and
+         * {@code offset} columns (the default).
+         */
+        public Builder ownerFromKafka() {
+            return ownerFromKafka("topic", "partition", "offset");
+        }
+
+        /** The owner is {@code topic:partition:offset} of the three columns named so. */
+        public Builder ownerFromKafka(String topic, String partition, String offset) {
+            return ownerColumns(RowReader.OwnerKind.KAFKA, topic, partition, offset);
+        }
+
+        /**
+         * The owner is {@code stream:shardId:sequenceNumber} of a Kinesis source's columns, named as that source names
+         * them (e.g. {@code "stream", "shardId", "sequenceNumber"}): {@link dev.dedup.client.Owners#kinesis}.
+         */
+        public Builder ownerFromKinesis(String stream, String shardId, String sequenceNumber) {
+            return ownerColumns(RowReader.OwnerKind.KINESIS, stream, shardId, sequenceNumber);
+        }
+
+        private Builder ownerColumns(RowReader.OwnerKind kind, String... columns) {
+            for (String c : columns) {
+                Objects.requireNonNull(c, "owner column");
+            }
+            this.ownerKind = kind;
+            this.ownerColumns = columns.clone();
+            this.ownerExpression = null;
+            return this;
+        }
+
+        /**
+         * The owner is {@code expression} as a string, for a source the library has no form for. It must be the
+         * same each time the same copy is read (a task run again) and differ between copies, and every worker of the
+         * namespace must write it alike ({@link dev.dedup.client.Owners} writes the forms of Kafka, Kinesis, SQS and
+         * RabbitMQ).
+         */
+        public Builder owner(Column expression) {
+            this.ownerExpression = Objects.requireNonNull(expression, "owner");
+            this.ownerKind = RowReader.OwnerKind.COLUMN;
+            this.ownerColumns = new String[0];
+            return this;
+        }
+
+        /**
+         * The message's event time, for a namespace the agent files by event time: a timestamp or date column, or
+         * epoch seconds. Every copy of a message must carry the same, so take it from the message (a field the
+         * producer stamped), not from when a copy was written. Without it claims carry none.
+         */
+        public Builder eventTime(Column expression) {
+            this.eventTime = Objects.requireNonNull(expression, "eventTime");
+            return this;
+        }
+
+        /** Rows per claim request, 1 to {@value #MAX_CHUNK}, at most the agent's {@code --max-batch}; default 1,000. */
+        public Builder chunk(int rows) {
+            if (rows < 1 || rows > MAX_CHUNK) {
+                throw new IllegalArgumentException("chunk: " + rows + " is not 1 to " + MAX_CHUNK);
+            }
+            this.chunk = rows;
+            return this;
+        }
+
+        /** How long a task sends a chunk the agent does not answer again before failing; default 60 s. */
+        public Builder patience(Duration patience) {
+            Objects.requireNonNull(patience, "patience");
+            if (patience.isNegative()) {
+                throw new IllegalArgumentException("patience: " + patience + " is negative");
+            }
+            this.patience = patience;
+            return this;
+        }
+
+        /**
+         * Claims at this agent instead of the executor's own: an agent run as a service, reached by its address.
+         * A task of partition {@code p} takes the agent at {@code p % agents.size()} when several are given.
+         */
+        public Builder agents(List<URI> agents) {
+            Objects.requireNonNull(agents, "agents");
+            List<String> uris = new ArrayList<>();
+            for (URI a : agents) {
+                Objects.requireNonNull(a, "agents");
+                if (!"http".equalsIgnoreCase(a.getScheme()) && !"https".equalsIgnoreCase(a.getScheme())
+                        || a.getHost() == null) {
+                    throw new IllegalArgumentException("agents: '" + a + "' is not an http(s) URI with a host");
+                }
+                uris.add(a.toString());
+            }
+            this.agents = List.copyOf(uris);
+            return this;
+        }
+
+        /** The token of the agents named by {@link #agents}; the executor's own agent takes {@code DEDUP_TOKEN}. */
+        public Builder token(String token) {
+            this.token = token == null || token.strip().isEmpty() ? null : token.strip();
+            return this;
+        }
+
+        /** The name of the column {@link #withVerdicts} adds; default {@value #DEFAULT_VERDICT_COLUMN}. */
+        public Builder verdictColumn(String name) {
+            Objects.requireNonNull(name, "verdictColumn");
+            if (name.isEmpty()) {
+                throw new IllegalArgumentException("verdictColumn: empty");
+            }
+            this.verdictColumn = name;
+            return this;
+        }
+
+        /** @throws IllegalStateException when no id was set: {@link #idFromHeader} or {@link #id} */
+        public DedupTransform build() {
+            if (idHeader == null && idColumn == null && idExpression == null) {
+                throw new IllegalStateException("no id: say where each row's message id is, with idFromHeader(...)"
+                        + " (a Kafka header) or id(...) (a column); never the record key");
+            }
+            return new DedupTransform(this);
+        }
+    }
+}
