@@ -311,6 +311,7 @@ public final class Settings {
                        java -jar dedup-agent.jar plan --rate 2M/min [--window 24h] (sizes a Redis tier)
                        java -jar dedup-agent.jar self-test [--setting value ...] (claims through an agent
                          of these settings on a free loopback port, checks the answers, exits 0 or 1)
+                       java -jar dedup-agent.jar --version (prints dedup-agent and the version)
 
                 Answers new / retry / duplicate for batches of (id, owner) on http://HOST:PORT/v1/claims.
                 Each setting is also DEDUP_<NAME> in the environment and <name>=value in a --config file;
