@@ -7,6 +7,7 @@ import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.metrics.BuildInfo;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
@@ -104,7 +105,8 @@ public final class Agent implements AutoCloseable {
             Agent agent = new Agent(options, vertx, servers, store, metrics, boundPort.get());
             LOG.log(
                     System.Logger.Level.INFO,
-                    "dedup-agent listening on http://" + options.http().host() + ":" + agent.port
+                    BuildInfo.current().line() + " listening on http://"
+                            + options.http().host() + ":" + agent.port
                             + (options.http().ops() == null
                                     ? ""
                                     : ", operations also on http://"

@@ -4,6 +4,7 @@ import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.ConfigLoader;
 import dev.dedup.agent.config.Settings;
+import dev.dedup.agent.metrics.BuildInfo;
 import dev.dedup.agent.plan.PlanCommand;
 import dev.dedup.agent.selftest.SelfTest;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
@@ -14,7 +15,8 @@ import sun.misc.Signal;
 /**
  * {@code java -jar dedup-agent.jar [--setting value ...]}, or {@code java -jar dedup-agent.jar plan ...} to
  * plan the Redis a rate and a window need ({@link PlanCommand}), or {@code java -jar dedup-agent.jar self-test
- * [--setting value ...]} to check an agent of those settings end to end ({@link SelfTest}). Exits 2 with one line naming the setting when
+ * [--setting value ...]} to check an agent of those settings end to end ({@link SelfTest}), or {@code java -jar
+ * dedup-agent.jar --version} to print {@code dedup-agent <version>}. Exits 2 with one line naming the setting when
  * the configuration is bad, 1 when the agent cannot start, and 0 after SIGTERM or SIGINT once requests in
  * flight are answered and the store is flushed.
  */
@@ -41,6 +43,11 @@ public final class Main {
             }
         }
         List<String> argList = Arrays.asList(args);
+        // Before anything reads a setting: the version is what a report of a bad start needs too.
+        if (argList.contains("--version")) {
+            System.out.println(BuildInfo.current().line());
+            return;
+        }
         if (!argList.isEmpty() && argList.get(0).equals("plan")) {
             System.exit(PlanCommand.run(argList.subList(1, argList.size()), System.out, System.err));
             return;

@@ -21,8 +21,9 @@ import java.util.TreeSet;
  * {@code DEDUP_NAMESPACE_EVENT_RATES}; and window modes {@code namespace.<ns>.window-mode=sliding},
  * {@code --namespace-window-mode ns=sliding} or {@code DEDUP_NAMESPACE_WINDOW_MODES}.
  *
- * <p>Unknown settings are errors, so that a typo does not silently fall back to a default. The settings
- * themselves, and how each value enters the options, are declared in {@link Settings}.
+ * <p>Unknown settings are errors, so that a typo does not silently fall back to a default; the one exception is
+ * the clients' {@code DEDUP_URL} ({@link Settings#CLIENT_VARIABLES}), which a pod's shared environment gives the
+ * agent as well. The settings themselves, and how each value enters the options, are declared in {@link Settings}.
  */
 public final class ConfigLoader {
 
@@ -40,7 +41,9 @@ public final class ConfigLoader {
             loader.readFile(Path.of(file));
         }
         env.forEach((name, value) -> {
-            if (name.startsWith("DEDUP_") && !name.equals("DEDUP_CONFIG")) {
+            if (name.startsWith("DEDUP_")
+                    && !name.equals("DEDUP_CONFIG")
+                    && !Settings.CLIENT_VARIABLES.contains(name)) {
                 loader.putEnv(name, value);
             }
         });

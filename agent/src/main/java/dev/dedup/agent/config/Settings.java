@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -212,7 +213,9 @@ public final class Settings {
                             + "(`Authorization: Bearer <token>`; else 401; a probe without it gets its status but not "
                             + "`/health/ready`'s reason): at least " + HttpOptions.MIN_TOKEN_LENGTH
                             + " printable ASCII characters without spaces. Compared in "
-                            + "constant time, never logged.",
+                            + "constant time, never logged. `DEDUP_TOKEN` is also the variable the clients send the "
+                            + "token from, so that a worker and its sidecar may share it "
+                            + "([configuration.md](configuration.md#the-clients-variables)).",
                     (d, v) -> d.httpOptions.token(v.textOrNull())),
             Setting.flag(
                     "insecure-bind",
@@ -220,6 +223,14 @@ public final class Settings {
                             + "release.",
                     (d, v) -> d.httpOptions.insecureBind(v.bool())),
             Setting.configFile("A properties file with any of the file keys above."));
+
+    /**
+     * Variables of the clients (the Java and the Python {@code DedupClient}) that are not settings: a pod that gives
+     * its worker and its sidecar one environment gives the agent these too, and the agent leaves them alone rather
+     * than refusing them as unknown. {@code DEDUP_TOKEN} is not among them: it is {@code --token}'s variable, and one
+     * token read by both sides, the agent requiring it and the worker sending it, is the point of sharing it.
+     */
+    static final Set<String> CLIENT_VARIABLES = Set.of("DEDUP_URL");
 
     private Settings() {}
 
@@ -300,10 +311,12 @@ public final class Settings {
                        java -jar dedup-agent.jar plan --rate 2M/min [--window 24h] (sizes a Redis tier)
                        java -jar dedup-agent.jar self-test [--setting value ...] (claims through an agent
                          of these settings on a free loopback port, checks the answers, exits 0 or 1)
+                       java -jar dedup-agent.jar --version (prints dedup-agent and the version)
 
                 Answers new / retry / duplicate for batches of (id, owner) on http://HOST:PORT/v1/claims.
                 Each setting is also DEDUP_<NAME> in the environment and <name>=value in a --config file;
-                a flag beats the environment, which beats the file, which beats the default.
+                a flag beats the environment, which beats the file, which beats the default. Any other
+                DEDUP_* variable stops the start, except the clients' DEDUP_URL, which the agent ignores.
                 The same list, with links: docs/configuration.md.
 
                 """);

@@ -2,6 +2,7 @@ package dev.dedup.agent.http;
 
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.metrics.AgentMetrics;
+import dev.dedup.agent.metrics.BuildInfo;
 import dev.dedup.wire.MediaTypes;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -58,6 +59,7 @@ final class OpsRoutes {
 
     void stats(RoutingContext ctx) {
         Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("version", BuildInfo.current().version());
         Map<String, Object> store = new LinkedHashMap<>();
         store.put("kind", claims.store().kind());
         store.putAll(claims.store().stats());

@@ -3,6 +3,7 @@ package dev.dedup.agent.metrics;
 import dev.dedup.wire.Verdict;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -46,8 +47,18 @@ public final class AgentMetrics implements AutoCloseable {
 
     private boolean processMetersBound;
 
+    /** The meters of an agent of this build ({@link BuildInfo#current()}). */
     public AgentMetrics() {
+        this(BuildInfo.current());
+    }
+
+    /** The meters of an agent of {@code build}, which {@code dedup_build_info} reports. */
+    public AgentMetrics(BuildInfo build) {
         gc.bindTo(registry);
+        Gauge.builder(MetricNames.BUILD_INFO, () -> 1)
+                .tags(MetricNames.TAG_VERSION, build.version(), MetricNames.TAG_JAVA, build.java())
+                .description("Which build of the agent runs, on which Java; always 1")
+                .register(registry);
         for (Verdict v : Verdict.values()) {
             claims[v.ordinal()] = Counter.builder(MetricNames.CLAIMS)
                     .tag(MetricNames.TAG_VERDICT, v.wireName())

@@ -3,6 +3,11 @@ package dev.dedup.agent.metrics;
 /** Every metric the agent publishes; dotted lowercase names, dimensions as tags, never an id as a tag. */
 public final class MetricNames {
 
+    /**
+     * Always 1; which build runs, tags {@code version} (the agent's) and {@code java} (the runtime's), so that a query
+     * or a dashboard can tell agents of one deployment apart by build.
+     */
+    public static final String BUILD_INFO = "dedup.build.info";
     /** Items claimed, tag {@code verdict=new|retry|duplicate}. */
     public static final String CLAIMS = "dedup.claims";
     /** Items released, tag {@code result=released|not_held}. */
@@ -68,6 +73,8 @@ public final class MetricNames {
     public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_KIND = "kind";
     public static final String TAG_DONE = "done";
+    public static final String TAG_VERSION = "version";
+    public static final String TAG_JAVA = "java";
 
     private MetricNames() {}
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.client.DedupClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -363,6 +364,46 @@ class ConfigLoaderTest {
         assertEquals(
                 7070,
                 load(List.of(), Map.of("PATH", "/bin", "HOME", "/root")).http().port());
+    }
+
+    @Test
+    void aPodsSharedEnvironment_theClientsUrlIsIgnored_theTokenIsTheAgentsToo() {
+        String token = "shared-token-0123456789";
+        Map<String, String> pod = Map.of(
+                "DEDUP_URL", "http://127.0.0.1:7070", "DEDUP_TOKEN", token, "DEDUP_WINDOW", "2h", "PATH", "/bin");
+        AgentOptions o = load(List.of(), pod);
+        assertEquals(token, o.http().token(), "DEDUP_TOKEN is --token");
+        assertEquals(Duration.ofHours(2), o.windows().defaultWindow());
+        assertEquals(
+                load(List.of(), Map.of("DEDUP_TOKEN", token, "DEDUP_WINDOW", "2h")),
+                o,
+                "DEDUP_URL changes nothing, even where it names another port than the agent's");
+        assertEquals(
+                7070,
+                load(List.of(), Map.of("DEDUP_URL", "http://127.0.0.1:9999"))
+                        .http()
+                        .port());
+        assertEquals(
+                7070, load(List.of(), Map.of("DEDUP_URL", "not a URL")).http().port(), "not even read");
+    }
+
+    @Test
+    void anUnknownDedupVariable_isStillRefused_besideTheClientsUrl() {
+        assertEquals(
+                "DEDUP_URI: unknown setting (see --help for the DEDUP_* variables)",
+                error(List.of(), Map.of("DEDUP_URL", "http://127.0.0.1:7070", "DEDUP_URI", "http://127.0.0.1:7070")));
+        assertEquals(
+                "DEDUP_URLS: unknown setting (see --help for the DEDUP_* variables)",
+                error(List.of(), Map.of("DEDUP_URLS", "http://127.0.0.1:7070")));
+    }
+
+    @Test
+    void theClientsVariables_areEitherIgnoredOrTheTokenSetting() {
+        assertTrue(Settings.CLIENT_VARIABLES.contains(DedupClient.URL_VARIABLE), Settings.CLIENT_VARIABLES.toString());
+        assertEquals("token", Settings.byEnv(DedupClient.TOKEN_VARIABLE).name());
+        for (String variable : Settings.CLIENT_VARIABLES) {
+            assertNull(Settings.byEnv(variable), variable + " is a setting's variable: it would be ignored");
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.ProjectVersion;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
 import java.io.ByteArrayOutputStream;
@@ -449,6 +450,10 @@ public abstract class ClaimContractSuite extends AgentSuite {
         assertTrue(metrics.contains("dedup_claims_total{verdict=\"new\"}"), metrics);
         assertTrue(metrics.contains("dedup_claims_total{verdict=\"duplicate\"}"), metrics);
         assertTrue(metrics.contains("dedup_http_requests_seconds"), metrics);
+        assertTrue(
+                metrics.contains("dedup_build_info{java=\"" + Runtime.version() + "\",version=\""
+                        + ProjectVersion.expected() + "\"} 1"),
+                metrics);
     }
 
     @Test
@@ -458,5 +463,6 @@ public abstract class ClaimContractSuite extends AgentSuite {
         assertTrue(stats.contains("\"kind\""), stats);
         assertTrue(stats.contains("\"claims\""), stats);
         assertTrue(stats.contains("\"new\""), stats);
+        assertTrue(stats.contains("\"version\" : \"" + ProjectVersion.expected() + "\""), stats);
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,7 +35,16 @@ public final class AgentProcess implements AutoCloseable {
 
     /** Starts the jar with {@code args} (plus {@code --port}) and waits until {@code /health/ready} is 200. */
     public static AgentProcess start(Path workDir, String... args) throws IOException, InterruptedException {
-        AgentProcess p = launch(workDir, args);
+        return start(workDir, Map.of(), args);
+    }
+
+    /**
+     * {@link #start(Path, String...)} with {@code env} added to this process's environment (a pod's variables). The
+     * probe it waits on needs no token, so a {@code DEDUP_TOKEN} there does not stop it.
+     */
+    public static AgentProcess start(Path workDir, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
+        AgentProcess p = launch(Host.LOOPBACK, freePort(), workDir, List.of(), env, List.of(args));
         p.awaitReady(Duration.ofSeconds(30));
         return p;
     }
@@ -55,15 +65,21 @@ public final class AgentProcess implements AutoCloseable {
             all.addAll(List.of("--host", host.address(), "--insecure-bind"));
         }
         all.addAll(List.of(args));
-        return launch(host, port, workDir, jvmOptions, all);
+        return launch(host, port, workDir, jvmOptions, Map.of(), all);
     }
 
     /** Starts the jar without waiting; for tests of start failures. */
     public static AgentProcess launch(Path workDir, String... args) throws IOException {
-        return launch(Host.LOOPBACK, freePort(), workDir, List.of(), List.of(args));
+        return launch(workDir, Map.of(), args);
     }
 
-    private static AgentProcess launch(Host host, int port, Path workDir, List<String> jvmOptions, List<String> args)
+    /** {@link #launch(Path, String...)} with {@code env} added to this process's environment. */
+    public static AgentProcess launch(Path workDir, Map<String, String> env, String... args) throws IOException {
+        return launch(Host.LOOPBACK, freePort(), workDir, List.of(), env, List.of(args));
+    }
+
+    private static AgentProcess launch(
+            Host host, int port, Path workDir, List<String> jvmOptions, Map<String, String> env, List<String> args)
             throws IOException {
         Path jar = Files.exists(JAR) ? JAR : JAR_FROM_SIBLING;
         if (!Files.exists(jar)) {
@@ -75,11 +91,12 @@ public final class AgentProcess implements AutoCloseable {
         cmd.addAll(args);
         Files.createDirectories(workDir);
         Path log = Files.createTempFile(workDir, "agent-", ".log");
-        Process process = new ProcessBuilder(host.command(cmd))
+        ProcessBuilder builder = new ProcessBuilder(host.command(cmd))
                 .directory(workDir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+                .redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
         return new AgentProcess(process, log, host, port);
     }
 
