@@ -24,12 +24,14 @@ writes it alike (a re-read whose owner is written otherwise is answered ``duplic
 :func:`rabbitmq_stream_owner`.
 """
 
+from ._claims import Claims
 from ._client import DedupClient
 from ._errors import DedupError
 from ._owners import kafka_owner, kinesis_owner, rabbitmq_owner, rabbitmq_stream_owner, sqs_owner
 from ._types import Item, SequenceRange, Verdict
 
 __all__ = [
+    "Claims",
     "DedupClient",
     "DedupError",
     "Item",
