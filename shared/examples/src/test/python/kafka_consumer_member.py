@@ -9,8 +9,8 @@ python3-confluent-kafka), ``shared/python/src`` on ``PYTHONPATH``.
 
 The sink applies each poll's kept records in one SQLite transaction: the per-minute counts and sums per app
 (``event_counts``), the number of times each id was applied (``audit``, the test's ground truth check) and
-each partition's next offset (``sink_offsets``), as the loop hands them over. A record below its partition's
-stored next offset was applied before: it is read again after a crash between the sink's transaction and the
+each partition's next offset (``sink_offsets``), as the loop hands them over, never lowered. A record below its
+partition's stored next offset was applied before: it is read again after a crash between the sink's transaction and the
 offset commit (its claim answers ``retry``), and left alone.
 
 Faults: ``fail=N`` makes the sink fail once, after a record's writes and before the transaction's commit
@@ -85,8 +85,9 @@ class Sink:
                 time.sleep(0.05)
 
     def write(self, records: List[Any], offsets: Dict[TopicPartition, int], fails: Callable[[Any], bool]) -> None:
-        """Applies each record not below its partition's stored next offset, then stores ``offsets``; when
-        ``fails(record)``, raises after that record's writes, before the commit."""
+        """Applies each record not below its partition's stored next offset, then stores ``offsets`` where they
+        are past it (a poll of records read again after a crash ends below it); when ``fails(record)``, raises
+        after that record's writes, before the commit."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -106,7 +107,7 @@ class Sink:
                     raise RuntimeError("processing failed (injected)")
             db.executemany(
                 "INSERT INTO sink_offsets (topic, kafka_partition, next_offset) VALUES (?, ?, ?)"
-                " ON CONFLICT (topic, kafka_partition) DO UPDATE SET next_offset = excluded.next_offset",
+                " ON CONFLICT (topic, kafka_partition) DO UPDATE SET next_offset = MAX(next_offset, excluded.next_offset)",
                 [(tp.topic, tp.partition, next_offset) for tp, next_offset in offsets.items()],
             )
             db.execute("COMMIT")
