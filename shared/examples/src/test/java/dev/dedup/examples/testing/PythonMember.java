@@ -53,12 +53,7 @@ public final class PythonMember {
     private static Map<String, String> environment() {
         Path dir = clientDir();
         return Map.of(
-                "PYTHONPATH",
-                dir.resolve("src").toString(),
-                "PYTHONDONTWRITEBYTECODE",
-                "1",
-                "PYTHONUNBUFFERED",
-                "1");
+                "PYTHONPATH", dir.resolve("src").toString(), "PYTHONDONTWRITEBYTECODE", "1", "PYTHONUNBUFFERED", "1");
     }
 
     /**
