@@ -20,7 +20,7 @@ from typing import List
 
 import pytest
 
-from dedup_client import DedupClient, DedupError, kafka_owner
+from dedup_client import DedupError, kafka_owner
 from dedup_client._columns import RowClaims
 from dedup_client.spark import (
     KafkaColumns,

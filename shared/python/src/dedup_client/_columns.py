@@ -155,7 +155,7 @@ class RowClaims:
         if self.event_time_col is not None and schema[self.event_time_col] not in ("timestamp",) + _INTEGRAL:
             raise ValueError(
                 f"event_time_col: {self.event_time_col!r} is {schema[self.event_time_col]};"
-                " it must be a timestamp (with the session's zone, not timestamp_ntz), or whole epoch seconds"
+                " it must be a timestamp (with a zone, not timestamp_ntz), or whole epoch seconds"
             )
         if verdict_col is not None and verdict_col in schema:
             raise ValueError(f"verdict_col: the DataFrame has a column {verdict_col!r} already")
@@ -204,7 +204,7 @@ class RowClaims:
         """The row's event time in whole epoch seconds, from ``event_time_col``.
 
         A timestamp column comes to Python as a ``datetime`` in the worker's local time without a zone, which
-        ``datetime.timestamp()`` reads as local time: the epoch second is right whatever the session's zone.
+        ``datetime.timestamp()`` reads as local time: the epoch second is right whatever Spark's time zone.
         """
         value = row[self.event_time_col]
         if isinstance(value, datetime.datetime):

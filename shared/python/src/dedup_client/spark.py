@@ -25,7 +25,7 @@ owners, so its claims answer ``retry`` and its rows are kept again; the other co
 offset, so another owner) answers ``duplicate`` and is dropped, whichever task runs first.
 
 PySpark is imported only by :func:`drop_duplicates` and :func:`with_verdicts`, so ``import dedup_client``
-needs none. They work on classic sessions of PySpark 3.5 and 4 (``df.rdd.mapPartitions``, then
+needs none. They work on classic PySpark 3.5 and 4 (``df.rdd.mapPartitions``, then
 ``createDataFrame`` with the input's schema, plus the verdict's column); Spark Connect has no RDDs.
 
 Tested how: PySpark cannot be installed where this package is built and tested (no Python package index,
