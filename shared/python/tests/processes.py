@@ -84,9 +84,10 @@ class AgentProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> AgentProcess:
-        for _ in range(3):  # a free port may be taken between choosing and binding it: choose again
-            self.port = free_port()
+    def start(self, timeout: float = 60.0, port: Optional[int] = None) -> AgentProcess:
+        """Starts the agent on ``port``, else on a free one."""
+        for _ in range(1 if port else 3):  # a free port may be taken between choosing and binding it: choose again
+            self.port = port or free_port()
             cmd = [
                 java(), "-Xmx128m", "-XX:+UseSerialGC", "-jar", str(agent_jar()),
                 "--port", str(self.port),

@@ -130,7 +130,7 @@ def test_anAgentWithAToken_answersTheEnvironmentsToken_andSays401WithoutIt(tmp_p
 
 def worker(source: str, environment: Dict[str, str]) -> subprocess.CompletedProcess:
     """``source`` in a Python process of its own, given ``environment`` and nothing else but the package."""
-    env = {"PYTHONPATH": f"{PYTHON / 'src'}:{PYTHON / 'examples'}", "PYTHONDONTWRITEBYTECODE": "1", **environment}
+    env = {"PYTHONPATH": f"{PYTHON / 'src'}", "PYTHONDONTWRITEBYTECODE": "1", **environment}
     return subprocess.run(
         [sys.executable, "-c", source], env=env, capture_output=True, text=True, timeout=60, check=False
     )
@@ -139,7 +139,7 @@ def worker(source: str, environment: Dict[str, str]) -> subprocess.CompletedProc
 SPARK_TASK = """
 from collections import namedtuple
 from dedup_client import kafka_owner
-from spark_dedup import dedup_partition
+from dedup_client.spark import dedup_partition
 Row = namedtuple("Row", "key topic partition offset headers")
 rows = [Row(b"user-7", "clicks", 0, n, [("message-id", i.encode())]) for n, i in enumerate({ids!r})]
 verdicts = []
@@ -150,7 +150,7 @@ print(len(kept), " ".join(verdicts))
 """
 
 
-def test_theSparkExample_withoutUrlOrToken_claimsAtTheAgentOfItsEnvironment(tmp_path, processes) -> None:
+def test_theSparkPartition_withoutUrlOrToken_claimsAtTheAgentOfItsEnvironment(tmp_path, processes) -> None:
     agent = AgentProcess(tmp_path / "a", "--token", TOKEN).start()
     processes.append(agent)
     task = SPARK_TASK.format(ids=[fresh() for _ in range(3)], ns=NS)

@@ -1,20 +1,20 @@
-"""The Python Spark example's claim path as an executor runs it, without PySpark: ``spark_dedup.dedup_partition``
+"""The PySpark claim path as an executor runs it, without PySpark: ``dedup_client.spark.dedup_partition``
 over one partition, with no url and no token, so that the client finds the agent in the environment alone
 (``DEDUP_URL``, ``DEDUP_TOKEN``). Run by ExecutorPodIT in the executor's place in a pod: it claims the partition,
 then the same again as a re-run task would, and prints the verdicts of each (``FIRST new=20 retry=0
 duplicate=0``, ``AGAIN new=0 retry=20 duplicate=0``); a rejected claim prints ``REJECTED`` and the error, and
 exits 3.
 
-    python3 executor_task.py NAMESPACE ID_PREFIX COUNT   (with /worker/src and /worker/examples mounted)
+    python3 executor_task.py NAMESPACE ID_PREFIX COUNT   (with /worker/src mounted)
 """
 
 import sys
 from collections import Counter, namedtuple
 
-sys.path[:0] = ["/worker/src", "/worker/examples"]
+sys.path[:0] = ["/worker/src"]
 
 from dedup_client import DedupError, kafka_owner  # noqa: E402
-from spark_dedup import dedup_partition  # noqa: E402
+from dedup_client.spark import dedup_partition  # noqa: E402
 
 Row = namedtuple("Row", "key topic partition offset headers")  # a Kafka row read with includeHeaders
 

@@ -24,16 +24,17 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The Python client's consumer loop ({@code shared/python/examples/kafka_consumer.py}, {@code consume}) with
- * kafka-python's real {@code KafkaConsumer} (Debian's python3-kafka 2.0.2) against a real Kafka 4.2.2 KRaft broker
- * and the agent jar (embedded store), writing to a SQLite sink that keeps each partition's next offset in the
- * transaction of its output. Members run as {@code /usr/bin/python3} processes ({@link PythonMember}), so a test
- * can {@code kill -9} one. Each test ends with the sink compared to the ground truth: 0 lost, 0 counted twice,
- * aggregates exact.
+ * The Python client's consumer loop ({@code dedup_client.kafka.consume}) with kafka-python's real {@code
+ * KafkaConsumer} (Debian's python3-kafka 2.0.2) and with confluent-kafka's real {@code Consumer} (Debian's
+ * python3-confluent-kafka 1.7.0, librdkafka 2.0.2) against a real Kafka 4.2.2 KRaft broker and the agent jar
+ * (embedded store), writing to a SQLite sink that keeps each partition's next offset in the transaction of its
+ * output. Members run as {@code /usr/bin/python3} processes ({@link PythonMember}), so a test can {@code kill -9}
+ * one. Each test ends with the sink compared to the ground truth: 0 lost, 0 counted twice, aggregates exact.
  */
 class PythonConsumerPipelineIT {
 
@@ -63,9 +64,10 @@ class PythonConsumerPipelineIT {
      * uncommitted records again, their claims answer retry (same owners), and the sink leaves alone those below its
      * stored offset.
      */
-    @Test
-    void consumerKilledBetweenProcessingAndOffsetCommitRestarts() throws Exception {
-        try (Run run = new Run("kill9")) {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"kafka-python", "confluent-kafka"})
+    void consumerKilledBetweenProcessingAndOffsetCommitRestarts(String client) throws Exception {
+        try (Run run = new Run("kill9", client)) {
             ChildJvm a = run.start("pauseBeforeCommit=3");
             a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(90));
             run.kill9(a);
@@ -78,13 +80,14 @@ class PythonConsumerPipelineIT {
     }
 
     /**
-     * Two members; processing fails once for every id whose CRC-32 is a multiple of 20, after the sink's writes
-     * (rolled back): the loop releases the claims of the record and the rest of its batch and reads them again, and
-     * the redelivery of a failed record is claimed {@code new}.
+     * Two members; the sink fails once for every id whose CRC-32 is a multiple of 20, after the record's writes
+     * (rolled back with the rest of the poll's): the loop releases the claims of the poll's kept records and reads
+     * them again, and the redelivery of a failed record is claimed {@code new}.
      */
-    @Test
-    void processingFailureReleasesClaimsAndTheRedeliveryIsNew() throws Exception {
-        try (Run run = new Run("failures")) {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"kafka-python", "confluent-kafka"})
+    void processingFailureReleasesClaimsAndTheRedeliveryIsNew(String client) throws Exception {
+        try (Run run = new Run("failures", client)) {
             run.start("fail=20");
             run.start("fail=20");
             run.awaitCommitted();
@@ -98,9 +101,10 @@ class PythonConsumerPipelineIT {
         }
     }
 
-    /** One test's pipeline: a topic, a sink, an agent, the members; all stopped at the end. */
+    /** One test's pipeline: a topic, a sink, an agent, the members of one Kafka library; all stopped at the end. */
     private static final class Run implements AutoCloseable {
         final String name;
+        final String client;
         final Stack stack;
         final Traffic traffic;
         final String topic;
@@ -112,8 +116,9 @@ class PythonConsumerPipelineIT {
         final long started = System.nanoTime();
         int records;
 
-        Run(String name) throws Exception {
-            this.name = name;
+        Run(String scenario, String client) throws Exception {
+            this.name = scenario + "-" + client;
+            this.client = client;
             this.stack = Stack.start(Store.EMBEDDED, dir.resolve(name));
             this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 31L + 7);
             this.topic = "python-" + name;
@@ -127,6 +132,7 @@ class PythonConsumerPipelineIT {
         ChildJvm start(String... faults) throws Exception {
             List<String> args = new ArrayList<>(List.of(
                     broker.bootstrap(), topic, group, stack.agentFor(0).uri().toString(), db.toString(), "clicks"));
+            args.add("client=" + client);
             args.addAll(List.of(faults));
             ChildJvm m = PythonMember.start(
                     "python-member-" + members.size(),
@@ -192,7 +198,7 @@ class PythonConsumerPipelineIT {
                     PythonSink.check(PythonMember.dump(db, dir.resolve(name).resolve("dump.txt")), traffic);
             Members.Counts counts = Members.counts(members);
             Report.line(String.format(
-                    "python consumer %-17s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s;"
+                    "python consumer %-27s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s;"
                             + " skipped by the sink %d, failed %d, processed again after a failure %d (new %d); %.1f s",
                     name,
                     records,

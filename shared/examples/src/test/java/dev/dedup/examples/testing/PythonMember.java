@@ -9,14 +9,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The Python consumer member ({@code src/test/python/kafka_consumer_member.py}: the Python client's example loop
- * {@code kafka_consumer.consume} with kafka-python's {@code KafkaConsumer} and a SQLite sink) as a child process,
- * and its {@code dump} of the sink.
+ * The Python consumer member ({@code src/test/python/kafka_consumer_member.py}: the Python client's loop
+ * {@code dedup_client.kafka.consume} with kafka-python's {@code KafkaConsumer} or confluent-kafka's {@code Consumer},
+ * and a SQLite sink) as a child process, and its {@code dump} of the sink.
  *
  * <p>The interpreter is {@code -Dpipeline.python}, else Debian's {@code /usr/bin/python3} (where apt puts
- * {@code python3-kafka}), else {@code python3}. {@code PYTHONPATH} holds the client and its examples, from
- * {@code -Dpipeline.python.dir} (the build passes {@code shared/python}). A missing interpreter or kafka-python
- * fails the test: the member exits and its output says why.
+ * {@code python3-kafka} and {@code python3-confluent-kafka}), else {@code python3}. {@code PYTHONPATH} holds the
+ * client's package, from {@code -Dpipeline.python.dir} (the build passes {@code shared/python}). A missing
+ * interpreter or Kafka library fails the test: the member exits and its output says why.
  */
 public final class PythonMember {
 
@@ -30,7 +30,7 @@ public final class PythonMember {
         return Files.isExecutable(DEBIAN_PYTHON) ? DEBIAN_PYTHON.toString() : "python3";
     }
 
-    /** {@code shared/python}: the client in {@code src}, the example loop in {@code examples}. */
+    /** {@code shared/python}: the client's package in {@code src}. */
     static Path clientDir() {
         Path dir = Path.of(System.getProperty("pipeline.python.dir", "../python"))
                 .toAbsolutePath()
@@ -53,12 +53,7 @@ public final class PythonMember {
     private static Map<String, String> environment() {
         Path dir = clientDir();
         return Map.of(
-                "PYTHONPATH",
-                dir.resolve("src") + java.io.File.pathSeparator + dir.resolve("examples"),
-                "PYTHONDONTWRITEBYTECODE",
-                "1",
-                "PYTHONUNBUFFERED",
-                "1");
+                "PYTHONPATH", dir.resolve("src").toString(), "PYTHONDONTWRITEBYTECODE", "1", "PYTHONUNBUFFERED", "1");
     }
 
     /**

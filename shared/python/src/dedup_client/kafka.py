@@ -1,0 +1,199 @@
+"""A Kafka consumer loop that skips duplicate messages: claim, hand the rest to the sink, commit.
+
+For kafka-python's ``KafkaConsumer`` and confluent-kafka's ``Consumer``, each built with auto-commit off::
+
+    from dedup_client.kafka import consume
+
+    def write(records, offsets):  # one transaction: the output, and each partition's next offset
+        ...
+
+    consume(consumer, "clicks", write)
+
+Per poll::
+
+    claim each partition's records  ->  sink(kept records, next offsets)  ->  commit those offsets
+          |                                  |
+          | DedupError                       | the sink raised
+          v                                  v
+    seek that partition back:          release the claims of the kept records (so that another copy
+    none of it goes to the sink,       is not skipped on the strength of a claim whose output failed),
+    wait Retry-After                   seek every partition of the poll back, wait, read them again
+
+The message id is where the producer put it: by default the ``message-id`` header (``id_header`` names
+another; ``id_of`` reads a field of the value instead), never the record key, which in most topics is a
+partitioning key (a user, a device) shared by many messages: claiming it would skip every second event of a
+key. Copies of a message written twice sit at two offsets, so they have two owners: the first claimed is
+``new`` and kept, the other ``duplicate`` and skipped. A record read again after a crash, a rebalance or a
+seek has the same owner (:func:`dedup_client.kafka_owner`, ``topic:partition:offset``): ``retry``, kept again,
+as at-least-once delivery requires. A record is never skipped without a ``duplicate`` verdict.
+
+The sink writes the kept records and each partition's next offset in one transaction of its own. A crash
+between that transaction and the commit makes the records be read again (``retry``); a sink that leaves alone
+the records below the offset it stored keeps its output exact.
+
+kafka-python and Kafka 4.x: kafka-python 2.0.2 works when it detects the broker's version itself (the
+default) or is given ``api_version=(0, 11)`` or later (Fetch v4, ListOffsets v1, OffsetCommit v2, OffsetFetch
+v1: the oldest Kafka 4 serves, after KIP-896). Below ``(0, 11)`` the broker closes its connections and
+``poll`` returns nothing, forever, with errors only in the log.
+
+Tested how: ``PythonConsumerPipelineIT`` (shared/examples) runs :func:`consume` with kafka-python's real
+``KafkaConsumer`` (Debian's python3-kafka 2.0.2) and with confluent-kafka's real ``Consumer`` (Debian's
+python3-confluent-kafka 1.7.0) against a Kafka 4.2.2 KRaft broker and the agent jar, writing to a SQLite sink
+that keeps each partition's next offset in its transaction: a member killed (``kill -9``) between its sink and
+its commit, then restarted; sink failures in a group of two; the sink compared with the ground truth. The
+package's tests run it against the real agent with an in-test stand-in for the ``KafkaConsumer`` object alone
+(duplicates, a failing sink, an agent that cannot be reached).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
+
+from ._client import DedupClient
+from ._columns import ID_HEADER
+from ._errors import DedupError
+from ._kafka_consumers import Polled, adapt, fields
+from ._owners import kafka_owner
+from ._types import Item, Verdict
+
+__all__ = ["ID_HEADER", "Sink", "TopicPartition", "consume", "header", "owner"]
+
+log = logging.getLogger(__name__)
+
+
+class TopicPartition(NamedTuple):
+    """A partition, as the sink's offsets are keyed; equal to kafka-python's ``TopicPartition`` of it."""
+
+    topic: str
+    partition: int
+
+
+#: ``sink(records, offsets)``: writes the kept records (the consumer's own record objects, in poll order) and
+#: stores ``offsets``, each partition's next offset, in one transaction. Raising means nothing was written.
+Sink = Callable[[List[Any], Dict[TopicPartition, int]], None]
+
+
+def header(record: Any, name: str) -> str:
+    """The value of the record's last header called ``name``, as UTF-8 text (the last, as ``dict(headers)``
+    and Java's ``lastHeader`` take it); a kafka-python or a confluent-kafka record.
+
+    Raises:
+        ValueError: When the record has no such header, or an empty one: it cannot be deduplicated, and
+            neither skipping nor guessing is right.
+    """
+    topic, partition, offset, _, headers = fields(record)
+    value = dict(headers or ()).get(name)
+    if not value:
+        raise ValueError(
+            f"the record at {kafka_owner(topic, partition, offset)} has no (or an empty) header {name}:"
+            " its producer must set the message's id there"
+        )
+    return value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+def owner(record: Any) -> str:
+    """Where this copy sits: ``topic:partition:offset`` (:func:`dedup_client.kafka_owner`), the same for
+    every read of it, whichever worker reads it; a kafka-python or a confluent-kafka record."""
+    topic, partition, offset, _, _ = fields(record)
+    return kafka_owner(topic, partition, offset)
+
+
+def consume(
+    consumer: Any,
+    ns: str,
+    sink: Sink,
+    *,
+    client: Optional[DedupClient] = None,
+    id_header: str = ID_HEADER,
+    id_of: Optional[Callable[[Any], str]] = None,
+    event_time: bool = False,
+    max_records: int = 500,
+    poll_timeout_ms: int = 1000,
+    failure_backoff: float = 1.0,
+    should_stop: Callable[[], bool] = lambda: False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Polls ``consumer`` until ``should_stop()``: claims each partition's records, hands those that are not
+    duplicates to ``sink`` with the partitions' next offsets, then commits those offsets.
+
+    Args:
+        consumer: A ``kafka.KafkaConsumer`` (kafka-python) or a ``confluent_kafka.Consumer``, subscribed or
+            assigned, with auto-commit off (``enable_auto_commit=False``, ``"enable.auto.commit": False``).
+        ns: The namespace the messages are claimed in.
+        sink: Writes a poll's kept records and stores the offsets, in one transaction (:data:`Sink`).
+        client: The client of the agent beside this consumer; ``None``: ``DedupClient()``, the agent of
+            ``DEDUP_URL`` (default ``http://127.0.0.1:7070``) with ``DEDUP_TOKEN``.
+        id_header: The header the producer puts the message id in.
+        id_of: A record's message id, when the producer puts it elsewhere (a field of the value); never the
+            record key. The owner is always :func:`owner`, so that every worker of a namespace agrees.
+        event_time: Send the record's timestamp (milliseconds) as its event second, for a namespace the
+            agent files by event time.
+        max_records: Records per poll.
+        poll_timeout_ms: How long a poll waits for records.
+        failure_backoff: Seconds to wait after the sink failed, or a claim failed without ``Retry-After``.
+        should_stop: Checked before each poll.
+        sleep: How to wait (tests pass a recorder).
+
+    Raises:
+        ValueError: When a record has no id (:func:`header`), before any record of its poll reaches the sink.
+
+    A failed claim or sink is read again, forever: the loop stops only when ``should_stop()`` says so, or
+    when the consumer raises. A commit that fails (the group rebalanced) raises out of the loop; whoever
+    reads those records next gets ``retry`` for them, and the sink's stored offsets tell it what it wrote.
+    """
+    adapter = adapt(consumer)
+    dedup = client if client is not None else DedupClient()
+    read_id: Callable[[Any], str] = id_of if id_of is not None else (lambda r: header(r, id_header))
+    while not should_stop():
+        polled = adapter.poll(poll_timeout_ms, max_records)
+        kept: List[Any] = []
+        held: List[Item] = []
+        offsets: Dict[TopicPartition, int] = {}
+        firsts: List[Polled] = []
+        waits: List[float] = []
+        batches = [(p, [_item(r, read_id, event_time) for r in p.records]) for p in polled]
+        for p, items in batches:
+            try:
+                verdicts = dedup.claim(ns, items)
+            except DedupError as e:
+                # No verdicts, so nothing may be skipped, nor written twice by accident: read it again.
+                log.warning("claim of %s records of %s failed, reading them again: %s", len(items), p.key, e)
+                adapter.seek(p, p.first_offset)
+                waits.append(e.retry_after if e.retry_after is not None else failure_backoff)
+                continue
+            for record, item, verdict in zip(p.records, items, verdicts):
+                if verdict != Verdict.DUPLICATE:
+                    kept.append(record)
+                    held.append(item)
+            offsets[TopicPartition(p.topic, p.partition)] = p.next_offset
+            firsts.append(p)
+        if offsets:
+            try:
+                sink(kept, dict(offsets))
+            except Exception:  # noqa: BLE001 - any failure of the user's own code
+                log.warning("the sink failed on %s records; releasing and reading them again", len(kept), exc_info=True)
+                _release(dedup, ns, held)
+                for p in firsts:
+                    adapter.seek(p, p.first_offset)
+                waits.append(failure_backoff)
+            else:
+                adapter.commit(offsets)
+        if waits:
+            sleep(max(waits))
+
+
+def _item(record: Any, read_id: Callable[[Any], str], event_time: bool) -> Item:
+    topic, partition, offset, timestamp, _ = fields(record)
+    return Item(read_id(record), kafka_owner(topic, partition, offset), timestamp // 1000 if event_time else None)
+
+
+def _release(dedup: DedupClient, ns: str, held: Sequence[Item]) -> None:
+    if not held:
+        return
+    try:
+        dedup.release(ns, held)
+    except DedupError as e:
+        # Still claimed by these owners: reading them again answers retry, so nothing is lost.
+        log.warning("release failed: %s", e)
