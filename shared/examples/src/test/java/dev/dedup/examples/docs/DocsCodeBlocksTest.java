@@ -17,8 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The code in README.md and docs/ cannot drift from the libraries: every {@code java} block is found, line for
- * line (indentation aside), in a source file the build compiles, and every {@code scala} block compiles with the
- * Scala compiler against this module's classpath (the libraries and Spark 4).
+ * line (indentation aside), in a source file the build compiles; every {@code scala} block compiles with the
+ * Scala compiler against this module's classpath (the libraries and Spark 4); and every {@code python} block of the
+ * README is found in a page whose blocks the Python suite runs ({@code docs/python.md}, {@code
+ * shared/python/README.md}: its {@code test_docs.py}).
  */
 class DocsCodeBlocksTest {
 
@@ -95,6 +97,25 @@ class DocsCodeBlocksTest {
                 missing.isEmpty(),
                 "Java blocks of the docs found in no compiled source (put them, line for line, in a class under"
                         + " shared/*/src, e.g. shared/examples/src/test/java/dev/dedup/examples/docs): " + missing);
+    }
+
+    @Test
+    void everyPythonBlockOfTheReadme_isInAPageThePythonSuiteRuns() throws IOException {
+        List<List<String>> tested = new ArrayList<>();
+        for (Path page : List.of(ROOT.resolve("docs/python.md"), ROOT.resolve("shared/python/README.md"))) {
+            tested.add(significant(Files.readAllLines(page, StandardCharsets.UTF_8)));
+        }
+        List<String> missing = new ArrayList<>();
+        for (Block b : blocks("python")) {
+            if (!b.page().endsWith("README.md") || b.page().startsWith(ROOT.resolve("shared"))) {
+                continue;
+            }
+            List<String> wanted = significant(b.lines());
+            if (tested.stream().noneMatch(s -> Collections.indexOfSubList(s, wanted) >= 0)) {
+                missing.add(b + " (" + wanted.get(0) + " ...)");
+            }
+        }
+        assertTrue(missing.isEmpty(), "README's Python blocks found in no page the Python suite runs: " + missing);
     }
 
     @Test
