@@ -27,6 +27,8 @@ final class Acknowledgements<K, V> {
     private final Map<String, AcknowledgeType> pending = new HashMap<>();
     /** The records of the batch being written that can be acknowledged now, by owner. */
     private final Map<String, ConsumerRecord<K, V>> inFlight = new HashMap<>();
+    /** The records of the batch being written that were renewed and not handed back yet, by owner. */
+    private final Set<String> renewed = new HashSet<>();
 
     Acknowledgements(ShareConsumer<K, V> consumer, DedupingShareConsumer.Listener listener) {
         this.consumer = consumer;
@@ -52,23 +54,26 @@ final class Acknowledgements<K, V> {
     }
 
     /**
-     * Extends the locks of the batch being written: {@code RENEW} each record, commit, and take the renewed records
-     * back from a poll (other records that poll brings are {@code RELEASE}d: this member is busy).
+     * Extends the locks of the batch being written: {@code RENEW} each record held, commit, and take the renewed
+     * records back from a poll (other records that poll brings are {@code RELEASE}d: this member is busy). A renewed
+     * record that poll did not hand back yet is taken back by the next renewal's poll, and renewed from then on.
      */
     void renew() {
-        if (inFlight.isEmpty()) {
+        if (inFlight.isEmpty() && renewed.isEmpty()) {
             return;
         }
-        for (ConsumerRecord<K, V> r : inFlight.values()) {
-            consumer.acknowledge(r, AcknowledgeType.RENEW);
+        if (!inFlight.isEmpty()) {
+            for (ConsumerRecord<K, V> r : inFlight.values()) {
+                consumer.acknowledge(r, AcknowledgeType.RENEW);
+            }
+            renewed.addAll(inFlight.keySet());
+            inFlight.clear();
+            commit();
         }
-        Set<String> renewed = new HashSet<>(inFlight.keySet());
-        inFlight.clear();
-        commit();
         for (ConsumerRecord<K, V> r : consumer.poll(Duration.ZERO)) {
             String owner = LoopSettings.owner(r);
             AcknowledgeType decided = pending.remove(owner);
-            if (renewed.contains(owner)) {
+            if (renewed.remove(owner)) {
                 inFlight.put(owner, r);
             } else {
                 consumer.acknowledge(r, decided != null ? decided : AcknowledgeType.RELEASE);
@@ -87,6 +92,7 @@ final class Acknowledgements<K, V> {
             }
         }
         inFlight.clear();
+        renewed.clear();
     }
 
     /** Commits the acknowledgements, telling the listener of those the broker refused. */
