@@ -1,8 +1,7 @@
 /**
- * Kafka consumer loops that claim before they process: {@link dev.dedup.examples.kafka.DedupingConsumer} (a
- * {@code KafkaConsumer} group reading partitions in order) and {@link dev.dedup.examples.kafka.DedupingShareConsumer}
- * (a share group, KIP-932, where several members read one partition and there is no committed offset to deduplicate
- * on). Both take the message id where the producer put it ({@link dev.dedup.examples.kafka.MessageIds}: a header,
- * never the record key) and the owner from {@link dev.dedup.client.Owners#kafka}, {@code topic:partition:offset}.
+ * The name of the header the examples' producers put the message id in ({@link dev.dedup.examples.kafka.MessageIds}),
+ * for the Spark job. The Kafka consumer loops are a library, {@code dev.dedup:dedup-kafka} ({@link
+ * dev.dedup.kafka.DedupingConsumer}, {@link dev.dedup.kafka.DedupingShareConsumer}); the examples' sink implements
+ * their sink interfaces ({@link dev.dedup.examples.sink.AggregateSink}).
  */
 package dev.dedup.examples.kafka;

@@ -1,5 +1,8 @@
 package dev.dedup.examples.sink;
 
+import dev.dedup.kafka.Delivery;
+import dev.dedup.kafka.OwnedSink;
+import dev.dedup.kafka.TransactionalSink;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -12,6 +15,10 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The examples' output: per-minute counts and sums per app in PostgreSQL ({@code event_counts}), written in one
@@ -23,15 +30,16 @@ import java.util.Map;
  * tells, in the same transaction as the output:
  *
  * <ul>
- *   <li>a consumer reading partitions in order: the next offset applied per partition ({@link #writeRecords});
+ *   <li>a consumer reading partitions in order: the next offset applied per partition ({@link #write(List, Map)}, a
+ *       {@link TransactionalSink});
  *   <li>a Spark query: the last micro-batch id applied ({@link #writeAggregates});
  *   <li>a share group, where one partition's records go to several members in no order: each applied record's owner
- *       ({@link #writeOwned}).
+ *       ({@link #write(List, OwnedSink.Renewal)}, an {@link OwnedSink}).
  * </ul>
  *
  * <p>{@link Audit} sees what each transaction applies (the tests count every id with it); pass {@link Audit#NONE}.
  */
-public final class AggregateSink {
+public final class AggregateSink implements TransactionalSink<String, byte[]>, OwnedSink<String, byte[]> {
 
     /** Called inside the transaction with the ids it applies, before it commits. */
     @FunctionalInterface
@@ -70,28 +78,58 @@ public final class AggregateSink {
     }
 
     /**
-     * A consumer's batch: {@code kept} are the records it processed (verdict new or retry), {@code nextOffsets} one
-     * past the last offset it read per partition (duplicates included). Records below the next offset already
-     * stored for their partition were applied by an earlier transaction and are skipped.
-     *
-     * @return how many records were applied (the rest had been)
+     * A consumer's batch ({@link TransactionalSink}): {@code kept} are the records the loop kept (verdict new or
+     * retry), {@code nextOffsets} one past the last offset it read per partition (duplicates included). Records
+     * below the next offset already stored for their partition were applied by an earlier transaction and are
+     * skipped; the greater next offsets are stored in the same transaction as the counts.
      */
-    public int writeRecords(String topic, List<Event> kept, Map<Integer, Long> nextOffsets) throws SQLException {
+    @Override
+    public void write(List<ConsumerRecord<String, byte[]>> kept, Map<TopicPartition, Long> nextOffsets)
+            throws SQLException {
+        List<Event> events = new ArrayList<>(kept.size());
+        for (ConsumerRecord<String, byte[]> r : kept) {
+            events.add(Event.of(r));
+        }
+        writeRecords(events, nextOffsets);
+    }
+
+    /** The next offsets {@link #write(List, Map)} stored: where a consumer assigned these partitions starts. */
+    @Override
+    public Map<TopicPartition, Long> storedOffsets(Collection<TopicPartition> partitions) throws SQLException {
+        Map<TopicPartition, Long> stored = new HashMap<>();
+        try (Connection c = DriverManager.getConnection(jdbcUrl);
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT topic, kafka_partition, next_offset FROM sink_offsets WHERE topic = ANY (?)")) {
+            s.setArray(1, c.createArrayOf("text", topics(partitions).toArray()));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    TopicPartition tp = new TopicPartition(rs.getString(1), rs.getInt(2));
+                    if (partitions.contains(tp)) {
+                        stored.put(tp, rs.getLong(3));
+                    }
+                }
+            }
+        }
+        return stored;
+    }
+
+    private void writeRecords(List<Event> kept, Map<TopicPartition, Long> nextOffsets) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl)) {
             c.setAutoCommit(false);
-            Map<Integer, Long> stored = new HashMap<>();
-            try (PreparedStatement lock = c.prepareStatement(
-                    "SELECT kafka_partition, next_offset FROM sink_offsets WHERE topic = ? FOR UPDATE")) {
-                lock.setString(1, topic);
+            Map<TopicPartition, Long> stored = new HashMap<>();
+            try (PreparedStatement lock = c.prepareStatement("SELECT topic, kafka_partition, next_offset FROM"
+                    + " sink_offsets WHERE topic = ANY (?) ORDER BY topic, kafka_partition FOR UPDATE")) {
+                lock.setArray(
+                        1, c.createArrayOf("text", topics(nextOffsets.keySet()).toArray()));
                 try (ResultSet rs = lock.executeQuery()) {
                     while (rs.next()) {
-                        stored.put(rs.getInt(1), rs.getLong(2));
+                        stored.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
                     }
                 }
             }
             List<Event> fresh = new ArrayList<>();
             for (Event e : kept) {
-                if (e.offset() >= stored.getOrDefault(e.partition(), 0L)) {
+                if (e.offset() >= stored.getOrDefault(new TopicPartition(e.topic(), e.partition()), 0L)) {
                     fresh.add(e);
                 }
             }
@@ -100,9 +138,9 @@ public final class AggregateSink {
                     "INSERT INTO sink_offsets (topic, kafka_partition, next_offset) VALUES (?, ?, ?) ON CONFLICT"
                             + " (topic, kafka_partition) DO UPDATE SET next_offset ="
                             + " GREATEST(sink_offsets.next_offset, EXCLUDED.next_offset)")) {
-                for (Map.Entry<Integer, Long> e : nextOffsets.entrySet()) {
-                    up.setString(1, topic);
-                    up.setInt(2, e.getKey());
+                for (Map.Entry<TopicPartition, Long> e : nextOffsets.entrySet()) {
+                    up.setString(1, e.getKey().topic());
+                    up.setInt(2, e.getKey().partition());
                     up.setLong(3, e.getValue());
                     up.addBatch();
                 }
@@ -110,8 +148,13 @@ public final class AggregateSink {
             }
             audit.applied(c, fresh.stream().map(Event::id).toList());
             c.commit();
-            return fresh.size();
         }
+    }
+
+    private static Set<String> topics(Collection<TopicPartition> partitions) {
+        Set<String> topics = new TreeSet<>();
+        partitions.forEach(tp -> topics.add(tp.topic()));
+        return topics;
     }
 
     /**
@@ -148,12 +191,22 @@ public final class AggregateSink {
     }
 
     /**
-     * A share-group member's batch: each record is applied once per owner ({@code topic:partition:offset}); a record
-     * delivered again whose output was written is counted in {@code sink_owners.attempts} and not applied again.
-     *
-     * @return how many records were applied (the rest had been)
+     * A share-group member's batch ({@link OwnedSink}): each record is applied once per owner ({@code
+     * topic:partition:offset}); a record delivered again whose output was written is counted in {@code
+     * sink_owners.attempts} and not applied again. It leaves the locks alone: one transaction takes far less than a
+     * lock's duration.
      */
-    public int writeOwned(List<Event> kept) throws SQLException {
+    @Override
+    public void write(List<Delivery<String, byte[]>> kept, OwnedSink.Renewal renewal) throws SQLException {
+        List<Event> events = new ArrayList<>(kept.size());
+        for (Delivery<String, byte[]> d : kept) {
+            ConsumerRecord<String, byte[]> r = d.record();
+            events.add(Event.parse(d.id(), r.value(), r.topic(), r.partition(), r.offset()));
+        }
+        writeOwned(events);
+    }
+
+    private void writeOwned(List<Event> kept) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl)) {
             c.setAutoCommit(false);
             List<Event> fresh = new ArrayList<>();
@@ -175,7 +228,6 @@ public final class AggregateSink {
             addEvents(c, fresh);
             audit.applied(c, fresh.stream().map(Event::id).toList());
             c.commit();
-            return fresh.size();
         }
     }
 

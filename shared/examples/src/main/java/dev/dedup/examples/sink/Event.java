@@ -1,7 +1,9 @@
 package dev.dedup.examples.sink;
 
 import dev.dedup.client.Owners;
+import dev.dedup.kafka.MessageIds;
 import java.nio.charset.StandardCharsets;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * One message of the examples' stream as read from Kafka: the producer's transaction id (its {@code message-id}
@@ -15,6 +17,11 @@ public record Event(String id, String app, long eventMillis, long amount, String
     public static Event parse(String id, byte[] value, String topic, int partition, long offset) {
         String[] f = new String(value, StandardCharsets.UTF_8).split(",", 3);
         return new Event(id, f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), topic, partition, offset);
+    }
+
+    /** The event a record of the examples' topics holds, its id from the {@code message-id} header. */
+    public static Event of(ConsumerRecord<String, byte[]> r) {
+        return parse(MessageIds.header(r, MessageIds.DEFAULT_HEADER), r.value(), r.topic(), r.partition(), r.offset());
     }
 
     public static String value(String app, long eventMillis, long amount) {

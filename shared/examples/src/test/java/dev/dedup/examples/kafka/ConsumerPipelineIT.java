@@ -32,9 +32,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The example {@link DedupingConsumer} (a {@code KafkaConsumer} group: claim, process, commit) against a real KRaft
- * broker, the real agent jar (embedded store on one node; two Redis shards with two agents and two consumers) and a
- * real PostgreSQL sink, under the faults such pipelines have. Each test ends with the sink compared to the ground
+ * The library's {@link dev.dedup.kafka.DedupingConsumer} (a {@code KafkaConsumer} group: claim, process, commit)
+ * against a real KRaft broker, the real agent jar (embedded store on one node; two Redis shards with two agents and
+ * two consumers) and a real PostgreSQL sink, under the faults such pipelines have. Each test ends with the sink compared to the ground
  * truth: 0 lost, 0 counted twice.
  */
 class ConsumerPipelineIT {
@@ -92,6 +92,26 @@ class ConsumerPipelineIT {
             run.awaitSinkCaughtUp();
             Members.Counts counts = run.finish();
             assertTrue(counts.retried() > 0, "the re-read batch answered retry: " + counts);
+        }
+    }
+
+    /**
+     * The same kill, with the sink telling the loop its stored offsets ({@code TransactionalSink.storedOffsets}): the
+     * restarted consumer seeks past the batch whose output was written and not committed, so nothing is read again.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = Store.class,
+            names = {"EMBEDDED"})
+    void consumerKilledBeforeItsOffsetCommitResumesWhereTheSinksOffsetsEnd(Store store) throws Exception {
+        try (Run run = new Run("resume", store)) {
+            ChildJvm a = run.start(0, "pauseBeforeCommit=3", "resumeFromSink");
+            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
+            a.kill9();
+            run.start(0, "resumeFromSink");
+            run.awaitSinkCaughtUp();
+            Members.Counts counts = run.finish();
+            assertEquals(0, counts.retried(), "the written batch was not read again: " + counts);
         }
     }
 

@@ -1,28 +1,34 @@
 package dev.dedup.examples.testing;
 
 import dev.dedup.client.Claims;
-import dev.dedup.examples.kafka.DedupingConsumer;
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.examples.sink.Event;
+import dev.dedup.kafka.DedupingConsumer;
+import dev.dedup.kafka.MessageIds;
+import dev.dedup.kafka.TransactionalSink;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * One member of a consumer group, in its own JVM so that a test can {@code kill -9} it: the example's
+ * One member of a consumer group, in its own JVM so that a test can {@code kill -9} it: the library's
  * {@link DedupingConsumer} writing to the example's {@link AggregateSink}, plus the faults a test asks for.
  *
- * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [fail=N] [pauseBeforeCommit=K]}. {@code
+ * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [fail=N] [pauseBeforeCommit=K] [resumeFromSink]}. {@code
  * fail=N}: processing fails once for every batch holding an id whose hash is a multiple of N. {@code
- * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed. Its
- * agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
+ * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed.
+ * {@code resumeFromSink}: on assignment, seek to the offsets the sink stored (and print {@code RESUMING}). Its agent
+ * is the one {@code DEDUP_URL} names, as a consumer pod's is.
  */
 public final class ConsumerMember {
 
@@ -34,11 +40,16 @@ public final class ConsumerMember {
         String ns = args[4];
         int failEvery = 0;
         int pauseAt = -1;
+        boolean resumeFromSink = false;
         for (int i = 5; i < args.length; i++) {
             if (args[i].startsWith("fail=")) {
                 failEvery = Integer.parseInt(args[i].substring(5));
             } else if (args[i].startsWith("pauseBeforeCommit=")) {
                 pauseAt = Integer.parseInt(args[i].substring(18));
+            } else if (args[i].equals("resumeFromSink")) {
+                resumeFromSink = true;
+            } else {
+                throw new IllegalArgumentException(args[i]);
             }
         }
         Properties p = new Properties();
@@ -52,27 +63,49 @@ public final class ConsumerMember {
                 new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
 
         AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
-        Claims claims = Claims.fromEnvironment(ns); // the agent of DEDUP_URL, as a pod gives it
         Set<String> failedOnce = new HashSet<>();
         int fail = failEvery;
         int pause = pauseAt;
-        DedupingConsumer loop = new DedupingConsumer(
-                consumer,
-                topic,
-                claims,
-                MessageIds.fromHeader(MessageIds.DEFAULT_HEADER),
-                (List<Event> kept, Map<Integer, Long> next) -> {
-                    if (fail > 0) {
-                        for (Event e : kept) {
-                            if (Math.floorMod(e.id().hashCode(), fail) == 0 && failedOnce.add(e.id())) {
-                                System.out.println("FAILED batch holding " + e.id());
-                                throw new IllegalStateException("processing failed (injected)");
-                            }
-                        }
+        TransactionalSink<String, byte[]> write = (kept, next) -> {
+            if (fail > 0) {
+                for (ConsumerRecord<String, byte[]> r : kept) {
+                    String id = MessageIds.header(r, MessageIds.DEFAULT_HEADER);
+                    if (Math.floorMod(id.hashCode(), fail) == 0 && failedOnce.add(id)) {
+                        System.out.println("FAILED batch holding " + id);
+                        throw new IllegalStateException("processing failed (injected)");
                     }
-                    sink.writeRecords(topic, kept, next);
-                },
-                new DedupingConsumer.Listener() {
+                }
+            }
+            sink.write(kept, next);
+        };
+        // Without resumeFromSink the loop starts where Kafka's committed offsets say, so that a batch written and
+        // not committed is read again and answered retry; with it, the loop also seeks to the sink's offsets.
+        TransactionalSink<String, byte[]> target = !resumeFromSink
+                ? write
+                : new TransactionalSink<>() {
+                    @Override
+                    public void write(List<ConsumerRecord<String, byte[]>> kept, Map<TopicPartition, Long> next)
+                            throws Exception {
+                        write.write(kept, next);
+                    }
+
+                    @Override
+                    public Map<TopicPartition, Long> storedOffsets(Collection<TopicPartition> partitions)
+                            throws Exception {
+                        Map<TopicPartition, Long> stored = sink.storedOffsets(partitions);
+                        System.out.println("RESUMING at "
+                                + new TreeMap<>(stored.entrySet().stream()
+                                        .collect(
+                                                Collectors.toMap(e -> e.getKey().toString(), Map.Entry::getValue))));
+                        return stored;
+                    }
+                };
+        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(
+                        consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
+                .topics(topic)
+                .idFromHeader(MessageIds.DEFAULT_HEADER)
+                .sink(target)
+                .listener(new DedupingConsumer.Listener() {
                     @Override
                     public void claimed(int fresh, int retried, int duplicates) {
                         System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
@@ -95,7 +128,8 @@ public final class ConsumerMember {
                             }
                         }
                     }
-                });
+                })
+                .build();
         Thread worker = new Thread(loop, "consumer-loop");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             loop.stop();

@@ -1,11 +1,11 @@
 package dev.dedup.examples.testing;
 
 import dev.dedup.client.Claims;
-import dev.dedup.examples.kafka.DedupingShareConsumer;
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.examples.sink.Event;
-import java.util.List;
+import dev.dedup.kafka.DedupingShareConsumer;
+import dev.dedup.kafka.Delivery;
+import dev.dedup.kafka.MessageIds;
+import dev.dedup.kafka.OwnedSink;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
@@ -13,8 +13,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * One member of a share group in its own JVM: the example's {@link DedupingShareConsumer} writing to the example's
- * {@link AggregateSink#writeOwned}, plus the faults a test asks for.
+ * One member of a share group in its own JVM: the library's {@link DedupingShareConsumer} writing to the example's
+ * {@link AggregateSink}, an {@link OwnedSink}, plus the faults a test asks for.
  *
  * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [options]}: {@code fail=N} (processing fails on
  * a record's first delivery when its id's hash is a multiple of N); {@code pauseBeforeAck=K} (after the K-th batch's
@@ -54,46 +54,43 @@ public final class ShareMember {
         KafkaShareConsumer<String, byte[]> consumer =
                 new KafkaShareConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
-        Claims claims = Claims.fromEnvironment(ns); // the agent of DEDUP_URL, as a pod gives it
         int failEvery = fail;
         int pause = pauseAt;
         int stall = stallAt;
         long stallFor = stallMs;
         boolean renewing = renew;
         int[] batch = {0};
-        DedupingShareConsumer loop = new DedupingShareConsumer(
-                consumer,
-                topic,
-                claims,
-                MessageIds.fromHeader(MessageIds.DEFAULT_HEADER),
-                (List<Event> kept, List<Short> deliveries, DedupingShareConsumer.Renewal renewal) -> {
-                    batch[0]++;
-                    if (failEvery > 0) {
-                        for (int i = 0; i < kept.size(); i++) {
-                            if (deliveries.get(i) == 1
-                                    && Math.floorMod(kept.get(i).id().hashCode(), failEvery) == 0) {
-                                System.out.println(
-                                        "FAILED batch holding " + kept.get(i).id());
-                                throw new IllegalStateException("processing failed (injected)");
-                            }
-                        }
+        OwnedSink<String, byte[]> faulty = (kept, renewal) -> {
+            batch[0]++;
+            if (failEvery > 0) {
+                for (Delivery<String, byte[]> d : kept) {
+                    if (d.deliveryCount() == 1 && Math.floorMod(d.id().hashCode(), failEvery) == 0) {
+                        System.out.println("FAILED batch holding " + d.id());
+                        throw new IllegalStateException("processing failed (injected)");
                     }
-                    if (batch[0] == stall && !kept.isEmpty()) {
-                        System.out.println("STALLING " + kept.size() + " records for " + stallFor + " ms"
-                                + (renewing ? ", renewing the locks" : ""));
-                        long until = System.currentTimeMillis() + stallFor;
-                        while (System.currentTimeMillis() < until) {
-                            Thread.sleep(Math.min(1_000, Math.max(1, until - System.currentTimeMillis())));
-                            if (renewing) {
-                                renewal.renew();
-                            }
-                        }
-                        System.out.println("STALLED done");
+                }
+            }
+            if (batch[0] == stall && !kept.isEmpty()) {
+                System.out.println("STALLING " + kept.size() + " records for " + stallFor + " ms"
+                        + (renewing ? ", renewing the locks" : ""));
+                long until = System.currentTimeMillis() + stallFor;
+                while (System.currentTimeMillis() < until) {
+                    Thread.sleep(Math.min(1_000, Math.max(1, until - System.currentTimeMillis())));
+                    if (renewing) {
+                        renewal.renew();
                     }
-                    int applied = sink.writeOwned(kept);
-                    System.out.println("PROCESSED " + kept.size() + " applied " + applied);
-                },
-                new DedupingShareConsumer.Listener() {
+                }
+                System.out.println("STALLED done");
+            }
+            sink.write(kept, renewal);
+            System.out.println("PROCESSED " + kept.size());
+        };
+        DedupingShareConsumer<String, byte[]> loop = DedupingShareConsumer.builder(
+                        consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
+                .topics(topic)
+                .idFromHeader(MessageIds.DEFAULT_HEADER)
+                .sink(faulty)
+                .listener(new DedupingShareConsumer.Listener() {
                     @Override
                     public void claimed(int fresh, int retried, int duplicates) {
                         System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
@@ -121,7 +118,8 @@ public final class ShareMember {
                             }
                         }
                     }
-                });
+                })
+                .build();
         Thread worker = new Thread(loop, "share-loop");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             loop.stop();

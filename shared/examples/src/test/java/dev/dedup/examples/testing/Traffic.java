@@ -1,7 +1,7 @@
 package dev.dedup.examples.testing;
 
-import dev.dedup.examples.kafka.MessageIds;
 import dev.dedup.examples.sink.Event;
+import dev.dedup.kafka.MessageIds;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;

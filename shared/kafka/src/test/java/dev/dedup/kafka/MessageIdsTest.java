@@ -1,4 +1,4 @@
-package dev.dedup.examples.kafka;
+package dev.dedup.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,0 +1,302 @@
+package dev.dedup.kafka;
+
+import dev.dedup.client.Claims;
+import dev.dedup.wire.Item;
+import dev.dedup.wire.Verdict;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+
+/**
+ * A {@code KafkaConsumer} poll loop that claims each batch at the agent before the sink sees it.
+ *
+ * <pre>{@code
+ * KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props); // enable.auto.commit=false
+ * DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(consumer, Claims.fromEnvironment("clicks"))
+ *         .topics("clicks")
+ *         .idFromHeader("message-id")
+ *         .sink(sink) // a TransactionalSink: the output and the next offsets in one transaction
+ *         .build();
+ * Runtime.getRuntime().addShutdownHook(new Thread(loop::stop));
+ * loop.run();
+ * }</pre>
+ *
+ * <p>Each poll:
+ *
+ * <ol>
+ *   <li>claim every record: its message id (a header, never the record key: {@link MessageIds}), its owner {@code
+ *       topic:partition:offset} ({@link dev.dedup.client.Owners#kafka}), its timestamp in seconds as event time;
+ *   <li>hand the records answered {@code NEW} or {@code RETRY} to the {@link TransactionalSink}; {@code DUPLICATE}
+ *       ones (another copy of the message, at another offset, is claimed) are skipped;
+ *   <li>{@code commitSync} the next offsets.
+ * </ol>
+ *
+ * <p>When the sink throws, the loop releases the kept records' claims (so that their redelivery, or another copy
+ * meanwhile, is {@code NEW}) and seeks back to the batch's first offsets. {@code RETRY} means the same copy was read
+ * before, by this consumer or by the one that had the partition before a crash or a rebalance, and its output may or
+ * may not be written: the sink decides by the offsets it stored ({@link TransactionalSink}). When partitions are
+ * assigned the loop seeks to the offsets the sink stored, if it tells them ({@link
+ * TransactionalSink#storedOffsets}).
+ *
+ * <p>The loop runs on the thread that calls {@link #run()}, as a {@code KafkaConsumer} must, and closes the
+ * consumer when it ends.
+ *
+ * @param <K> the records' key type
+ * @param <V> the records' value type
+ */
+public final class DedupingConsumer<K, V> implements Runnable {
+
+    /** What the loop did, for logs, metrics and tests; every method runs on the loop's thread. */
+    public interface Listener {
+        /** A listener that does nothing. */
+        Listener NONE = new Listener() {};
+
+        /** After each batch's claims: how many records were answered each verdict. */
+        default void claimed(int fresh, int retried, int duplicates) {}
+
+        /** After the sink failed on a batch: how many of its kept claims were released. */
+        default void released(int released) {}
+
+        /** After the sink wrote batch number {@code batch} (from 1) and before its offsets are committed. */
+        default void beforeCommit(int batch) {}
+    }
+
+    private final Consumer<K, V> consumer;
+    private final LoopSettings<K, V> settings;
+    private final TransactionalSink<K, V> sink;
+    private final Listener listener;
+    private volatile boolean running = true;
+
+    private DedupingConsumer(
+            Consumer<K, V> consumer, LoopSettings<K, V> settings, TransactionalSink<K, V> sink, Listener listener) {
+        this.consumer = consumer;
+        this.settings = settings;
+        this.sink = sink;
+        this.listener = listener;
+    }
+
+    /**
+     * A builder for a loop on {@code consumer} (with {@code enable.auto.commit=false}: the loop commits) claiming
+     * with {@code claims}, e.g. {@code Claims.fromEnvironment("clicks")}: the agent the pod's {@code DEDUP_URL}
+     * names, in namespace {@code clicks}.
+     */
+    public static <K, V> Builder<K, V> builder(Consumer<K, V> consumer, Claims claims) {
+        return new Builder<>(consumer, claims);
+    }
+
+    /**
+     * Subscribes to the topics and runs the loop until {@link #stop()}, then closes the consumer.
+     *
+     * @throws UncheckedIOException when the agent did not answer within the claims' patience, or rejected a call;
+     *     nothing was skipped: the batch's offsets are not committed and it is read again on restart
+     * @throws IllegalArgumentException when a record has no id (a missing header: {@link MessageIds#header})
+     */
+    @Override
+    public void run() {
+        consumer.subscribe(settings.topics, new SeekToStoredOffsets());
+        int batches = 0;
+        try {
+            while (running) {
+                ConsumerRecords<K, V> records = consumer.poll(settings.pollTimeout);
+                if (!records.isEmpty()) {
+                    batches = handle(records, batches);
+                }
+            }
+        } catch (WakeupException stopping) {
+            // stop() was called
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            throw new UncheckedIOException("claiming at the agent failed; nothing was skipped", e);
+        } finally {
+            consumer.close();
+        }
+    }
+
+    /** Claims, writes and commits one batch; returns the number of batches written so far. */
+    private int handle(ConsumerRecords<K, V> records, int batches) throws IOException, InterruptedException {
+        List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
+        List<Item> items = new ArrayList<>(records.count());
+        Map<TopicPartition, Long> first = new HashMap<>();
+        Map<TopicPartition, Long> next = new LinkedHashMap<>();
+        for (ConsumerRecord<K, V> r : records) {
+            all.add(r);
+            items.add(settings.item(r));
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            first.putIfAbsent(tp, r.offset());
+            next.put(tp, r.offset() + 1);
+        }
+        List<Verdict> verdicts = settings.claims.claim(items); // waits out an agent restart; throws past patience
+        List<ConsumerRecord<K, V>> kept = new ArrayList<>();
+        List<Item> keptItems = new ArrayList<>();
+        int fresh = 0;
+        for (int i = 0; i < verdicts.size(); i++) {
+            Verdict v = verdicts.get(i);
+            if (v != Verdict.DUPLICATE) {
+                kept.add(all.get(i));
+                keptItems.add(items.get(i));
+                fresh += v == Verdict.NEW ? 1 : 0;
+            }
+        }
+        listener.claimed(fresh, kept.size() - fresh, verdicts.size() - kept.size());
+        try {
+            sink.write(kept, next);
+        } catch (Exception failed) {
+            listener.released(settings.claims.release(keptItems));
+            first.forEach(consumer::seek);
+            return batches;
+        }
+        listener.beforeCommit(++batches);
+        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        next.forEach((tp, o) -> commit.put(tp, new OffsetAndMetadata(o)));
+        consumer.commitSync(commit);
+        return batches;
+    }
+
+    /** Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. */
+    public void stop() {
+        running = false;
+        consumer.wakeup();
+    }
+
+    /** Starts each assigned partition where the sink's output ends, when the sink tells. */
+    private final class SeekToStoredOffsets implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return;
+            }
+            Map<TopicPartition, Long> stored;
+            try {
+                stored = sink.storedOffsets(partitions);
+            } catch (Exception e) {
+                throw new IllegalStateException("the sink's stored offsets of " + partitions + " could not be read", e);
+            }
+            for (TopicPartition tp : partitions) {
+                Long offset = stored.get(tp);
+                if (offset != null) {
+                    consumer.seek(tp, offset);
+                }
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            // every written batch is committed before the next poll: nothing is pending
+        }
+    }
+
+    /**
+     * Settings of a {@link DedupingConsumer}; {@link #topics}, an id ({@link #idFromHeader} or {@link #id}) and a
+     * {@link #sink} are required. Checked in {@link #build()}.
+     *
+     * @param <K> the records' key type
+     * @param <V> the records' value type
+     */
+    public static final class Builder<K, V> {
+        private final Consumer<K, V> consumer;
+        private final Claims claims;
+        private List<String> topics;
+        private Function<? super ConsumerRecord<K, V>, String> idOf;
+        private String idHeader;
+        private String idGiven;
+        private boolean eventTime = true;
+        private TransactionalSink<K, V> sink;
+        private Listener listener = Listener.NONE;
+        private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
+
+        private Builder(Consumer<K, V> consumer, Claims claims) {
+            this.consumer = consumer;
+            this.claims = claims;
+        }
+
+        /** The topics to subscribe to; at least one. */
+        public Builder<K, V> topics(String... topics) {
+            this.topics = topics == null ? null : Arrays.asList(topics);
+            return this;
+        }
+
+        /** The topics to subscribe to; at least one. */
+        public Builder<K, V> topics(Collection<String> topics) {
+            this.topics = topics == null ? null : new ArrayList<>(topics);
+            return this;
+        }
+
+        /** Each record's message id is the UTF-8 value of its header {@code name} ({@link MessageIds#header}). */
+        public Builder<K, V> idFromHeader(String name) {
+            this.idHeader = name;
+            this.idOf = null;
+            this.idGiven = "idFromHeader";
+            return this;
+        }
+
+        /**
+         * Each record's message id, where its producer put it (e.g. a field of the value); never the record key,
+         * which most topics share between many messages ({@link MessageIds}).
+         */
+        public Builder<K, V> id(Function<? super ConsumerRecord<K, V>, String> idOf) {
+            this.idOf = idOf;
+            this.idHeader = null;
+            this.idGiven = "id";
+            return this;
+        }
+
+        /**
+         * Whether to send the record's timestamp (seconds, at least 1) as the event time the agent's window is kept
+         * by; true by default. Turn it off when the timestamps are not the same in every copy of a message.
+         */
+        public Builder<K, V> eventTime(boolean fromTimestamp) {
+            this.eventTime = fromTimestamp;
+            return this;
+        }
+
+        /** Where the kept records go, with the next offsets, in one transaction. */
+        public Builder<K, V> sink(TransactionalSink<K, V> sink) {
+            this.sink = sink;
+            return this;
+        }
+
+        /** What to tell about each batch; {@link Listener#NONE} by default. */
+        public Builder<K, V> listener(Listener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        /** How long each poll waits for records; 500 ms by default. */
+        public Builder<K, V> pollTimeout(Duration timeout) {
+            this.pollTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The loop.
+         *
+         * @throws IllegalArgumentException naming the setting that is missing or not valid
+         */
+        public DedupingConsumer<K, V> build() {
+            String loop = "DedupingConsumer";
+            LoopSettings<K, V> settings = new LoopSettings<>(
+                    loop, consumer, "consumer", claims, topics, idOf, idHeader, idGiven, eventTime, pollTimeout);
+            return new DedupingConsumer<>(
+                    consumer,
+                    settings,
+                    LoopSettings.required(sink, loop, "sink"),
+                    LoopSettings.required(listener, loop, "listener"));
+        }
+    }
+}

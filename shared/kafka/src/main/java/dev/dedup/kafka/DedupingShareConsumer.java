@@ -1,0 +1,284 @@
+package dev.dedup.kafka;
+
+import dev.dedup.client.Claims;
+import dev.dedup.wire.Item;
+import dev.dedup.wire.Verdict;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.ShareConsumer;
+import org.apache.kafka.common.errors.WakeupException;
+
+/**
+ * A {@code KafkaShareConsumer} loop (share groups, KIP-932, with {@code share.acknowledgement.mode=explicit}) that
+ * claims each delivery at the agent before the sink sees it.
+ *
+ * <pre>{@code
+ * KafkaShareConsumer<String, byte[]> consumer = new KafkaShareConsumer<>(props); // acknowledgement mode explicit
+ * DedupingShareConsumer<String, byte[]> loop =
+ *         DedupingShareConsumer.builder(consumer, Claims.fromEnvironment("orders"))
+ *                 .topics("orders")
+ *                 .idFromHeader("message-id")
+ *                 .sink(sink) // an OwnedSink: applies each owner once
+ *                 .build();
+ * Runtime.getRuntime().addShutdownHook(new Thread(loop::stop));
+ * loop.run();
+ * }</pre>
+ *
+ * <p>Several members read one partition, a record whose acquisition lock runs out is delivered again (possibly to
+ * another member), and there is no committed offset to compare with: the owner of a record is where it sits, {@code
+ * topic:partition:offset} ({@link dev.dedup.client.Owners#kafka}), whoever it is delivered to. Each poll:
+ *
+ * <ul>
+ *   <li>{@code DUPLICATE} (another copy, at another offset, is claimed): {@code ACCEPT} without the sink;
+ *   <li>{@code NEW} or {@code RETRY} (delivered again after a lock ran out): the {@link OwnedSink}, then {@code
+ *       ACCEPT};
+ *   <li>the sink failed: release the claims, <b>then</b> {@code RELEASE} the records, so that their next delivery
+ *       is {@code NEW};
+ *   <li>{@code commitSync()}.
+ * </ul>
+ *
+ * <p>A record delivered again after its lock ran out is {@code RETRY} and written again, by design: the member that
+ * had it may have died before writing anything. When that member was only slow, both outputs reach the sink, whose
+ * owner key absorbs the second. Renewing the locks while writing ({@link OwnedSink.Renewal}) keeps a slow member's
+ * records from going elsewhere.
+ *
+ * <p>The loop runs on the thread that calls {@link #run()} and closes the consumer when it ends.
+ *
+ * @param <K> the records' key type
+ * @param <V> the records' value type
+ */
+public final class DedupingShareConsumer<K, V> implements Runnable {
+
+    /** What the loop did, for logs, metrics and tests; every method runs on the loop's thread. */
+    public interface Listener {
+        /** A listener that does nothing. */
+        Listener NONE = new Listener() {};
+
+        /** After each poll's claims: how many records were answered each verdict. */
+        default void claimed(int fresh, int retried, int duplicates) {}
+
+        /** After the sink failed on a batch: how many of its kept claims were released. */
+        default void released(int released) {}
+
+        /**
+         * Acknowledgements the broker refused on {@code partitions} partitions: the lock had run out and the records
+         * went elsewhere (their output, if written, is absorbed by the sink's owner key).
+         */
+        default void acknowledgementsRefused(int partitions, String reason) {}
+
+        /** After the sink wrote batch number {@code batch} (from 1) and before it is acknowledged. */
+        default void beforeAcknowledge(int batch) {}
+    }
+
+    private final ShareConsumer<K, V> consumer;
+    private final LoopSettings<K, V> settings;
+    private final OwnedSink<K, V> sink;
+    private final Listener listener;
+    private final Acknowledgements<K, V> acks;
+    private volatile boolean running = true;
+
+    private DedupingShareConsumer(
+            ShareConsumer<K, V> consumer, LoopSettings<K, V> settings, OwnedSink<K, V> sink, Listener listener) {
+        this.consumer = consumer;
+        this.settings = settings;
+        this.sink = sink;
+        this.listener = listener;
+        this.acks = new Acknowledgements<>(consumer, listener);
+    }
+
+    /**
+     * A builder for a loop on {@code consumer} (with {@code share.acknowledgement.mode=explicit}) claiming with
+     * {@code claims}, e.g. {@code Claims.fromEnvironment("orders")}: the agent the pod's {@code DEDUP_URL} names, in
+     * namespace {@code orders}.
+     */
+    public static <K, V> Builder<K, V> builder(ShareConsumer<K, V> consumer, Claims claims) {
+        return new Builder<>(consumer, claims);
+    }
+
+    /**
+     * Subscribes to the topics and runs the loop until {@link #stop()}, then closes the consumer.
+     *
+     * @throws UncheckedIOException when the agent did not answer within the claims' patience, or rejected a call;
+     *     nothing was skipped: the records not acknowledged are delivered again
+     * @throws IllegalArgumentException when a record has no id (a missing header: {@link MessageIds#header})
+     */
+    @Override
+    public void run() {
+        consumer.subscribe(settings.topics);
+        int batches = 0;
+        try {
+            while (running) {
+                batches = handle(consumer.poll(settings.pollTimeout), batches);
+            }
+        } catch (WakeupException stopping) {
+            // stop() was called
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            throw new UncheckedIOException("claiming at the agent failed; nothing was skipped", e);
+        } finally {
+            consumer.close();
+        }
+    }
+
+    /** Claims, writes and acknowledges one poll's records; returns the number of batches written so far. */
+    private int handle(ConsumerRecords<K, V> records, int batches) throws IOException, InterruptedException {
+        List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
+        List<Item> items = new ArrayList<>(records.count());
+        for (ConsumerRecord<K, V> r : records) {
+            if (!acks.acknowledgedIfDecided(r)) {
+                all.add(r);
+                items.add(settings.item(r));
+            }
+        }
+        if (all.isEmpty()) {
+            if (!records.isEmpty()) {
+                acks.commit();
+            }
+            return batches;
+        }
+        List<Verdict> verdicts = settings.claims.claim(items);
+        List<Delivery<K, V>> kept = new ArrayList<>();
+        List<Item> keptItems = new ArrayList<>();
+        int fresh = 0;
+        for (int i = 0; i < all.size(); i++) {
+            ConsumerRecord<K, V> r = all.get(i);
+            if (verdicts.get(i) == Verdict.DUPLICATE) {
+                consumer.acknowledge(r, AcknowledgeType.ACCEPT); // another copy is (being) written
+                continue;
+            }
+            fresh += verdicts.get(i) == Verdict.NEW ? 1 : 0;
+            Item item = items.get(i);
+            kept.add(
+                    new Delivery<>(r, item.id(), item.owner(), r.deliveryCount().orElse((short) 1)));
+            keptItems.add(item);
+        }
+        listener.claimed(fresh, kept.size() - fresh, all.size() - kept.size());
+        acks.holding(kept);
+        AcknowledgeType outcome = AcknowledgeType.ACCEPT;
+        try {
+            sink.write(kept, acks::renew);
+            listener.beforeAcknowledge(++batches);
+        } catch (Exception failed) {
+            listener.released(settings.claims.release(keptItems)); // first the claims, so the redelivery is NEW
+            outcome = AcknowledgeType.RELEASE;
+        }
+        acks.acknowledge(kept, outcome);
+        acks.commit();
+        return batches;
+    }
+
+    /** Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. */
+    public void stop() {
+        running = false;
+        consumer.wakeup();
+    }
+
+    /**
+     * Settings of a {@link DedupingShareConsumer}; {@link #topics}, an id ({@link #idFromHeader} or {@link #id}) and
+     * a {@link #sink} are required. Checked in {@link #build()}.
+     *
+     * @param <K> the records' key type
+     * @param <V> the records' value type
+     */
+    public static final class Builder<K, V> {
+        private final ShareConsumer<K, V> consumer;
+        private final Claims claims;
+        private List<String> topics;
+        private Function<? super ConsumerRecord<K, V>, String> idOf;
+        private String idHeader;
+        private String idGiven;
+        private boolean eventTime = true;
+        private OwnedSink<K, V> sink;
+        private Listener listener = Listener.NONE;
+        private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
+
+        private Builder(ShareConsumer<K, V> consumer, Claims claims) {
+            this.consumer = consumer;
+            this.claims = claims;
+        }
+
+        /** The topics to subscribe to; at least one. */
+        public Builder<K, V> topics(String... topics) {
+            this.topics = topics == null ? null : Arrays.asList(topics);
+            return this;
+        }
+
+        /** The topics to subscribe to; at least one. */
+        public Builder<K, V> topics(Collection<String> topics) {
+            this.topics = topics == null ? null : new ArrayList<>(topics);
+            return this;
+        }
+
+        /** Each record's message id is the UTF-8 value of its header {@code name} ({@link MessageIds#header}). */
+        public Builder<K, V> idFromHeader(String name) {
+            this.idHeader = name;
+            this.idOf = null;
+            this.idGiven = "idFromHeader";
+            return this;
+        }
+
+        /**
+         * Each record's message id, where its producer put it (e.g. a field of the value); never the record key,
+         * which most topics share between many messages ({@link MessageIds}).
+         */
+        public Builder<K, V> id(Function<? super ConsumerRecord<K, V>, String> idOf) {
+            this.idOf = idOf;
+            this.idHeader = null;
+            this.idGiven = "id";
+            return this;
+        }
+
+        /**
+         * Whether to send the record's timestamp (seconds, at least 1) as the event time the agent's window is kept
+         * by; true by default. Turn it off when the timestamps are not the same in every copy of a message.
+         */
+        public Builder<K, V> eventTime(boolean fromTimestamp) {
+            this.eventTime = fromTimestamp;
+            return this;
+        }
+
+        /** Where the kept records go; it applies each owner once. */
+        public Builder<K, V> sink(OwnedSink<K, V> sink) {
+            this.sink = sink;
+            return this;
+        }
+
+        /** What to tell about each batch; {@link Listener#NONE} by default. */
+        public Builder<K, V> listener(Listener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        /** How long each poll waits for records; 500 ms by default. */
+        public Builder<K, V> pollTimeout(Duration timeout) {
+            this.pollTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The loop.
+         *
+         * @throws IllegalArgumentException naming the setting that is missing or not valid
+         */
+        public DedupingShareConsumer<K, V> build() {
+            String loop = "DedupingShareConsumer";
+            LoopSettings<K, V> settings = new LoopSettings<>(
+                    loop, consumer, "consumer", claims, topics, idOf, idHeader, idGiven, eventTime, pollTimeout);
+            return new DedupingShareConsumer<>(
+                    consumer,
+                    settings,
+                    LoopSettings.required(sink, loop, "sink"),
+                    LoopSettings.required(listener, loop, "listener"));
+        }
+    }
+}

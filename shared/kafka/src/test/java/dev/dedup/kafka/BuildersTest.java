@@ -1,0 +1,213 @@
+package dev.dedup.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.dedup.client.Claims;
+import dev.dedup.client.DedupClient;
+import dev.dedup.wire.Item;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The loops' builders: what {@code build()} refuses, and the message that names the setting. Real consumers, which
+ * connect to nothing until they poll; the pipeline tests in {@code shared/examples} run the loops against a broker.
+ */
+class BuildersTest {
+
+    private static final Claims CLAIMS =
+            new Claims(DedupClient.create(URI.create("http://127.0.0.1:9")), "clicks", Duration.ZERO);
+
+    private KafkaConsumer<String, byte[]> consumer;
+    private KafkaShareConsumer<String, byte[]> shareConsumer;
+
+    @BeforeEach
+    void consumers() {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9", ConsumerConfig.GROUP_ID_CONFIG, "builders");
+        consumer = new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer());
+        shareConsumer = new KafkaShareConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @AfterEach
+    void close() {
+        consumer.close();
+        shareConsumer.close();
+    }
+
+    private DedupingConsumer.Builder<String, byte[]> complete() {
+        return DedupingConsumer.builder(consumer, CLAIMS)
+                .topics("clicks")
+                .idFromHeader("message-id")
+                .sink((kept, next) -> {});
+    }
+
+    private DedupingShareConsumer.Builder<String, byte[]> completeShare() {
+        return DedupingShareConsumer.builder(shareConsumer, CLAIMS)
+                .topics("orders")
+                .idFromHeader("message-id")
+                .sink((kept, renewal) -> {});
+    }
+
+    private static void refused(String message, Supplier<?> build) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build::get);
+        assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void aCompleteBuilderBuilds() {
+        assertNotNull(complete().build());
+        assertNotNull(
+                complete().topics(List.of("clicks", "views")).eventTime(false).build());
+        assertNotNull(completeShare().build());
+    }
+
+    @Test
+    void missingTopics_areRefused_namingTheSetting() {
+        refused(
+                "DedupingConsumer topics: none given",
+                () -> DedupingConsumer.builder(consumer, CLAIMS)
+                        .idFromHeader("message-id")
+                        .sink((kept, next) -> {})
+                        .build());
+        refused("DedupingConsumer topics: none given", () -> complete().topics().build());
+        refused(
+                "DedupingShareConsumer topics: an empty topic name in [orders, ]",
+                () -> completeShare().topics("orders", "").build());
+    }
+
+    @Test
+    void noId_isRefused_sayingHowToGiveOne() {
+        refused(
+                "DedupingConsumer id: not set; give id(record -> ...) or idFromHeader(\"message-id\")",
+                () -> DedupingConsumer.builder(consumer, CLAIMS)
+                        .topics("clicks")
+                        .sink((kept, next) -> {})
+                        .build());
+        refused(
+                "DedupingConsumer idFromHeader: the header name is empty",
+                () -> complete().idFromHeader("").build());
+        refused("DedupingShareConsumer id: null", () -> completeShare().id(null).build());
+    }
+
+    @Test
+    void noSink_isRefused() {
+        refused("DedupingConsumer sink: not set", () -> complete().sink(null).build());
+        refused(
+                "DedupingShareConsumer sink: not set",
+                () -> completeShare().sink(null).build());
+    }
+
+    @Test
+    void badValues_areRefused_namingTheSettingAndTheValue() {
+        refused(
+                "DedupingConsumer pollTimeout: must be positive, got PT0S",
+                () -> complete().pollTimeout(Duration.ZERO).build());
+        refused(
+                "DedupingShareConsumer pollTimeout: must be positive, got PT-1S",
+                () -> completeShare().pollTimeout(Duration.ofSeconds(-1)).build());
+        refused(
+                "DedupingConsumer listener: not set",
+                () -> complete().listener(null).build());
+        refused(
+                "DedupingConsumer claims: null",
+                () -> DedupingConsumer.builder(consumer, null)
+                        .topics("clicks")
+                        .idFromHeader("message-id")
+                        .sink((kept, next) -> {})
+                        .build());
+        refused(
+                "DedupingShareConsumer consumer: null",
+                () -> DedupingShareConsumer.<String, byte[]>builder(null, CLAIMS)
+                        .topics("orders")
+                        .idFromHeader("message-id")
+                        .sink((kept, renewal) -> {})
+                        .build());
+    }
+
+    private static ConsumerRecord<String, byte[]> record(long timestamp, String id) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add("message-id", id.getBytes(StandardCharsets.UTF_8));
+        return new ConsumerRecord<>(
+                "clicks",
+                3,
+                1042L,
+                timestamp,
+                TimestampType.CREATE_TIME,
+                0,
+                0,
+                "user-7",
+                new byte[0],
+                headers,
+                Optional.empty());
+    }
+
+    @Test
+    void theItem_isTheHeaderTheOwnerAndTheTimestampInSeconds() {
+        LoopSettings<String, byte[]> settings = new LoopSettings<>(
+                "DedupingConsumer",
+                consumer,
+                "consumer",
+                CLAIMS,
+                List.of("clicks"),
+                null,
+                "message-id",
+                "idFromHeader",
+                true,
+                Duration.ofMillis(500));
+        assertEquals(
+                new Item("m-1", "clicks:3:1042", 1_700_000_000L), settings.item(record(1_700_000_000_999L, "m-1")));
+        assertEquals(new Item("m-1", "clicks:3:1042", 1L), settings.item(record(-1L, "m-1")), "no timestamp");
+    }
+
+    @Test
+    void withoutEventTime_theItemHasNone() {
+        LoopSettings<String, byte[]> settings = new LoopSettings<>(
+                "DedupingConsumer",
+                consumer,
+                "consumer",
+                CLAIMS,
+                List.of("clicks"),
+                r -> r.key() + "-id",
+                null,
+                "id",
+                false,
+                Duration.ofMillis(500));
+        assertEquals(new Item("user-7-id", "clicks:3:1042"), settings.item(record(1_700_000_000_999L, "m-1")));
+    }
+
+    @Test
+    void anIdFunctionGivingNothing_isRefused_sayingWhere() {
+        LoopSettings<String, byte[]> settings = new LoopSettings<>(
+                "DedupingConsumer",
+                consumer,
+                "consumer",
+                CLAIMS,
+                List.of("clicks"),
+                r -> "",
+                null,
+                "id",
+                true,
+                Duration.ofMillis(500));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> settings.item(record(0L, "m-1")));
+        assertEquals("the record at clicks:3:1042 has no id: the id function gave an empty id", e.getMessage());
+    }
+}
