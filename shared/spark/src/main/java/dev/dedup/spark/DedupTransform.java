@@ -57,8 +57,9 @@ import org.apache.spark.sql.types.TimestampType;
  * patience}, then the task fails and Spark retries it; a rejected request (4xx: a missing token) fails the task at
  * once. No row is ever dropped without a {@code duplicate} verdict.
  *
- * <p>Each action on the result claims again: {@code persist} a result that is read more than once (the second
- * claims would answer {@code retry} and cost a request each). Make one transform per query, on the driver, and use it
+ * <p>Each action on the result claims again, and so does the sampling job of a sort: rows answered {@code new} the
+ * first time answer {@code retry} the second (both mean: process it). {@code persist} a result that is read more
+ * than once, which also saves the requests. Make one transform per query, on the driver, and use it
  * for every micro-batch; it is thread-safe.
  */
 public final class DedupTransform {

@@ -16,7 +16,8 @@ final class ReadmeSnippets {
 
     /** README.md, "In your job": a Spark job's two lines. */
     static Dataset<Row> spark(Dataset<Row> batch) {
-        DedupTransform dedup = DedupTransform.builder("clicks").idFromHeader("message-id").build();
+        DedupTransform dedup =
+                DedupTransform.builder("clicks").idFromHeader("message-id").build();
         Dataset<Row> unique = dedup.dropDuplicates(batch); // in foreachBatch, on a streaming Dataset, or in a batch job
         return unique;
     }
