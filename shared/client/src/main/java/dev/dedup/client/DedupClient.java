@@ -150,7 +150,8 @@ public final class DedupClient {
      * @return one verdict per item, in order
      * @throws DedupException when the agent answers an error (4xx: the request is wrong; 503: it cannot decide)
      * @throws IOException    when the agent cannot be reached or does not answer in time
-     * @throws IllegalArgumentException when a namespace is over 255 bytes or a field over 65,535 bytes
+     * @throws IllegalArgumentException when {@code ns} is not a namespace the agent takes (1 to 64 of {@code A-Z a-z
+     *     0-9 . _ -}) or a field is over 65,535 bytes
      */
     public List<Verdict> claim(String ns, List<Item> items) throws IOException {
         return Responses.verdicts(send(request(claims, ns, items)), items.size());
@@ -175,6 +176,7 @@ public final class DedupClient {
      * @return per item, in order: {@code true} if released, {@code false} if that owner did not hold the claim
      * @throws DedupException when the agent answers an error
      * @throws IOException    when the agent cannot be reached or does not answer in time
+     * @throws IllegalArgumentException as {@link #claim} does
      */
     public boolean[] release(String ns, List<Item> items) throws IOException {
         return Responses.released(send(request(releases, ns, items)), items.size());
@@ -201,7 +203,8 @@ public final class DedupClient {
      * @throws DedupException when the agent answers an error (4xx: the request is wrong; 503: it cannot decide,
      *     and nothing may be taken as done)
      * @throws IOException    when the agent cannot be reached or does not answer in time
-     * @throws IllegalArgumentException when the namespace or the stream is not valid (1 to 256 UTF-8 bytes)
+     * @throws IllegalArgumentException when the namespace is not valid (1 to 64 of {@code A-Z a-z 0-9 . _ -}) or
+     *     the stream is not 1 to 256 UTF-8 bytes
      */
     public List<List<SequenceRange>> checkRanges(String ns, String stream, List<SequenceRange> ranges)
             throws IOException {
@@ -244,6 +247,13 @@ public final class DedupClient {
 
     private HttpRequest request(URI uri, String ns, List<Item> items) {
         Objects.requireNonNull(items, "items");
+        if (ns != null && !ns.isEmpty()) {
+            try {
+                Limits.requireNamespace(ns); // the agent's rule, so that a bad namespace fails here, not as a 400
+            } catch (BatchRejectedException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        }
         byte[] body = BatchEncoder.binary(ns == null ? "" : ns, items);
         HttpRequest.Builder b = HttpRequest.newBuilder(uri)
                 .timeout(timeout)

@@ -137,6 +137,17 @@ class DedupClientTest {
     }
 
     @Test
+    void aNamespaceTheAgentWouldRefuse_failsBeforeAnythingIsSent() {
+        DedupClient client = DedupClient.create(base);
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> client.claim("n".repeat(65), THREE));
+        assertTrue(e.getMessage().endsWith("is not a namespace (1 to 64 of A-Z a-z 0-9 . _ -)"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> client.release("clicks/eu", THREE));
+        assertThrows(IllegalArgumentException.class, () -> client.claim("clické", THREE));
+        assertNull(seen, "nothing sent");
+    }
+
+    @Test
     void claim_ofNoItems_sendsTheNamespaceOnly() throws IOException {
         assertEquals(List.of(), DedupClient.create(base).claim("t", List.of()));
         assertArrayEquals(new byte[] {1, 't'}, seen.body());

@@ -16,7 +16,9 @@ public final class BatchEncoder {
     private BatchEncoder() {}
 
     /**
-     * {@code application/x-dedup-batch}. Lengths are checked so that a client fails before the agent would.
+     * {@code application/x-dedup-batch}. Lengths are checked against what the format can carry: a namespace of up
+     * to 127 bytes (the length byte's low 7 bits), fields of up to 65,535. The agent takes namespaces of 1 to 64 of
+     * {@code A-Z a-z 0-9 . _ -} ({@link Limits#requireNamespace}), which the Java client checks before it encodes.
      * Event times are sent when the items carry them, which must then be all of them (the binary form has
      * them for every item or for none).
      */

@@ -53,8 +53,8 @@ public final class FingerprintTables {
     /** Bytes of an id's field: what the release channel carries per released id. */
     public static final int FIELD_BYTES = FingerprintRecord.FIELD_BYTES;
     /**
-     * Base buckets of a table over all shards (2^10): what a table starts from, and what 16 route bits can
-     * split 65,536 times.
+     * Base buckets of a table (2^10) on each standalone shard, or over all the groups of a Redis Cluster: what a
+     * table starts from, and what 16 route bits can split 65,536 times.
      */
     static final int BASE_BITS = 10;
 
