@@ -60,8 +60,9 @@ def encode_batch(ns: Optional[str], items: Iterable[ItemLike]) -> Tuple[bytes, i
 
     Raises:
         TypeError: When an item is not an Item or a 2- or 3-tuple (or list), or a field is not ``str``/``bytes``/``int``.
-        ValueError: When a field is over 65,535 bytes, the namespace over 127 bytes, an event time is not
-            epoch seconds from 1 to 4294967295, or only some items carry one.
+        ValueError: When a field is over 65,535 bytes, the namespace over 127 bytes (what the binary format
+            holds; the agent takes 1 to 64 of ``A-Z a-z 0-9 . _ -``), an event time is not epoch seconds from 1
+            to 4294967295, or only some items carry one.
     """
     ns_bytes = (ns or "").encode("utf-8")
     if len(ns_bytes) > _MAX_NAMESPACE:
