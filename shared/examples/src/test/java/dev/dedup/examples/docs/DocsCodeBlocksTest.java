@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The code in README.md and docs/ cannot drift from the libraries: every {@code java} block is found, line for
- * line (indentation aside), in a source file the build compiles; every {@code scala} block compiles with the
+ * The code in README.md and docs/ cannot drift from the libraries: every {@code java} block is found, token for
+ * token (whitespace aside, so that the formatter may wrap the copy), in a source file the build compiles; every {@code scala} block compiles with the
  * Scala compiler against this module's classpath (the libraries and Spark 4); and every {@code python} block of the
  * README is found in a page whose blocks the Python suite runs ({@code docs/python.md}, {@code
  * shared/python/README.md}: its {@code test_docs.py}).
@@ -65,14 +65,19 @@ class DocsCodeBlocksTest {
         return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.toList());
     }
 
-    /** Every Java source of the shared modules (the libraries, the client, the examples and their tests). */
-    private static List<List<String>> javaSources() throws IOException {
+    /** Text without any whitespace: a block and its compiled copy match however the formatter wrapped the copy. */
+    private static String squeezed(List<String> lines) {
+        return String.join("", lines).replaceAll("\\s+", "");
+    }
+
+    /** Every Java source of the shared modules (the libraries, the client, the examples and their tests), squeezed. */
+    private static List<String> javaSources() throws IOException {
         try (Stream<Path> files = Files.walk(ROOT.resolve("shared"))) {
             return files.filter(
                             p -> p.toString().endsWith(".java") && p.toString().contains("/src/"))
                     .map(p -> {
                         try {
-                            return significant(Files.readAllLines(p, StandardCharsets.UTF_8));
+                            return squeezed(Files.readAllLines(p, StandardCharsets.UTF_8));
                         } catch (IOException e) {
                             throw new UncheckedIOException(e);
                         }
@@ -83,14 +88,14 @@ class DocsCodeBlocksTest {
 
     @Test
     void everyJavaBlockOfTheDocs_isInACompiledSource() throws IOException {
-        List<List<String>> sources = javaSources();
+        List<String> sources = javaSources();
         List<Block> javaBlocks = blocks("java");
         assertTrue(javaBlocks.size() >= 2, "the docs' Java blocks were found: " + javaBlocks);
         List<String> missing = new ArrayList<>();
         for (Block b : javaBlocks) {
-            List<String> wanted = significant(b.lines());
-            if (sources.stream().noneMatch(s -> Collections.indexOfSubList(s, wanted) >= 0)) {
-                missing.add(b + " (" + wanted.get(0) + " ...)");
+            String wanted = squeezed(b.lines());
+            if (sources.stream().noneMatch(s -> s.contains(wanted))) {
+                missing.add(b + " (" + significant(b.lines()).get(0) + " ...)");
             }
         }
         assertTrue(
