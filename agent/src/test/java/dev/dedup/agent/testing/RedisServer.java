@@ -22,7 +22,15 @@ public final class RedisServer implements AutoCloseable {
         /** Debian's {@code redis-server} (Redis 7.0 on bookworm). */
         REDIS("redis-server", "apt-get install redis-server"),
         /** {@code valkey-server}: Valkey 8 from Debian's bookworm-backports. */
-        VALKEY("valkey-server", "apt-get install -t bookworm-backports valkey-server");
+        VALKEY("valkey-server", "apt-get install -t bookworm-backports valkey-server"),
+        /**
+         * {@code redis-server-8.0}: Debian trixie's {@code redis-server} (Redis 8.0, the major version
+         * deploy/kubernetes runs), through a wrapper that runs it with a trixie root's own loader and libraries.
+         */
+        REDIS_8_0(
+                "redis-server-8.0",
+                "mmdebstrap --variant=apt --include=redis-server trixie ROOT, then a redis-server-8.0 that execs"
+                        + " ROOT's ld-linux with --library-path on ROOT/usr/bin/redis-server");
 
         private final String command;
         private final String install;
