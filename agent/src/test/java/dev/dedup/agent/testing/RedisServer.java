@@ -29,8 +29,13 @@ public final class RedisServer implements AutoCloseable {
          */
         REDIS_8_0(
                 "redis-server-8.0",
-                "mmdebstrap --variant=apt --include=redis-server trixie ROOT, then a redis-server-8.0 that execs"
-                        + " ROOT's ld-linux with --library-path on ROOT/usr/bin/redis-server");
+                "mmdebstrap --variant=apt --include=redis-server,valkey-server trixie ROOT, then a redis-server-8.0"
+                        + " that execs ROOT's ld-linux with --library-path on ROOT/usr/bin/redis-server"),
+        /** {@code valkey-server-8.1}: Debian trixie's {@code valkey-server} (Valkey 8.1), the same way. */
+        VALKEY_8_1(
+                "valkey-server-8.1",
+                "mmdebstrap --variant=apt --include=redis-server,valkey-server trixie ROOT, then a valkey-server-8.1"
+                        + " that execs ROOT's ld-linux with --library-path on ROOT/usr/bin/valkey-server");
 
         private final String command;
         private final String install;
