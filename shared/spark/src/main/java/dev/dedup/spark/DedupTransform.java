@@ -1,30 +1,18 @@
 package dev.dedup.spark;
 
-import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.unix_timestamp;
-
 import dev.dedup.client.Claims;
 import dev.dedup.wire.Limits;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.BinaryType;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.NumericType;
-import org.apache.spark.sql.types.StringType;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.types.TimestampType;
 
 /**
  * Deduplicates any {@code Dataset<Row>}, batch or streaming: each row is claimed at the executor's own agent, one
@@ -73,20 +61,8 @@ public final class DedupTransform {
     /** How long a task waits for its agent, unless {@link Builder#patience} says otherwise: a sidecar's restart. */
     public static final Duration DEFAULT_PATIENCE = Claims.DEFAULT_PATIENCE;
 
-    /** The helper columns the transform adds while it claims; a Dataset must not have its own of these names. */
-    private static final String ID_COLUMN = "__dedup_id";
-
-    private static final String OWNER_COLUMN = "__dedup_owner";
-    private static final String EVENT_TIME_COLUMN = "__dedup_event_second";
-
     private final String namespace;
-    private final String idHeader;
-    private final String idColumn;
-    private final Column idExpression;
-    private final RowReader.OwnerKind ownerKind;
-    private final String[] ownerColumns;
-    private final Column ownerExpression;
-    private final Column eventTime;
+    private final ClaimColumns columns;
     private final int chunk;
     private final Duration patience;
     private final List<String> agents;
@@ -96,13 +72,8 @@ public final class DedupTransform {
 
     private DedupTransform(Builder b) {
         this.namespace = b.namespace;
-        this.idHeader = b.idHeader;
-        this.idColumn = b.idColumn;
-        this.idExpression = b.idExpression;
-        this.ownerKind = b.ownerKind;
-        this.ownerColumns = b.ownerColumns;
-        this.ownerExpression = b.ownerExpression;
-        this.eventTime = b.eventTime;
+        this.columns = new ClaimColumns(
+                b.idHeader, b.idColumn, b.idExpression, b.ownerKind, b.ownerColumns, b.ownerExpression, b.eventTime);
         this.chunk = b.chunk;
         this.patience = b.patience;
         this.agents = List.copyOf(b.agents);
@@ -165,58 +136,15 @@ public final class DedupTransform {
     private Dataset<Row> transform(Dataset<Row> rows, boolean markAll) {
         Objects.requireNonNull(rows, "rows");
         StructType input = rows.schema();
-        int width = input.fields().length;
-        for (String ours : new String[] {ID_COLUMN, OWNER_COLUMN, EVENT_TIME_COLUMN}) {
-            if (Arrays.asList(input.fieldNames()).contains(ours)) {
-                throw new IllegalArgumentException(
-                        "the Dataset has a column " + ours + ", a name the transform keeps for itself");
-            }
-        }
-        if (markAll && index(input, verdictColumn) >= 0) {
+        if (markAll && ClaimColumns.index(input, verdictColumn) >= 0) {
             throw new IllegalArgumentException("verdictColumn: the Dataset has a column " + verdictColumn
                     + " already; name another with verdictColumn(...)");
         }
-        Dataset<Row> claimed = rows;
-        int next = width;
-
-        String idName;
-        int idIndex;
-        if (idHeader != null) {
-            idIndex = requireHeaders(input);
-            idName = "header " + idHeader;
-        } else {
-            Column id = idColumn != null ? col(requireColumn(input, idColumn, "id")) : idExpression;
-            claimed = withColumn(claimed, ID_COLUMN, id.cast(DataTypes.StringType), "id");
-            idName = idColumn != null ? "column " + idColumn : "the id expression " + idExpression;
-            idIndex = next++;
-        }
-
-        int[] ownerIndexes;
-        String[] ownerNames;
-        if (ownerKind == RowReader.OwnerKind.COLUMN) {
-            claimed = withColumn(claimed, OWNER_COLUMN, ownerExpression.cast(DataTypes.StringType), "owner");
-            ownerIndexes = new int[] {next++};
-            ownerNames = new String[] {"the owner expression " + ownerExpression};
-        } else {
-            ownerIndexes = new int[ownerColumns.length];
-            ownerNames = ownerColumns.clone();
-            for (int i = 0; i < ownerColumns.length; i++) {
-                ownerIndexes[i] = index(input, requireColumn(input, ownerColumns[i], "owner"));
-            }
-        }
-
-        int eventTimeIndex = -1;
-        if (eventTime != null) {
-            claimed = withEventSeconds(claimed);
-            eventTimeIndex = next++;
-        }
-
-        RowReader reader =
-                new RowReader(idHeader, idName, idIndex, ownerKind, ownerIndexes, ownerNames, eventTimeIndex);
+        ClaimColumns.Resolved resolved = columns.resolve(rows);
         ClaimTask task = new ClaimTask(
                 namespace,
-                reader,
-                width,
+                resolved.reader,
+                resolved.width,
                 markAll,
                 chunk,
                 patience,
@@ -224,79 +152,7 @@ public final class DedupTransform {
                 token,
                 counts(rows).accumulators());
         StructType output = markAll ? input.add(verdictColumn, DataTypes.StringType, false) : input;
-        return claimed.mapPartitions(task, Encoders.row(output));
-    }
-
-    /** The event time as whole epoch seconds: a timestamp or a date is converted, a number taken as seconds. */
-    private Dataset<Row> withEventSeconds(Dataset<Row> rows) {
-        Dataset<Row> probe = withColumn(rows, EVENT_TIME_COLUMN, eventTime, "eventTime");
-        DataType type = probe.schema().apply(EVENT_TIME_COLUMN).dataType();
-        if (type instanceof TimestampType || type instanceof DateType || "timestamp_ntz".equals(type.typeName())) {
-            return withColumn(rows, EVENT_TIME_COLUMN, unix_timestamp(eventTime), "eventTime");
-        }
-        if (type instanceof NumericType) {
-            return withColumn(rows, EVENT_TIME_COLUMN, eventTime.cast(DataTypes.LongType), "eventTime");
-        }
-        throw new IllegalArgumentException("eventTime: " + eventTime + " is a " + type.simpleString()
-                + "; give a timestamp, a date or epoch seconds");
-    }
-
-    private static Dataset<Row> withColumn(Dataset<Row> rows, String name, Column value, String setting) {
-        try {
-            return rows.withColumn(name, value);
-        } catch (Exception e) { // Spark's AnalysisException: a column the expression names is not there
-            throw new IllegalArgumentException(
-                    setting + ": " + value + " cannot be read from this Dataset ("
-                            + String.join(", ", rows.schema().fieldNames()) + "): " + e.getMessage(),
-                    e);
-        }
-    }
-
-    /** The Kafka source's {@code headers} column (read with {@code includeHeaders}), or a clear refusal. */
-    private int requireHeaders(StructType input) {
-        int i = index(input, "headers");
-        boolean kafkaShaped = false;
-        if (i >= 0 && input.fields()[i].dataType() instanceof ArrayType) {
-            DataType element = ((ArrayType) input.fields()[i].dataType()).elementType();
-            if (element instanceof StructType) {
-                StructField[] kv = ((StructType) element).fields();
-                kafkaShaped = kv.length == 2
-                        && kv[0].dataType() instanceof StringType
-                        && kv[1].dataType() instanceof BinaryType;
-            }
-        }
-        if (!kafkaShaped) {
-            throw new IllegalArgumentException("idFromHeader(\"" + idHeader + "\"): the Dataset has "
-                    + (i < 0 ? "no column headers" : "a column headers that is not the Kafka source's")
-                    + " (columns: " + String.join(", ", input.fieldNames())
-                    + "); read the Kafka source with option(\"includeHeaders\", \"true\")");
-        }
-        return i;
-    }
-
-    /** The name of the column the Dataset has, matched as Spark matches names (case-insensitively), or a refusal. */
-    private static String requireColumn(StructType input, String name, String setting) {
-        int i = index(input, name);
-        if (i < 0) {
-            throw new IllegalArgumentException(setting + ": the Dataset has no column " + name + " (columns: "
-                    + String.join(", ", input.fieldNames()) + ")");
-        }
-        return input.fieldNames()[i];
-    }
-
-    private static int index(StructType input, String name) {
-        String[] names = input.fieldNames();
-        for (int i = 0; i < names.length; i++) {
-            if (names[i].equals(name)) {
-                return i;
-            }
-        }
-        for (int i = 0; i < names.length; i++) {
-            if (names[i].equalsIgnoreCase(name)) {
-                return i;
-            }
-        }
-        return -1;
+        return resolved.rows.mapPartitions(task, Encoders.row(output));
     }
 
     /** Settings of a {@link DedupTransform}; each is checked when set, naming the setting and the value. */
