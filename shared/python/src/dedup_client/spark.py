@@ -183,11 +183,7 @@ def drop_duplicates(
     The returned DataFrame is lazy: the claims are made when it is computed, once per computation, so cache
     or write it once (a second computation claims again: ``retry``, with the same rows kept).
     """
-    spec = RowClaims.of(
-        id_header=id_header, id_col=id_col, owner=owner, owner_col=owner_col, event_time_col=event_time_col
-    )
-    claiming = _claiming(spec, ns, chunk_size, url, token, timeout, patience, on_verdicts)
-    _check(df, spec, None)
+    claiming = _prepare(df, None, ns, locals())
     return df.sparkSession.createDataFrame(
         df.rdd.mapPartitions(partial(dedup_partition, **claiming)), df.schema, verifySchema=False
     )
@@ -215,17 +211,23 @@ def with_verdicts(
     must not be a column of ``df``."""
     if not isinstance(verdict_col, str) or not verdict_col:
         raise ValueError(f"verdict_col: must be a non-empty str, got {verdict_col!r}")
-    spec = RowClaims.of(
-        id_header=id_header, id_col=id_col, owner=owner, owner_col=owner_col, event_time_col=event_time_col
-    )
-    claiming = _claiming(spec, ns, chunk_size, url, token, timeout, patience, on_verdicts)
-    _check(df, spec, verdict_col)
+    claiming = _prepare(df, verdict_col, ns, locals())
     from pyspark.sql.types import StringType, StructField, StructType
 
     schema = StructType([*df.schema.fields, StructField(verdict_col, StringType(), nullable=False)])
     return df.sparkSession.createDataFrame(
         df.rdd.mapPartitions(partial(verdict_rows, **claiming)), schema, verifySchema=False
     )
+
+
+def _prepare(df: Any, verdict_col: Optional[str], ns: str, settings: Dict[str, Any]) -> Dict[str, Any]:
+    """Checks the settings and ``df``'s columns on the driver; the keywords of :func:`claim_partition`."""
+    spec = RowClaims.of(**{k: settings[k] for k in ("id_header", "id_col", "owner", "owner_col", "event_time_col")})
+    claiming = _claiming(
+        spec, ns, *(settings[k] for k in ("chunk_size", "url", "token", "timeout", "patience", "on_verdicts"))
+    )
+    _check(df, spec, verdict_col)
+    return claiming
 
 
 def _claiming(

@@ -5,15 +5,12 @@ import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -208,78 +205,18 @@ public final class DedupingConsumer<K, V> implements Runnable {
      * @param <K> the records' key type
      * @param <V> the records' value type
      */
-    public static final class Builder<K, V> {
+    public static final class Builder<K, V>
+            extends LoopBuilder<K, V, TransactionalSink<K, V>, Listener, Builder<K, V>> {
         private final Consumer<K, V> consumer;
-        private final Claims claims;
-        private List<String> topics;
-        private Function<? super ConsumerRecord<K, V>, String> idOf;
-        private String idHeader;
-        private String idGiven;
-        private boolean eventTime = true;
-        private TransactionalSink<K, V> sink;
-        private Listener listener = Listener.NONE;
-        private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
 
         private Builder(Consumer<K, V> consumer, Claims claims) {
+            super("DedupingConsumer", consumer, claims, Listener.NONE);
             this.consumer = consumer;
-            this.claims = claims;
-        }
-
-        /** The topics to subscribe to; at least one. */
-        public Builder<K, V> topics(String... topics) {
-            this.topics = topics == null ? null : Arrays.asList(topics);
-            return this;
-        }
-
-        /** The topics to subscribe to; at least one. */
-        public Builder<K, V> topics(Collection<String> topics) {
-            this.topics = topics == null ? null : new ArrayList<>(topics);
-            return this;
-        }
-
-        /** Each record's message id is the UTF-8 value of its header {@code name} ({@link MessageIds#header}). */
-        public Builder<K, V> idFromHeader(String name) {
-            this.idHeader = name;
-            this.idOf = null;
-            this.idGiven = "idFromHeader";
-            return this;
-        }
-
-        /**
-         * Each record's message id, where its producer put it (e.g. a field of the value); never the record key,
-         * which most topics share between many messages ({@link MessageIds}).
-         */
-        public Builder<K, V> id(Function<? super ConsumerRecord<K, V>, String> idOf) {
-            this.idOf = idOf;
-            this.idHeader = null;
-            this.idGiven = "id";
-            return this;
-        }
-
-        /**
-         * Whether to send the record's timestamp (seconds, at least 1) as the event time the agent's window is kept
-         * by; true by default. Turn it off when the timestamps are not the same in every copy of a message.
-         */
-        public Builder<K, V> eventTime(boolean fromTimestamp) {
-            this.eventTime = fromTimestamp;
-            return this;
         }
 
         /** Where the kept records go, with the next offsets, in one transaction. */
         public Builder<K, V> sink(TransactionalSink<K, V> sink) {
             this.sink = sink;
-            return this;
-        }
-
-        /** What to tell about each batch; {@link Listener#NONE} by default. */
-        public Builder<K, V> listener(Listener listener) {
-            this.listener = listener;
-            return this;
-        }
-
-        /** How long each poll waits for records; 500 ms by default. */
-        public Builder<K, V> pollTimeout(Duration timeout) {
-            this.pollTimeout = timeout;
             return this;
         }
 
@@ -289,14 +226,12 @@ public final class DedupingConsumer<K, V> implements Runnable {
          * @throws IllegalArgumentException naming the setting that is missing or not valid
          */
         public DedupingConsumer<K, V> build() {
-            String loop = "DedupingConsumer";
-            LoopSettings<K, V> settings = new LoopSettings<>(
-                    loop, consumer, "consumer", claims, topics, idOf, idHeader, idGiven, eventTime, pollTimeout);
+            LoopSettings<K, V> settings = settings();
             return new DedupingConsumer<>(
                     consumer,
                     settings,
-                    LoopSettings.required(sink, loop, "sink"),
-                    LoopSettings.required(listener, loop, "listener"));
+                    LoopSettings.required(sink, loop(), "sink"),
+                    LoopSettings.required(listener, loop(), "listener"));
         }
     }
 }
