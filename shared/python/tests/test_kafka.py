@@ -13,7 +13,7 @@ from typing import Dict, List
 
 import pytest
 
-from dedup_client import DedupClient
+from dedup_client import DedupClient, DedupError
 from dedup_client.kafka import TopicPartition, consume, header, owner
 from consumers import Record, StandInConsumer, kafka_log
 from processes import free_port, fresh
@@ -204,3 +204,16 @@ def test_aRecordWithoutTheIdHeader_stopsTheLoop_sayingWhere_beforeTheSinkGetsAny
 def test_aConsumerOfNeitherLibrary_isATypeError() -> None:
     with pytest.raises(TypeError, match="^consumer: a kafka.KafkaConsumer or a confluent_kafka.Consumer, got list"):
         consume([], "py-kafka", ListSink(), client=DedupClient())
+
+
+def test_aClaimTheAgentRejects_raises_andNothingReachesTheSink(client: DedupClient) -> None:
+    too_long = "x" * 600  # the contract takes ids of up to 512 bytes: a 400, which no retry changes
+    p0 = TopicPartition("clicks", 0)
+    consumer = StandInConsumer({p0: kafka_log(0, [fresh("msg"), too_long])})
+    sink = ListSink()
+
+    with pytest.raises(DedupError) as raised:
+        consume(consumer, "py-kafka", sink, client=client, should_stop=lambda: consumer.polls >= 5, sleep=lambda s: None)
+
+    assert raised.value.rejected and raised.value.status == 400
+    assert sink.calls == 0

@@ -13,7 +13,7 @@ Per poll::
 
     claim each partition's records  ->  sink(kept records, next offsets)  ->  commit those offsets
           |                                  |
-          | DedupError                       | the sink raised
+          | DedupError (not a 4xx)           | the sink raised
           v                                  v
     seek that partition back:          release the claims of the kept records (so that another copy
     none of it goes to the sink,       is not skipped on the strength of a claim whose output failed),
@@ -138,8 +138,10 @@ def consume(
 
     Raises:
         ValueError: When a record has no id (:func:`header`), before any record of its poll reaches the sink.
+        DedupError: When the agent rejects a claim (a 4xx: a missing token, a bad namespace): sending it again
+            would get the same answer. Nothing of that poll reached the sink.
 
-    A failed claim or sink is read again, forever: the loop stops only when ``should_stop()`` says so, or
+    A claim the agent did not answer (no connection, a timeout, a 503) or a failed sink is read again, forever: the loop stops only when ``should_stop()`` says so, or
     when the consumer raises. A commit that fails (the group rebalanced) raises out of the loop; whoever
     reads those records next gets ``retry`` for them, and the sink's stored offsets tell it what it wrote.
     """
@@ -158,6 +160,8 @@ def consume(
             try:
                 verdicts = dedup.claim(ns, items)
             except DedupError as e:
+                if e.rejected:  # a 4xx (a missing token, a bad namespace): reading it again gets the same answer
+                    raise
                 # No verdicts, so nothing may be skipped, nor written twice by accident: read it again.
                 log.warning("claim of %s records of %s failed, reading them again: %s", len(items), p.key, e)
                 adapter.seek(p, p.first_offset)

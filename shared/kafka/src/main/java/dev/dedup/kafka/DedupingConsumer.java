@@ -11,12 +11,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
@@ -58,6 +60,8 @@ import org.apache.kafka.common.errors.WakeupException;
  */
 public final class DedupingConsumer<K, V> implements Runnable {
 
+    private static final System.Logger LOG = System.getLogger(DedupingConsumer.class.getName());
+
     /** What the loop did, for logs, metrics and tests; every method runs on the loop's thread. */
     public interface Listener {
         /** A listener that does nothing. */
@@ -65,6 +69,9 @@ public final class DedupingConsumer<K, V> implements Runnable {
 
         /** After each batch's claims: how many records were answered each verdict. */
         default void claimed(int fresh, int retried, int duplicates) {}
+
+        /** When the sink threw on a batch, before its claims are released; the loop goes on. */
+        default void sinkFailed(Exception failure) {}
 
         /** After the sink failed on a batch: how many of its kept claims were released. */
         default void released(int released) {}
@@ -154,14 +161,26 @@ public final class DedupingConsumer<K, V> implements Runnable {
         try {
             sink.write(kept, next);
         } catch (Exception failed) {
-            listener.released(settings.claims.release(keptItems));
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "the sink failed on a batch of " + kept.size()
+                            + " records: releasing their claims and reading the batch again",
+                    failed);
+            listener.sinkFailed(failed);
+            listener.released(LoopSettings.release(settings.claims, keptItems, failed));
             first.forEach(consumer::seek);
             return batches;
         }
         listener.beforeCommit(++batches);
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         next.forEach((tp, o) -> commit.put(tp, new OffsetAndMetadata(o)));
-        consumer.commitSync(commit);
+        try {
+            consumer.commitSync(commit);
+        } catch (CommitFailedException | RebalanceInProgressException moved) {
+            // The output and its offsets are in the sink: whoever has the partitions now reads the batch again,
+            // is answered RETRY, and the sink skips what it applied. Nothing to undo; go on with what is assigned.
+            LOG.log(System.Logger.Level.INFO, "offsets not committed, the group rebalanced: " + moved.getMessage());
+        }
         return batches;
     }
 

@@ -54,6 +54,8 @@ import org.apache.kafka.common.errors.WakeupException;
  */
 public final class DedupingShareConsumer<K, V> implements Runnable {
 
+    private static final System.Logger LOG = System.getLogger(DedupingShareConsumer.class.getName());
+
     /** What the loop did, for logs, metrics and tests; every method runs on the loop's thread. */
     public interface Listener {
         /** A listener that does nothing. */
@@ -61,6 +63,9 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
 
         /** After each poll's claims: how many records were answered each verdict. */
         default void claimed(int fresh, int retried, int duplicates) {}
+
+        /** When the sink threw on a batch, before its claims are released; the loop goes on. */
+        default void sinkFailed(Exception failure) {}
 
         /** After the sink failed on a batch: how many of its kept claims were released. */
         default void released(int released) {}
@@ -165,7 +170,14 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
             sink.write(kept, acks::renew);
             listener.beforeAcknowledge(++batches);
         } catch (Exception failed) {
-            listener.released(settings.claims.release(keptItems)); // first the claims, so the redelivery is NEW
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "the sink failed on a batch of " + kept.size()
+                            + " records: releasing their claims, then the records",
+                    failed);
+            listener.sinkFailed(failed);
+            // first the claims, so that the redelivery is NEW
+            listener.released(LoopSettings.release(settings.claims, keptItems, failed));
             outcome = AcknowledgeType.RELEASE;
         }
         acks.acknowledge(kept, outcome);

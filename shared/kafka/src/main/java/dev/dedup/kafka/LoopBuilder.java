@@ -28,7 +28,7 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     private Function<? super ConsumerRecord<K, V>, String> idOf;
     private String idHeader;
     private String idGiven;
-    private boolean eventTime = true;
+    private boolean eventTime;
     S sink;
     L listener;
     private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
@@ -77,8 +77,10 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     }
 
     /**
-     * Whether to send the record's timestamp (seconds, at least 1) as the event time the agent's window is kept by;
-     * true by default. Turn it off when the timestamps are not the same in every copy of a message.
+     * Whether to send the record's timestamp (seconds, at least 1) as the message's event time, for a namespace the
+     * agent files by event time; false by default. Turn it on only where every copy of a message carries the same
+     * timestamp (the producer sets it from the message): a copy re-sent with its own timestamp, or a topic with
+     * {@code LogAppendTime}, gives each copy another second, and in such a namespace another second is {@code new}.
      */
     public B eventTime(boolean fromTimestamp) {
         this.eventTime = fromTimestamp;

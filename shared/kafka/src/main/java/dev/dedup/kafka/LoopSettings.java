@@ -4,6 +4,7 @@ import dev.dedup.client.Claims;
 import dev.dedup.client.Owners;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Limits;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -66,6 +67,20 @@ final class LoopSettings<K, V> {
         this.topics = Collections.unmodifiableList(names);
         this.eventTime = eventTime;
         this.pollTimeout = pollTimeout;
+    }
+
+    /**
+     * Gives back the claims of a batch the sink failed on; when that fails too, the sink's failure travels with the
+     * release's, suppressed, so that neither is lost.
+     */
+    static int release(Claims claims, List<Item> items, Exception sinkFailure)
+            throws IOException, InterruptedException {
+        try {
+            return claims.release(items);
+        } catch (IOException | RuntimeException e) {
+            e.addSuppressed(sinkFailure);
+            throw e;
+        }
     }
 
     static <T> T required(T value, String loop, String setting) {

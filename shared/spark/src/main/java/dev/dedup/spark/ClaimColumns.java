@@ -3,7 +3,6 @@ package dev.dedup.spark;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.unix_timestamp;
 
-import java.util.Arrays;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -11,8 +10,8 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -76,7 +75,7 @@ final class ClaimColumns {
         StructType input = rows.schema();
         int width = input.fields().length;
         for (String ours : new String[] {ID_COLUMN, OWNER_COLUMN, EVENT_TIME_COLUMN}) {
-            if (Arrays.asList(input.fieldNames()).contains(ours)) {
+            if (index(input, ours) >= 0) { // as Spark matches names: withColumn would replace it in place
                 throw new IllegalArgumentException(
                         "the Dataset has a column " + ours + ", a name the transform keeps for itself");
             }
@@ -107,6 +106,7 @@ final class ClaimColumns {
             ownerNames = ownerColumns.clone();
             for (int i = 0; i < ownerColumns.length; i++) {
                 ownerIndexes[i] = index(input, requireColumn(input, ownerColumns[i], "owner"));
+                requireOwnerType(input.fields()[ownerIndexes[i]], i);
             }
         }
 
@@ -125,14 +125,15 @@ final class ClaimColumns {
     private Dataset<Row> withEventSeconds(Dataset<Row> rows) {
         Dataset<Row> probe = withColumn(rows, EVENT_TIME_COLUMN, eventTime, "eventTime");
         DataType type = probe.schema().apply(EVENT_TIME_COLUMN).dataType();
-        if (type instanceof TimestampType || type instanceof DateType || "timestamp_ntz".equals(type.typeName())) {
+        if (type instanceof TimestampType) { // an instant: its second is the same in every session time zone
             return withColumn(rows, EVENT_TIME_COLUMN, unix_timestamp(eventTime), "eventTime");
         }
-        if (type instanceof NumericType) {
+        if (type instanceof IntegralType) {
             return withColumn(rows, EVENT_TIME_COLUMN, eventTime.cast(DataTypes.LongType), "eventTime");
         }
         throw new IllegalArgumentException("eventTime: " + eventTime + " is a " + type.simpleString()
-                + "; give a timestamp, a date or epoch seconds");
+                + "; give a timestamp or whole epoch seconds (a date or a timestamp without time zone would"
+                + " give each session time zone another second)");
     }
 
     private static Dataset<Row> withColumn(Dataset<Row> rows, String name, Column value, String setting) {
@@ -143,6 +144,26 @@ final class ClaimColumns {
                     setting + ": " + value + " cannot be read from this Dataset ("
                             + String.join(", ", rows.schema().fieldNames()) + "): " + e.getMessage(),
                     e);
+        }
+    }
+
+    /**
+     * The owner's columns must be of the types the source gives them, so that no task fails on a cast: Kafka's topic
+     * a string and its partition and offset whole numbers; Kinesis' three strings (the sequence number may also be a
+     * decimal or a whole number).
+     */
+    private void requireOwnerType(StructField field, int part) {
+        DataType type = field.dataType();
+        boolean kafka = ownerKind == RowReader.OwnerKind.KAFKA;
+        boolean text = kafka ? part == 0 : true;
+        boolean ok = text
+                ? type instanceof StringType
+                        || !kafka && part == 2 && (type instanceof IntegralType || type instanceof DecimalType)
+                : type instanceof IntegralType;
+        if (!ok) {
+            throw new IllegalArgumentException("owner: column " + field.name() + " is a " + type.simpleString()
+                    + ", where the " + (kafka ? "Kafka" : "Kinesis") + " source gives "
+                    + (text ? "a string" : "a whole number"));
         }
     }
 

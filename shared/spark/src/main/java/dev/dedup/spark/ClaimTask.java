@@ -2,6 +2,7 @@ package dev.dedup.spark;
 
 import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
+import dev.dedup.client.DedupException;
 import dev.dedup.wire.Item;
 import dev.dedup.wire.Verdict;
 import java.io.IOException;
@@ -109,9 +110,13 @@ final class ClaimTask implements MapPartitionsFunction<Row, Row> {
             verdicts = claims.claim(items);
         } catch (IOException e) {
             // Nothing of this chunk is skipped: the task fails, and Spark's retry of it claims the same owners.
+            boolean rejected = e instanceof DedupException && ((DedupException) e).isRejected();
             throw new UncheckedIOException(
-                    "the agent " + claims.client().base() + " gave no verdicts for namespace " + namespace
-                            + "; the task fails and Spark runs it again",
+                    "the agent " + claims.client().base() + (rejected ? " rejected" : " gave no verdicts for")
+                            + " a chunk of " + items.size() + " rows in namespace " + namespace
+                            + (rejected
+                                    ? " (" + e.getMessage() + "): running the task again will not help"
+                                    : "; the task fails and Spark runs it again"),
                     e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -56,7 +56,7 @@ public final class DedupTransform {
     public static final String DEFAULT_VERDICT_COLUMN = "dedup_verdict";
     /** Rows per claim request, unless {@link Builder#chunk} says otherwise. */
     public static final int DEFAULT_CHUNK = 1_000;
-    /** The largest chunk: the agent's own limit on items per request ({@code --max-batch}). */
+    /** The largest chunk: the highest {@code --max-batch} an agent accepts. */
     public static final int MAX_CHUNK = 1_000_000;
     /** How long a task waits for its agent, unless {@link Builder#patience} says otherwise: a sidecar's restart. */
     public static final Duration DEFAULT_PATIENCE = Claims.DEFAULT_PATIENCE;
@@ -173,9 +173,9 @@ public final class DedupTransform {
 
         private Builder(String namespace) {
             Objects.requireNonNull(namespace, "namespace");
-            if (namespace.isEmpty() || namespace.length() > Limits.MAX_NAMESPACE_LENGTH) {
-                throw new IllegalArgumentException(
-                        "namespace: '" + namespace + "' must be 1 to " + Limits.MAX_NAMESPACE_LENGTH + " characters");
+            if (!Limits.isValidNamespace(namespace)) {
+                throw new IllegalArgumentException("namespace: '" + namespace + "' is not 1 to "
+                        + Limits.MAX_NAMESPACE_LENGTH + " of A-Z a-z 0-9 . _ -");
             }
             this.namespace = namespace;
         }
@@ -266,8 +266,9 @@ public final class DedupTransform {
         }
 
         /**
-         * The message's event time, for a namespace the agent files by event time: a timestamp or date column, or
-         * epoch seconds. Every copy of a message must carry the same, so take it from the message (a field the
+         * The message's event time, for a namespace the agent files by event time: a timestamp column (an instant),
+         * or whole epoch seconds. A date or a timestamp without time zone is refused: its second would depend on the
+         * session's time zone, and two jobs in two zones would stamp one message with two seconds. Every copy of a message must carry the same, so take it from the message (a field the
          * producer stamped), not from when a copy was written. Without it claims carry none.
          */
         public Builder eventTime(Column expression) {
@@ -275,7 +276,10 @@ public final class DedupTransform {
             return this;
         }
 
-        /** Rows per claim request, 1 to {@value #MAX_CHUNK}, at most the agent's {@code --max-batch}; default 1,000. */
+        /**
+         * Rows per claim request, 1 to {@value #MAX_CHUNK}; default 1,000. The agent refuses a request over its
+         * {@code --max-batch} (10,000 unless set) with a 413, which fails the task.
+         */
         public Builder chunk(int rows) {
             if (rows < 1 || rows > MAX_CHUNK) {
                 throw new IllegalArgumentException("chunk: " + rows + " is not 1 to " + MAX_CHUNK);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.KafkaBroker;
@@ -15,8 +16,15 @@ import dev.dedup.examples.testing.SparkLocal;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.spark.DedupTransform;
 import dev.dedup.spark.VerdictCounts;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Date;
+import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -208,6 +217,100 @@ class SparkTransformIT {
         assertEquals("new", bySequence.get("102"));
         assertEquals(Set.of("new", "duplicate"), Set.of(bySequence.get("101"), bySequence.get("205")), "t-1 kept once");
         assertEquals(100L, out.get(0).getStruct(3).getLong(1), "nested columns come through");
+    }
+
+    @Test
+    void dropDuplicates_withHelperColumns_givesBackTheInputSchemaAndValues() {
+        StructType schema = new StructType()
+                .add("stream", DataTypes.StringType)
+                .add("shardId", DataTypes.StringType)
+                .add("sequenceNumber", DataTypes.StringType)
+                .add("txid", DataTypes.StringType)
+                .add("cents", DataTypes.LongType)
+                .add("stamped", DataTypes.LongType);
+        List<Row> rows = List.of(
+                RowFactory.create("orders", "shardId-000000000000", "7", "x-1", 100L, 1_764_000_000L),
+                RowFactory.create("orders", "shardId-000000000001", "9", "x-1", 100L, 1_764_000_000L),
+                RowFactory.create("orders", "shardId-000000000000", "8", "x-2", 250L, 1_764_000_001L));
+        DedupTransform t = dedup("helper-columns")
+                .id(col("txid"))
+                .ownerFromKinesis("stream", "shardId", "sequenceNumber")
+                .eventTime(col("stamped"))
+                .build();
+
+        Dataset<Row> unique =
+                t.dropDuplicates(spark.createDataFrame(rows, schema).coalesce(1));
+
+        assertEquals(schema, unique.schema(), "the helper columns are not in the result");
+        List<Row> values = new ArrayList<>();
+        for (Row r : unique.collectAsList()) {
+            values.add(RowFactory.create(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)));
+        }
+        assertEquals(List.of(rows.get(0), rows.get(2)), values);
+    }
+
+    /**
+     * What reaches the agent as event time, read off the wire by a stand-in agent that records each item's second
+     * (the real agent ignores it outside a namespace filed by event time): a timestamp's instant, whatever the
+     * session's time zone, and whole seconds as they are; a date is refused on the driver.
+     */
+    @Test
+    void eventTimes_reachTheAgentAsTheSecondsOfTheirInstant() throws Exception {
+        List<Long> seconds = new CopyOnWriteArrayList<>();
+        HttpServer recorder = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        recorder.createContext("/v1/claims", exchange -> {
+            try (exchange) {
+                ByteBuffer body = ByteBuffer.wrap(exchange.getRequestBody().readAllBytes());
+                int nsByte = body.get() & 0xff;
+                body.position(body.position() + (nsByte & 0x7f));
+                int items = 0;
+                while (body.hasRemaining()) {
+                    body.position(body.position() + (body.getShort() & 0xffff)); // the id
+                    body.position(body.position() + (body.getShort() & 0xffff)); // the owner
+                    seconds.add((nsByte & 0x80) != 0 ? body.getInt() & 0xffffffffL : 0L);
+                    items++;
+                }
+                byte[] verdicts = new byte[items]; // every one new
+                exchange.getResponseHeaders().set("Content-Type", "application/x-dedup-verdicts");
+                exchange.sendResponseHeaders(200, verdicts.length);
+                exchange.getResponseBody().write(verdicts);
+            }
+        });
+        recorder.start();
+        String zone = spark.conf().get("spark.sql.session.timeZone");
+        try {
+            URI uri = URI.create("http://127.0.0.1:" + recorder.getAddress().getPort());
+            StructType schema = new StructType()
+                    .add("topic", DataTypes.StringType)
+                    .add("partition", DataTypes.IntegerType)
+                    .add("offset", DataTypes.LongType)
+                    .add("txid", DataTypes.StringType)
+                    .add("at", DataTypes.TimestampType)
+                    .add("epoch", DataTypes.LongType)
+                    .add("day", DataTypes.DateType);
+            Instant instant = Instant.parse("2026-11-28T12:34:56.789Z");
+            Row row = RowFactory.create(
+                    "t", 0, 1L, "e-1", Timestamp.from(instant), 1_700_000_123L, Date.valueOf("2026-11-28"));
+            Dataset<Row> table = spark.createDataFrame(List.of(row), schema).coalesce(1);
+            DedupTransform.Builder b =
+                    DedupTransform.builder("event-times").agents(List.of(uri)).id(col("txid"));
+
+            spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
+            assertEquals(1, b.eventTime(col("at")).build().dropDuplicates(table).count());
+            spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
+            assertEquals(1, b.eventTime(col("at")).build().dropDuplicates(table).count());
+            assertEquals(
+                    1, b.eventTime(col("epoch")).build().dropDuplicates(table).count());
+            assertEquals(List.of(instant.getEpochSecond(), instant.getEpochSecond(), 1_700_000_123L), seconds);
+
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> b.eventTime(col("day")).build().dropDuplicates(table));
+            assertTrue(e.getMessage().startsWith("eventTime: day is a date;"), e.getMessage());
+        } finally {
+            spark.conf().set("spark.sql.session.timeZone", zone);
+            recorder.stop(0);
+        }
     }
 
     @Test
@@ -414,6 +517,19 @@ class SparkTransformIT {
                 () -> dedup("errors").id("txid").build().dropDuplicates(noHeaders));
         assertTrue(
                 e.getMessage().startsWith("id: the Dataset has no column txid (columns: key, value"), e.getMessage());
+
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> dedup("errors")
+                        .id("key")
+                        .build()
+                        .dropDuplicates(noHeaders.withColumn(
+                                "partition", col("partition").cast("string"))));
+        assertTrue(
+                e.getMessage()
+                        .startsWith("owner: column partition is a string, where the Kafka source gives a"
+                                + " whole number"),
+                e.getMessage());
 
         e = assertThrows(
                 IllegalArgumentException.class,
