@@ -123,6 +123,12 @@ class Spark35PipelineIT {
             if (retried == 0) {
                 problems.add("no retried task answered retry");
             }
+            String again = "new:0,retry:" + traffic.messages().size() + ",duplicate:"
+                    + (traffic.copies().size() - traffic.messages().size());
+            if (!again.equals(result.get("again"))) {
+                problems.add("the topic read again and marked (withVerdicts, an id expression, an event time) gave "
+                        + result.get("again") + ", not " + again);
+            }
             Sink.Check check = Sink.check(db, traffic);
             if (!check.exact()) {
                 problems.add(check.toString());

@@ -1,7 +1,11 @@
 package dev.dedup.examples.testing;
 
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
+
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.spark.SparkDedupJob;
+import dev.dedup.spark.DedupTransform;
 import dev.dedup.spark.VerdictCounts;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -10,6 +14,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.TreeMap;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 
@@ -72,6 +79,7 @@ public final class SparkJobMain {
                     SparkDiagnostics.consumedUpTo(batches).entrySet()) {
                 consumed.add(e.getKey() + ":" + e.getValue());
             }
+            String again = ended ? readAgain(spark, args[0], topic, agents) : "";
             System.out.println(RESULT + " spark=" + spark.version()
                     + " scala=" + scala.util.Properties.versionNumberString()
                     + " ended=" + ended
@@ -80,12 +88,41 @@ public final class SparkJobMain {
                     + " duplicate=" + v.duplicates()
                     + " batches=" + batches.size()
                     + " consumed=" + consumed
-                    + " cpu=" + String.format("%.1fs", cpuSeconds()));
+                    + " cpu=" + String.format("%.1fs", cpuSeconds())
+                    + " again=" + again);
             System.out.print(diagnostics.describe(batches));
         } finally {
             spark.stop();
         }
         System.exit(ended ? 0 : 1);
+    }
+
+    /**
+     * The whole topic read again in a batch job and marked, not dropped, in the same namespace, by the transform's
+     * other paths: an id expression and an event-time column (helper columns), {@code withVerdicts}. Every record the
+     * stream kept is its owner's own claim ({@code retry}); every other copy is {@code duplicate}. Returns {@code
+     * new:N,retry:N,duplicate:N}.
+     */
+    static String readAgain(SparkSession spark, String bootstrap, String topic, List<URI> agents) {
+        DedupTransform marking = DedupTransform.builder("clicks")
+                .id(expr("CAST(element_at(filter(headers, h -> h.key = 'message-id'), -1).value AS STRING)"))
+                .eventTime(col("timestamp"))
+                .agents(agents)
+                .build();
+        Dataset<Row> topicRows = spark.read()
+                .format("kafka")
+                .option("kafka.bootstrap.servers", bootstrap)
+                .option("subscribe", topic)
+                .option("includeHeaders", "true")
+                .load();
+        Map<String, Long> counts = new TreeMap<>(Map.of("new", 0L, "retry", 0L, "duplicate", 0L));
+        for (Row r : marking.withVerdicts(topicRows)
+                .groupBy(DedupTransform.DEFAULT_VERDICT_COLUMN)
+                .count()
+                .collectAsList()) {
+            counts.put(r.getString(0), r.getLong(1));
+        }
+        return "new:" + counts.get("new") + ",retry:" + counts.get("retry") + ",duplicate:" + counts.get("duplicate");
     }
 
     /** This JVM's CPU time so far, all threads. */
