@@ -265,8 +265,10 @@ class SparkTransformIT {
                 body.position(body.position() + (nsByte & 0x7f));
                 int items = 0;
                 while (body.hasRemaining()) {
-                    body.position(body.position() + (body.getShort() & 0xffff)); // the id
-                    body.position(body.position() + (body.getShort() & 0xffff)); // the owner
+                    for (int field = 0; field < 2; field++) { // the id, then the owner: u16 length, bytes
+                        int length = body.getShort() & 0xffff;
+                        body.position(body.position() + length);
+                    }
                     seconds.add((nsByte & 0x80) != 0 ? body.getInt() & 0xffffffffL : 0L);
                     items++;
                 }
