@@ -27,6 +27,10 @@ public final class PipelineBench {
             System.exit(2);
             return;
         }
+        // SIGTERM skips the finally blocks that stop the broker, the agents and the jobs: stop them here, by PID
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(() -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroy)));
         List<SideResult> results = run(options);
         boolean ok = results.stream()
                 .allMatch(r -> r.caughtUp() && (r.side().equals(BenchOptions.Side.SPARK.label) || r.exact()));

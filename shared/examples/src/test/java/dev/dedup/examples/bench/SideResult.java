@@ -6,6 +6,8 @@ import java.util.Locale;
 /**
  * What one side of a run measured. Raw figures; {@link #row()} derives the table's.
  *
+ * @param firstBatchMs     the first micro-batch, which plans the query and loads its classes; the percentiles are
+ *                         of the batches after it
  * @param stateRows        Spark: the last batch's {@code numRowsTotal}; the embedded store: occupied slots (live or
  *                         expired claims); Redis: claims in the fingerprint tables
  * @param stateMemoryBytes Spark: the last batch's {@code memoryUsedBytes} (RocksDB's memory); the embedded store:
@@ -34,6 +36,7 @@ public record SideResult(
         String lostKinds,
         String twiceKinds,
         int batches,
+        long firstBatchMs,
         long batchP50Ms,
         long batchP99Ms,
         long batchMaxMs,
