@@ -23,7 +23,12 @@ class PipelineBenchIT {
 
     @Test
     void bothSidesCatchUpAndCountEveryMessageOnce() throws Exception {
-        Path out = Path.of("target", "pipeline-bench-it");
+        Path out = Files.createDirectories(Path.of("target", "pipeline-bench-it"));
+        try (Stream<Path> earlier = Files.list(out)) {
+            for (Path p : earlier.toList()) {
+                Files.delete(p);
+            }
+        }
         BenchOptions options = new BenchOptions(
                 100,
                 Duration.ofSeconds(10),
