@@ -24,7 +24,7 @@ import java.util.Locale;
  * @param drainMillis      from the last record written until a batch had read to the topic's end
  * @param lagAtEnd         records written and not yet read when the last one was written
  * @param recoveryMillis   from {@code kill -9} of the job until a batch after its restart read all the topic held
- *                         when planned; -1 when not measured
+ *                         when planned within the trigger interval (caught up); -1 when not measured
  */
 public record SideResult(
         String side,

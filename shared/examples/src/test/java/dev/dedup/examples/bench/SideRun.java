@@ -204,7 +204,7 @@ final class SideRun implements AutoCloseable {
                 drain,
                 lagAtEnd,
                 caughtUp,
-                recovery(batches, killedAt.get()));
+                recovery(batches, killedAt.get(), options.trigger().toMillis()));
     }
 
     private void startJob(Path progress) throws IOException {
@@ -251,13 +251,20 @@ final class SideRun implements AutoCloseable {
         }
     }
 
-    /** From the kill until the first batch of the restarted job that read all the source had when planned. */
-    private static long recovery(List<ProgressLog.Batch> batches, long killedAt) {
+    /**
+     * From the kill until the restarted job had caught up: the first batch after it that read all the source had when
+     * planned and took no longer than the trigger interval, so that the next one started on time. The first batches
+     * of a restart read all there is too, but what arrived meanwhile makes the next ones long.
+     */
+    private static long recovery(List<ProgressLog.Batch> batches, long killedAt, long triggerMillis) {
         if (killedAt < 0) {
             return -1;
         }
         for (ProgressLog.Batch b : batches) {
-            if (b.at() > killedAt && b.latestOffsets() >= 0 && b.endOffsets() >= b.latestOffsets()) {
+            if (b.at() > killedAt
+                    && b.latestOffsets() >= 0
+                    && b.endOffsets() >= b.latestOffsets()
+                    && b.durationMs() <= triggerMillis) {
                 return b.at() - killedAt;
             }
         }
