@@ -11,7 +11,7 @@
 # on 127.0.0.1:5432 (user postgres, trust) and, for the Redis side, redis-server.
 #
 #   loadtest/bench-pipeline.sh          # RATE ids/s for DURATION, WINDOW
-#   loadtest/bench-pipeline.sh short    # 200 ids/s, a 30 s window, 60 s of load per side: ~3 minutes
+#   loadtest/bench-pipeline.sh short    # 200 ids/s, a 20 s window, 40 s of load per side
 #
 # Environment: RATE (unique ids a second, default 1000), WINDOW (default 10m: the agent's --window and Spark's
 # watermark delay; late copies and late originals come 0.3 to 0.6 of it late), DURATION (default 30m of writes per
@@ -30,7 +30,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ "${1:-}" = short ]; then
-  : "${RATE:=200}" "${WINDOW:=30s}" "${DURATION:=60s}" "${TRIGGER:=2s}"
+  : "${RATE:=200}" "${WINDOW:=20s}" "${DURATION:=40s}" "${TRIGGER:=2s}"
 fi
 examples="$root/shared/examples"
 for f in "$agent_jar" "$examples/target/test-classes/dev/dedup/examples/bench/PipelineBench.class" \
