@@ -113,6 +113,15 @@ public final class SparkDedupJob {
      *                the claiming task, so a failure there makes Spark retry the task, which gets {@code RETRY}
      */
     public StreamingQuery start(SparkSession spark, UnaryOperator<Dataset<Row>> process) throws TimeoutException {
+        return start(spark, process, Trigger.AvailableNow());
+    }
+
+    /**
+     * {@link #start(SparkSession, UnaryOperator)} with another trigger: {@code Trigger.ProcessingTime} for a job that
+     * runs as long as its stream does.
+     */
+    public StreamingQuery start(SparkSession spark, UnaryOperator<Dataset<Row>> process, Trigger trigger)
+            throws TimeoutException {
         VoidFunction2<Dataset<Row>, Long> perBatch = (batch, batchId) -> {
             Dataset<Row> events = events(dedup.dropDuplicates(batch), options.idHeader());
             Dataset<Row> kept = process.apply(events).persist(StorageLevel.MEMORY_ONLY()); // claimed once, read twice
@@ -133,7 +142,7 @@ public final class SparkDedupJob {
                 .writeStream()
                 .queryName(options.queryName());
         return option(writer, "checkpointLocation", options.checkpoint())
-                .trigger(Trigger.AvailableNow())
+                .trigger(trigger)
                 .foreachBatch(perBatch)
                 .start();
     }

@@ -37,6 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the delay, and drops every row older than the watermark: copies re-sent minutes later (stamped when re-sent) come
  * through as new, and originals written minutes after their event time are dropped as late. The agent remembers
  * every claim for its window (24 h) whatever the record's time.
+ *
+ * <p>It shows what a watermark shorter than the copies' delay does, not what Spark's dedup costs set up to be exact:
+ * its run is archived in docs/results/spark-watermark-1-minute.md, and {@code loadtest/bench-pipeline.sh}
+ * ({@link dev.dedup.examples.bench.PipelineBench}) measures Spark's operator with a watermark past the longest delay.
  */
 class SparkWatermarkPipelineIT {
 

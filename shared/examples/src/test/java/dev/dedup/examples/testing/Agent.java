@@ -37,9 +37,25 @@ public final class Agent implements AutoCloseable {
         return start(name, dir, List.of("--data-dir", dir.resolve("data").toString()));
     }
 
+    /** An agent with the embedded store in {@code dir}/data and more flags ({@code --window 10m}). */
+    public static Agent embedded(String name, Path dir, List<String> flags) throws IOException, InterruptedException {
+        List<String> args =
+                new ArrayList<>(List.of("--data-dir", dir.resolve("data").toString()));
+        args.addAll(flags);
+        return start(name, dir, args);
+    }
+
     /** An agent on Redis shards ({@code redis://...} URIs). */
     public static Agent redis(String name, Path dir, List<String> shardUris) throws IOException, InterruptedException {
-        return start(name, dir, List.of("--redis", String.join(",", shardUris)));
+        return redis(name, dir, shardUris, List.of());
+    }
+
+    /** An agent on Redis shards with more flags. */
+    public static Agent redis(String name, Path dir, List<String> shardUris, List<String> flags)
+            throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("--redis", String.join(",", shardUris)));
+        args.addAll(flags);
+        return start(name, dir, args);
     }
 
     private static Agent start(String name, Path dir, List<String> args) throws IOException, InterruptedException {

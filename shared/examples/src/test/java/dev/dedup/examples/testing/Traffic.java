@@ -72,12 +72,29 @@ public final class Traffic {
      * minutes later, 3 % first written 3 to 6 minutes late.
      */
     public static Traffic generate(int unique, int partitions, long seed) {
-        Random rnd = new Random(seed);
         long start = (System.currentTimeMillis() - 3_600_000L - SPAN_MILLIS) / 60_000L * 60_000L;
+        return generate(unique, partitions, seed, start, SPAN_MILLIS, 180_000L, 360_000L);
+    }
+
+    /**
+     * The same shares as {@link #generate(int, int, long)}, with event times spread evenly over {@code spanMillis}
+     * from {@code start} and late copies and late originals {@code minDelayMillis} to {@code maxDelayMillis} late: a
+     * stream written as it happens when {@code start} is now ({@link #produceAtWriteTimes}).
+     */
+    public static Traffic generate(
+            int unique,
+            int partitions,
+            long seed,
+            long start,
+            long spanMillis,
+            long minDelayMillis,
+            long maxDelayMillis) {
+        Random rnd = new Random(seed);
+        int spread = (int) Math.max(1, maxDelayMillis - minDelayMillis);
         List<Message> messages = new ArrayList<>(unique);
         List<Copy> copies = new ArrayList<>();
         for (int i = 0; i < unique; i++) {
-            long event = start + (SPAN_MILLIS * i) / unique;
+            long event = start + (spanMillis * i) / unique;
             Message m = new Message(
                     new UUID(rnd.nextLong(), rnd.nextLong()).toString(),
                     "app" + rnd.nextInt(6),
@@ -87,7 +104,7 @@ public final class Traffic {
             int partition = rnd.nextInt(partitions);
             double r = rnd.nextDouble();
             if (r < 0.03) {
-                long late = event + 180_000L + rnd.nextInt(180_000);
+                long late = event + minDelayMillis + rnd.nextInt(spread);
                 copies.add(new Copy(m, Kind.LATE_ORIGINAL, partition, event, late));
             } else {
                 copies.add(new Copy(m, Kind.ORIGINAL, partition, event, event));
@@ -95,7 +112,7 @@ public final class Traffic {
             if (r >= 0.03 && r < 0.13) {
                 copies.add(new Copy(m, Kind.RETRY_COPY, partition, event, event + 1 + rnd.nextInt(2_000)));
             } else if (r >= 0.13 && r < 0.17) {
-                long resent = event + 180_000L + rnd.nextInt(180_000);
+                long resent = event + minDelayMillis + rnd.nextInt(spread);
                 int other = (partition + 1 + rnd.nextInt(partitions - 1)) % partitions;
                 copies.add(new Copy(m, Kind.LATE_COPY, other, resent, resent));
             }
@@ -193,6 +210,58 @@ public final class Traffic {
             return sent.size();
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("a record was not written to " + topic, e.getCause());
+        }
+        return copies.size();
+    }
+
+    /**
+     * Writes every copy when the wall clock reaches its write time, as a live stream is written (a constant rate of
+     * messages, late copies and late originals minutes behind), acknowledgements awaited as in {@link #produce}.
+     * Returns the number of records written.
+     */
+    public int produceAtWriteTimes(String bootstrap, String topic) throws InterruptedException {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"); // as produce(): KAFKA-15591
+        java.util.concurrent.atomic.AtomicReference<Exception> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (KafkaProducer<String, byte[]> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < copies.size(); i++) {
+                Copy c = copies.get(i);
+                long wait = c.writeMillis() - System.currentTimeMillis();
+                if (wait > 0) {
+                    Thread.sleep(wait);
+                }
+                if (failed.get() != null) {
+                    break;
+                }
+                Message m = c.message();
+                int k = i;
+                producer.send(
+                        new ProducerRecord<>(
+                                topic,
+                                c.partition(),
+                                c.timestamp(),
+                                m.app(),
+                                Event.value(m.app(), m.eventMillis(), m.amount())
+                                        .getBytes(StandardCharsets.UTF_8),
+                                List.of(new RecordHeader(
+                                        MessageIds.DEFAULT_HEADER, m.id().getBytes(StandardCharsets.UTF_8)))),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                failed.compareAndSet(null, e);
+                            } else {
+                                offsets[k] = metadata.offset();
+                            }
+                        });
+            }
+            producer.flush();
+        }
+        if (failed.get() != null) {
+            throw new IllegalStateException("a record was not written to " + topic, failed.get());
         }
         return copies.size();
     }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The pipeline beside Spark's own dedup at its best: Kafka (KRaft) → Spark Structured Streaming in local mode →
+# PostgreSQL at a constant produce rate, once with SparkDedupJob claiming at the agent (embedded store; and on
+# three Redis shards with SIDES=ours-embedded,ours-redis-3,spark-rocksdb) and once with
+# withWatermark(event time, WINDOW).dropDuplicatesWithinWatermark("id") on the RocksDB state store with changelog
+# checkpointing. The sides run one after the other at the same rate, each on a topic of its own, its Spark job in a
+# JVM of its own. Prints a Markdown table; writes loadtest/target/pipeline-bench-<time>.json and .tsv.
+#
+# Builds nothing: run `mvn -B -DskipTests package` first (the agent jar, the examples' test classes and their
+# classpath file). Do not build while it runs: the Spark jobs start from shared/examples/target. Needs PostgreSQL
+# on 127.0.0.1:5432 (user postgres, trust) and, for the Redis side, redis-server.
+#
+#   loadtest/bench-pipeline.sh          # RATE ids/s for DURATION, WINDOW
+#   loadtest/bench-pipeline.sh short    # 200 ids/s, a 20 s window, 40 s of load per side
+#
+# Environment: RATE (unique ids a second, default 1000), WINDOW (default 10m: the agent's --window and Spark's
+# watermark delay; late copies and late originals come 0.3 to 0.6 of it late), DURATION (default 30m of writes per
+# side), TRIGGER (micro-batch interval, default 5s), PARTITIONS (default 4), SIDES (default
+# ours-embedded,spark-rocksdb), KILL_AT (kill -9 of each side's Spark job that long into the stream, then a restart
+# from its checkpoint; default 0, none), BENCH_JAVA_OPTS (the main JVM's flags). Note that Kafka, Spark, the agent
+# and PostgreSQL share this machine's cores.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+name=bench-pipeline
+work="$(mktemp -d "${TMPDIR:-/tmp}/dedup-bench.XXXXXX")"
+# shellcheck source=bench-lib.sh
+. "$root/loadtest/bench-lib.sh"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "${1:-}" = short ]; then
+  : "${RATE:=200}" "${WINDOW:=20s}" "${DURATION:=40s}" "${TRIGGER:=2s}"
+fi
+examples="$root/shared/examples"
+for f in "$agent_jar" "$examples/target/test-classes/dev/dedup/examples/bench/PipelineBench.class" \
+  "$examples/target/test-classpath.txt"; do
+  if [ ! -e "$f" ]; then
+    echo "$name: $f is missing; run 'mvn -B -DskipTests package' first" >&2
+    exit 2
+  fi
+done
+# the agent from the work directory, so that a build cannot swap it under a running agent
+cp "$agent_jar" "$work/dedup-agent.jar"
+mkdir -p "$root/loadtest/target"
+
+# What Spark needs on Java 17: the examples' failsafe flags (their POM's spark.java17.flags), for the jobs' JVMs.
+spark_flags="$(sed -n 's:.*<spark.java17.flags>\(.*\)</spark.java17.flags>.*:\1:p' "$examples/pom.xml")"
+echo "$name: $(lscpu | grep 'Model name' | sed 's/Model name: *//'), $(nproc) cores; work in $work" >&2
+
+cd "$examples"
+# shellcheck disable=SC2086
+java ${BENCH_JAVA_OPTS:--Xmx2g} $spark_flags \
+  -Dpipeline.agent.jar="$work/dedup-agent.jar" \
+  -Dpipeline.classpath.file="$examples/target/test-classpath.txt" \
+  -Dpipeline.spark.jvm.flags="$spark_flags" \
+  -cp "target/test-classes:target/classes:$(cat target/test-classpath.txt)" \
+  dev.dedup.examples.bench.PipelineBench \
+  --rate "${RATE:-1000}" --window "${WINDOW:-10m}" --duration "${DURATION:-30m}" --trigger "${TRIGGER:-5s}" \
+  --partitions "${PARTITIONS:-4}" --sides "${SIDES:-ours-embedded,spark-rocksdb}" --kill-at "${KILL_AT:-0}" \
+  --out "$root/loadtest/target" --work "$work" &
+pids+=($!)
+wait "$!"

@@ -1,0 +1,149 @@
+package dev.dedup.examples.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one benchmark run does: the produce rate, the window (the agent's {@code --window} and Spark's watermark
+ * delay), how long the stream is written, the micro-batch trigger, the sides, and where the results go.
+ *
+ * @param rate        unique messages a second; copies come on top (about 17 % more records)
+ * @param window      how long a copy must still be caught: late copies and late originals come 0.3 to 0.6 of it
+ *                    late (Traffic's 3 to 6 minutes at 10 minutes)
+ * @param duration    how long messages are written at {@code rate}; late copies follow for up to 0.6 window
+ * @param trigger     the micro-batch interval ({@code Trigger.ProcessingTime})
+ * @param killAt      when set, the Spark job is killed ({@code kill -9}) that long into the stream and restarted from
+ *                    its checkpoint; zero for none
+ * @param out         where the JSON and TSV results are written
+ * @param work        a directory for the broker, the agents and the checkpoints (removed by the caller)
+ */
+public record BenchOptions(
+        int rate,
+        Duration window,
+        Duration duration,
+        Duration trigger,
+        int partitions,
+        List<Side> sides,
+        Duration killAt,
+        Path out,
+        Path work,
+        long seed) {
+
+    /** One way of deduplicating the stream. */
+    public enum Side {
+        /** {@code SparkDedupJob} with one agent on its embedded store, its defaults but {@code --window}. */
+        OURS_EMBEDDED("ours-embedded"),
+        /** {@code SparkDedupJob} with one agent on three Redis shards, its defaults but {@code --window}. */
+        OURS_REDIS("ours-redis-3"),
+        /** {@code withWatermark(event time, window).dropDuplicatesWithinWatermark("id")} on RocksDB. */
+        SPARK("spark-rocksdb");
+
+        public final String label;
+
+        Side(String label) {
+            this.label = label;
+        }
+
+        static Side of(String label) {
+            for (Side s : values()) {
+                if (s.label.equals(label)) {
+                    return s;
+                }
+            }
+            throw new IllegalArgumentException(
+                    "--sides: " + label + " is none of ours-embedded, ours-redis-3, spark-rocksdb");
+        }
+    }
+
+    public BenchOptions {
+        if (rate < 1) {
+            throw new IllegalArgumentException("--rate: " + rate + " (at least 1 id a second)");
+        }
+        if (window.toSeconds() < 2) {
+            throw new IllegalArgumentException("--window: " + window + " (at least 2s)");
+        }
+        if (duration.compareTo(window) < 0) {
+            throw new IllegalArgumentException("--duration: " + duration + " is shorter than the window " + window);
+        }
+        if (sides.isEmpty()) {
+            throw new IllegalArgumentException("--sides: none");
+        }
+    }
+
+    /** Unique messages the run writes. */
+    public int unique() {
+        return (int) Math.min(Integer.MAX_VALUE, rate * duration.toSeconds());
+    }
+
+    /**
+     * Parses {@code --rate N --window 10m --duration 30m --trigger 5s --partitions 4 --sides a,b --kill-at 0
+     * --out DIR --work DIR --seed N}; durations as the agent writes them ({@code 500ms}, {@code 30s}, {@code 15m}).
+     */
+    public static BenchOptions parse(String[] args) {
+        int rate = 1_000;
+        Duration window = Duration.ofMinutes(10);
+        Duration duration = Duration.ofMinutes(30);
+        Duration trigger = Duration.ofSeconds(5);
+        int partitions = 4;
+        List<Side> sides = List.of(Side.OURS_EMBEDDED, Side.SPARK);
+        Duration killAt = Duration.ZERO;
+        Path out = Path.of("target");
+        Path work = null;
+        long seed = 42;
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(flag + ": no value");
+            }
+            String v = args[++i];
+            switch (flag) {
+                case "--rate" -> rate = Integer.parseInt(v);
+                case "--window" -> window = duration(flag, v);
+                case "--duration" -> duration = duration(flag, v);
+                case "--trigger" -> trigger = duration(flag, v);
+                case "--partitions" -> partitions = Integer.parseInt(v);
+                case "--sides" -> {
+                    List<Side> s = new ArrayList<>();
+                    for (String label : v.split(",")) {
+                        s.add(Side.of(label.trim()));
+                    }
+                    sides = s;
+                }
+                case "--kill-at" -> killAt = duration(flag, v);
+                case "--out" -> out = Path.of(v);
+                case "--work" -> work = Path.of(v);
+                case "--seed" -> seed = Long.parseLong(v);
+                default -> throw new IllegalArgumentException("unknown flag " + flag);
+            }
+        }
+        if (work == null) {
+            throw new IllegalArgumentException("--work: required (a directory the caller removes)");
+        }
+        return new BenchOptions(rate, window, duration, trigger, partitions, sides, killAt, out, work, seed);
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 15m}, {@code 2h}, or {@code 0}. */
+    static Duration duration(String flag, String v) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (s.equals("0")) {
+                return Duration.ZERO;
+            }
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            }
+            long n = Long.parseLong(s.substring(0, s.length() - 1));
+            return switch (s.charAt(s.length() - 1)) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                default -> throw new NumberFormatException(s);
+            };
+        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+            throw new IllegalArgumentException(flag + ": " + v + " is not a duration (500ms, 30s, 15m, 2h)");
+        }
+    }
+}
