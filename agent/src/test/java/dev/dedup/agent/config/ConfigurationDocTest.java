@@ -129,7 +129,7 @@ class ConfigurationDocTest {
     }
 
     /** Options that compare equal whatever the spelling of the data directory ({@code ./dedup-data}). */
-    private static AgentOptions comparable(AgentOptions o) {
+    static AgentOptions comparable(AgentOptions o) {
         EmbeddedStoreOptions e = o.embedded();
         return new AgentOptions(
                 o.http(),
