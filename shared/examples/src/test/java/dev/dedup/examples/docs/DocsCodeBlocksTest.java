@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * token (whitespace aside, so that the formatter may wrap the copy), in a source file the build compiles; every {@code scala} block compiles with the
  * Scala compiler against this module's classpath (the libraries and Spark 4); and every {@code python} block of the
  * README is found in a page whose blocks the Python suite runs ({@code docs/python.md}, {@code
- * shared/python/README.md}: its {@code test_docs.py}).
+ * shared/python/README.md}: its {@code test_docs.py}); and a block tagged otherwise is one nothing compiles
+ * (commands, output, data), by a tag named here.
  */
 class DocsCodeBlocksTest {
 
@@ -61,6 +63,12 @@ class DocsCodeBlocksTest {
         return blocks;
     }
 
+    /** The languages whose blocks a test here (or the Python suite) checks. */
+    static final Set<String> CHECKED = Set.of("java", "scala", "python");
+
+    /** What the docs show but nothing compiles: commands, output, data and build files. */
+    static final Set<String> SHOWN = Set.of("bash", "text", "json", "properties", "xml", "yaml");
+
     private static List<String> significant(List<String> lines) {
         return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.toList());
     }
@@ -70,6 +78,12 @@ class DocsCodeBlocksTest {
         return String.join("", lines).replaceAll("\\s+", "");
     }
 
+    /** The code of a Java source: without its comments, where a doc block's copy would compile to nothing. */
+    static List<String> withoutComments(List<String> lines) {
+        String code = String.join("\n", lines).replaceAll("(?s)/\\*.*?\\*/", "");
+        return code.lines().filter(l -> !l.strip().startsWith("//")).collect(Collectors.toList());
+    }
+
     /** Every Java source of the shared modules (the libraries, the client, the examples and their tests), squeezed. */
     private static List<String> javaSources() throws IOException {
         try (Stream<Path> files = Files.walk(ROOT.resolve("shared"))) {
@@ -77,7 +91,7 @@ class DocsCodeBlocksTest {
                             p -> p.toString().endsWith(".java") && p.toString().contains("/src/"))
                     .map(p -> {
                         try {
-                            return squeezed(Files.readAllLines(p, StandardCharsets.UTF_8));
+                            return squeezed(withoutComments(Files.readAllLines(p, StandardCharsets.UTF_8)));
                         } catch (IOException e) {
                             throw new UncheckedIOException(e);
                         }
@@ -93,8 +107,8 @@ class DocsCodeBlocksTest {
         assertTrue(javaBlocks.size() >= 2, "the docs' Java blocks were found: " + javaBlocks);
         List<String> missing = new ArrayList<>();
         for (Block b : javaBlocks) {
-            String wanted = squeezed(b.lines());
-            if (sources.stream().noneMatch(s -> s.contains(wanted))) {
+            String wanted = squeezed(withoutComments(b.lines()));
+            if (wanted.isEmpty() || sources.stream().noneMatch(s -> s.contains(wanted))) {
                 missing.add(b + " (" + significant(b.lines()).get(0) + " ...)");
             }
         }
@@ -105,14 +119,45 @@ class DocsCodeBlocksTest {
     }
 
     @Test
-    void everyPythonBlockOfTheReadme_isInAPageThePythonSuiteRuns() throws IOException {
+    void everyFencedBlock_isOfALanguageKnownHere() throws IOException {
+        List<String> unknown = new ArrayList<>();
+        for (Path page : pages()) {
+            List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+            boolean inBlock = false;
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i).strip();
+                if (!line.startsWith("```")) {
+                    continue;
+                }
+                String tag = line.substring(3);
+                if (!inBlock && !CHECKED.contains(tag) && !SHOWN.contains(tag)) {
+                    unknown.add(ROOT.relativize(page) + ":" + (i + 1) + " ```" + tag);
+                }
+                inBlock = !inBlock;
+            }
+        }
+        assertTrue(
+                unknown.isEmpty(),
+                "blocks tagged with a language no test knows (a code block must be one of " + CHECKED
+                        + ", checked here, or one of " + SHOWN + "): " + unknown);
+    }
+
+    @Test
+    void aDocBlockInAComment_isNotCode() {
+        List<String> source = List.of("/** e.g.", " * loop.run();", " */", "// loop.run();", "int n = 1; // n");
+        assertTrue(!squeezed(withoutComments(source)).contains("loop.run();"));
+        assertTrue(squeezed(withoutComments(source)).contains("intn=1;//n"));
+    }
+
+    @Test
+    void everyPythonBlockOfTheDocs_isInAPageThePythonSuiteRuns() throws IOException {
         List<List<String>> tested = new ArrayList<>();
         for (Path page : List.of(ROOT.resolve("docs/python.md"), ROOT.resolve("shared/python/README.md"))) {
             tested.add(significant(Files.readAllLines(page, StandardCharsets.UTF_8)));
         }
         List<String> missing = new ArrayList<>();
         for (Block b : blocks("python")) {
-            if (!b.page().endsWith("README.md") || b.page().startsWith(ROOT.resolve("shared"))) {
+            if (b.page().equals(ROOT.resolve("docs/python.md"))) {
                 continue;
             }
             List<String> wanted = significant(b.lines());
@@ -120,7 +165,7 @@ class DocsCodeBlocksTest {
                 missing.add(b + " (" + wanted.get(0) + " ...)");
             }
         }
-        assertTrue(missing.isEmpty(), "README's Python blocks found in no page the Python suite runs: " + missing);
+        assertTrue(missing.isEmpty(), "Python blocks of the docs found in no page the Python suite runs: " + missing);
     }
 
     @Test
