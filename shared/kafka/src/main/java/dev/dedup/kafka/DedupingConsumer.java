@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -85,6 +86,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
     private final TransactionalSink<K, V> sink;
     private final Listener listener;
     private volatile boolean running = true;
+    private final CountDownLatch stopping = new CountDownLatch(1);
 
     private DedupingConsumer(
             Consumer<K, V> consumer, LoopSettings<K, V> settings, TransactionalSink<K, V> sink, Listener listener) {
@@ -169,6 +171,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
             listener.sinkFailed(failed);
             listener.released(LoopSettings.release(settings.claims, keptItems, failed));
             first.forEach(consumer::seek);
+            settings.backOff(stopping);
             return batches;
         }
         listener.beforeCommit(++batches);
@@ -187,6 +190,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
     /** Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. */
     public void stop() {
         running = false;
+        stopping.countDown();
         consumer.wakeup();
     }
 

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -86,6 +87,7 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
     private final Listener listener;
     private final Acknowledgements<K, V> acks;
     private volatile boolean running = true;
+    private final CountDownLatch stopping = new CountDownLatch(1);
 
     private DedupingShareConsumer(
             ShareConsumer<K, V> consumer, LoopSettings<K, V> settings, OwnedSink<K, V> sink, Listener listener) {
@@ -182,12 +184,16 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
         }
         acks.acknowledge(kept, outcome);
         acks.commit();
+        if (outcome == AcknowledgeType.RELEASE) {
+            settings.backOff(stopping);
+        }
         return batches;
     }
 
     /** Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. */
     public void stop() {
         running = false;
+        stopping.countDown();
         consumer.wakeup();
     }
 

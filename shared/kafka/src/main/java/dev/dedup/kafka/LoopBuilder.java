@@ -32,6 +32,7 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     S sink;
     L listener;
     private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
+    private Duration failureBackoff = LoopSettings.DEFAULT_FAILURE_BACKOFF;
 
     LoopBuilder(String loop, Object consumer, Claims claims, L noListener) {
         this.loop = loop;
@@ -99,10 +100,29 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
         return self();
     }
 
+    /**
+     * How long to wait after the sink failed on a batch (its claims released, the batch to be read again) before
+     * the next poll; 1 s by default, zero for none. {@code stop()} ends the wait.
+     */
+    public B failureBackoff(Duration backoff) {
+        this.failureBackoff = backoff;
+        return self();
+    }
+
     /** The collected values, checked: a missing or bad one fails naming the setting. */
     LoopSettings<K, V> settings() {
         return new LoopSettings<>(
-                loop, consumer, "consumer", claims, topics, idOf, idHeader, idGiven, eventTime, pollTimeout);
+                loop,
+                consumer,
+                "consumer",
+                claims,
+                topics,
+                idOf,
+                idHeader,
+                idGiven,
+                eventTime,
+                pollTimeout,
+                failureBackoff);
     }
 
     String loop() {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -20,12 +22,14 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 final class LoopSettings<K, V> {
 
     static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(500);
+    static final Duration DEFAULT_FAILURE_BACKOFF = Duration.ofSeconds(1);
 
     final Claims claims;
     final List<String> topics;
     final Function<? super ConsumerRecord<K, V>, String> idOf;
     final boolean eventTime;
     final Duration pollTimeout;
+    final Duration failureBackoff;
 
     /**
      * @param consumerSetting what the consumer is called in messages ({@code consumer}, {@code shareConsumer})
@@ -43,7 +47,8 @@ final class LoopSettings<K, V> {
             String idHeader,
             String idGiven,
             boolean eventTime,
-            Duration pollTimeout) {
+            Duration pollTimeout,
+            Duration failureBackoff) {
         require(consumer != null, loop, consumerSetting + ": null");
         require(claims != null, loop, "claims: null");
         require(topics != null && !topics.isEmpty(), loop, "topics: none given");
@@ -63,10 +68,23 @@ final class LoopSettings<K, V> {
                 pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(),
                 loop,
                 "pollTimeout: must be positive, got " + pollTimeout);
+        require(
+                failureBackoff != null && !failureBackoff.isNegative(),
+                loop,
+                "failureBackoff: must be zero or more, got " + failureBackoff);
         this.claims = claims;
         this.topics = Collections.unmodifiableList(names);
         this.eventTime = eventTime;
         this.pollTimeout = pollTimeout;
+        this.failureBackoff = failureBackoff;
+    }
+
+    /**
+     * Waits {@link #failureBackoff} after the sink failed, so that a sink that keeps failing (its database down) is
+     * not called again at once with the same batch; a {@code stop()} meanwhile ends the wait.
+     */
+    void backOff(CountDownLatch stopping) throws InterruptedException {
+        stopping.await(failureBackoff.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.dedup.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -124,6 +126,12 @@ class BuildersTest {
                 "DedupingShareConsumer pollTimeout: must be positive, got PT-1S",
                 () -> completeShare().pollTimeout(Duration.ofSeconds(-1)).build());
         refused(
+                "DedupingConsumer failureBackoff: must be zero or more, got PT-0.001S",
+                () -> complete().failureBackoff(Duration.ofMillis(-1)).build());
+        refused(
+                "DedupingShareConsumer failureBackoff: must be zero or more, got null",
+                () -> completeShare().failureBackoff(null).build());
+        refused(
                 "DedupingConsumer listener: not set",
                 () -> complete().listener(null).build());
         refused(
@@ -171,7 +179,8 @@ class BuildersTest {
                 "message-id",
                 "idFromHeader",
                 true,
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1));
         assertEquals(
                 new Item("m-1", "clicks:3:1042", 1_700_000_000L), settings.item(record(1_700_000_000_999L, "m-1")));
         assertEquals(new Item("m-1", "clicks:3:1042", 1L), settings.item(record(-1L, "m-1")), "no timestamp");
@@ -189,7 +198,8 @@ class BuildersTest {
                 null,
                 "id",
                 false,
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1));
         assertEquals(new Item("user-7-id", "clicks:3:1042"), settings.item(record(1_700_000_000_999L, "m-1")));
     }
 
@@ -205,9 +215,34 @@ class BuildersTest {
                 null,
                 "id",
                 true,
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1));
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> settings.item(record(0L, "m-1")));
         assertEquals("the record at clicks:3:1042 has no id: the id function gave an empty id", e.getMessage());
+    }
+
+    @Test
+    void afterASinkFailure_theLoopWaitsItsBackoff_unlessStopped() throws InterruptedException {
+        LoopSettings<String, byte[]> settings = new LoopSettings<>(
+                "DedupingConsumer",
+                consumer,
+                "consumer",
+                CLAIMS,
+                List.of("clicks"),
+                null,
+                "message-id",
+                "idFromHeader",
+                false,
+                Duration.ofMillis(500),
+                Duration.ofMillis(300));
+        long start = System.nanoTime();
+        settings.backOff(new CountDownLatch(1));
+        assertTrue(System.nanoTime() - start >= Duration.ofMillis(300).toNanos(), "waited the backoff");
+        CountDownLatch stopped = new CountDownLatch(1);
+        stopped.countDown();
+        start = System.nanoTime();
+        settings.backOff(stopped);
+        assertTrue(System.nanoTime() - start < Duration.ofMillis(300).toNanos(), "a stopped loop does not wait");
     }
 }

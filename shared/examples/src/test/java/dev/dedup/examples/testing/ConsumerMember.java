@@ -5,6 +5,7 @@ import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.kafka.DedupingConsumer;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.TransactionalSink;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -104,6 +105,7 @@ public final class ConsumerMember {
                         consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
                 .topics(topic)
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
+                .failureBackoff(Duration.ofMillis(100)) // the tests fail many batches on purpose
                 .sink(target)
                 .listener(new DedupingConsumer.Listener() {
                     @Override

@@ -6,6 +6,7 @@ import dev.dedup.kafka.DedupingShareConsumer;
 import dev.dedup.kafka.Delivery;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.OwnedSink;
+import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
@@ -89,6 +90,7 @@ public final class ShareMember {
                         consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
                 .topics(topic)
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
+                .failureBackoff(Duration.ofMillis(100)) // the tests fail many batches on purpose
                 .sink(faulty)
                 .listener(new DedupingShareConsumer.Listener() {
                     @Override
