@@ -154,7 +154,7 @@ public final class SparkDedupJob {
      * overloads for long, boolean and double link on both). Found by name and parameters, it is the same method.
      */
     @SuppressWarnings("unchecked")
-    static DataStreamWriter<Row> option(DataStreamWriter<Row> writer, String key, String value) {
+    public static DataStreamWriter<Row> option(DataStreamWriter<Row> writer, String key, String value) {
         try {
             return (DataStreamWriter<Row>) DataStreamWriter.class
                     .getMethod("option", String.class, String.class)

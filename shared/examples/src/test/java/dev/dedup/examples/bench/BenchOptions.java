@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * What one benchmark run does: the produce rate, the window (the agent's {@code --window} and Spark's watermark
@@ -39,12 +40,19 @@ public record BenchOptions(
         /** {@code SparkDedupJob} with one agent on three Redis shards, its defaults but {@code --window}. */
         OURS_REDIS("ours-redis-3"),
         /** {@code withWatermark(event time, window).dropDuplicatesWithinWatermark("id")} on RocksDB. */
-        SPARK("spark-rocksdb");
+        SPARK("spark-rocksdb"),
+        /** The same on Spark 3.5 (Scala 2.13): the job's classes on {@code spark-3.5/scala-2.13}'s classpath. */
+        SPARK_35("spark-3.5-rocksdb");
 
         public final String label;
 
         Side(String label) {
             this.label = label;
+        }
+
+        /** Spark's own deduplication, on either line of Spark. */
+        public boolean spark() {
+            return this == SPARK || this == SPARK_35;
         }
 
         static Side of(String label) {
@@ -53,8 +61,8 @@ public record BenchOptions(
                     return s;
                 }
             }
-            throw new IllegalArgumentException(
-                    "--sides: " + label + " is none of ours-embedded, ours-redis-3, spark-rocksdb");
+            throw new IllegalArgumentException("--sides: " + label + " is none of "
+                    + java.util.Arrays.stream(values()).map(s -> s.label).collect(Collectors.joining(", ")));
         }
     }
 

@@ -22,6 +22,7 @@ import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.DataStreamWriter;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.Trigger;
@@ -66,9 +67,9 @@ public final class BenchQuery {
         long maxOffsets = Long.parseLong(a.get("max-offsets"));
         AggregateSink sink = new AggregateSink(a.get("jdbc"), Sink.AUDIT);
         StreamingQuery q;
-        if (side == BenchOptions.Side.SPARK) {
+        if (side.spark()) {
             ROCKSDB.forEach((k, v) -> spark.conf().set(k, v));
-            q = startSparkOwn(spark, a, trigger, maxOffsets, sink);
+            q = startSparkOwn(spark, side, a, trigger, maxOffsets, sink);
         } else {
             List<URI> agents =
                     Arrays.stream(a.get("agents").split(",")).map(URI::create).toList();
@@ -96,9 +97,14 @@ public final class BenchQuery {
      * original is dropped as late and every copy meets its first copy's state.
      */
     static StreamingQuery startSparkOwn(
-            SparkSession spark, Map<String, String> a, Trigger trigger, long maxOffsets, AggregateSink sink)
+            SparkSession spark,
+            BenchOptions.Side side,
+            Map<String, String> a,
+            Trigger trigger,
+            long maxOffsets,
+            AggregateSink sink)
             throws Exception {
-        String queryName = BenchOptions.Side.SPARK.label;
+        String queryName = side.label;
         VoidFunction2<Dataset<Row>, Long> perBatch = (batch, batchId) -> {
             Dataset<Row> kept = batch.persist(StorageLevel.MEMORY_ONLY()); // aggregated and audited: read twice
             try {
@@ -107,7 +113,7 @@ public final class BenchQuery {
                 kept.unpersist();
             }
         };
-        return spark.readStream()
+        DataStreamWriter<Row> writer = spark.readStream()
                 .format("kafka")
                 .option("kafka.bootstrap.servers", a.get("bootstrap"))
                 .option("subscribe", a.get("topic"))
@@ -127,8 +133,8 @@ public final class BenchQuery {
                 .withWatermark("event_time", a.get("window") + " seconds")
                 .dropDuplicatesWithinWatermark("id")
                 .writeStream()
-                .queryName(queryName)
-                .option("checkpointLocation", a.get("checkpoint"))
+                .queryName(queryName);
+        return SparkDedupJob.option(writer, "checkpointLocation", a.get("checkpoint")) // links on 3.5 and 4
                 .trigger(trigger)
                 .foreachBatch(perBatch)
                 .start();

@@ -33,7 +33,7 @@ public final class PipelineBench {
                         new Thread(() -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroy)));
         List<SideResult> results = run(options);
         boolean ok = results.stream()
-                .allMatch(r -> r.caughtUp() && (r.side().equals(BenchOptions.Side.SPARK.label) || r.exact()));
+                .allMatch(r -> r.caughtUp() && (BenchOptions.Side.of(r.side()).spark() || r.exact()));
         System.exit(ok ? 0 : 1);
     }
 

@@ -156,7 +156,7 @@ final class SideRun implements AutoCloseable {
         long stateMemory;
         long stateDisk;
         double perSlot = 0;
-        if (side == BenchOptions.Side.SPARK) {
+        if (side.spark()) {
             stateRows = last == null ? 0 : last.stateRows();
             stateMemory = last == null ? 0 : last.stateMemoryBytes();
             stateDisk = last == null ? 0 : last.sstBytes();
@@ -231,12 +231,13 @@ final class SideRun implements AutoCloseable {
         jvm.addAll(List.of(System.getProperty("pipeline.spark.jvm.flags", "").split("\\s+")));
         jvm.removeIf(String::isEmpty);
         jobStarts++;
-        job.set(ChildJvm.start(
-                "spark job " + side.label,
-                dir.resolve("spark-" + jobStarts + ".log"),
-                jvm,
-                BenchQuery.class.getName(),
-                args));
+        List<String> cmd = new ArrayList<>(List.of(ChildJvm.javaBin()));
+        cmd.addAll(jvm);
+        cmd.add("-cp");
+        cmd.add(side == BenchOptions.Side.SPARK_35 ? ChildJvm.classpathOnSpark35("2.13") : ChildJvm.classpath());
+        cmd.add(BenchQuery.class.getName());
+        cmd.addAll(args);
+        job.set(ChildJvm.exec("spark job " + side.label, dir.resolve("spark-" + jobStarts + ".log"), cmd));
     }
 
     /** {@code kill -9} of the job mid-stream, then the same job again on its checkpoint. */

@@ -9,7 +9,6 @@ import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkJobMain;
 import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Traffic;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +75,7 @@ class Spark35PipelineIT {
             cmd.addAll(Arrays.asList(
                     System.getProperty("pipeline.spark.jvm.flags", "").trim().split("\\s+")));
             cmd.add("-cp");
-            cmd.add(classpath(scala));
+            cmd.add(ChildJvm.classpathOnSpark35(scala));
             cmd.add(SparkJobMain.class.getName());
             cmd.addAll(List.of(
                     broker.bootstrap(),
@@ -154,25 +153,6 @@ class Spark35PipelineIT {
                     (System.nanoTime() - started) / 1e9,
                     result.get("cpu")));
         }
-    }
-
-    /**
-     * This module's classes and test classes, then the Spark 3.5 application's classpath for {@code scala}: nothing
-     * of the Spark 4 the module is compiled against.
-     */
-    static String classpath(String scala) throws Exception {
-        Path file = Path.of(System.getProperty("pipeline.spark3.dir", "spark-3.5"))
-                .resolve("scala-" + scala)
-                .resolve("target")
-                .resolve("classpath.txt");
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalStateException(file + " is missing: build shared/examples/spark-3.5 with mvn first");
-        }
-        return Path.of("target", "test-classes").toAbsolutePath()
-                + File.pathSeparator
-                + Path.of("target", "classes").toAbsolutePath()
-                + File.pathSeparator
-                + Files.readString(file).trim();
     }
 
     /** The key=value pairs of the job's {@link SparkJobMain#RESULT} line; empty when it printed none. */

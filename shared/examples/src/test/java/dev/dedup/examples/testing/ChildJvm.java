@@ -40,6 +40,27 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * This module's classes and test classes, then the Spark 3.5 application's classpath for {@code scala} (built by
+     * {@code shared/examples/spark-3.5/scala-*}: Spark, its Kafka source, the client, the JDBC driver): nothing of
+     * the Spark 4 the module is compiled against.
+     */
+    public static String classpathOnSpark35(String scala) {
+        Path file = Path.of(System.getProperty("pipeline.spark3.dir", "spark-3.5"))
+                .resolve("scala-" + scala)
+                .resolve("target")
+                .resolve("classpath.txt");
+        try {
+            return Path.of("target", "test-classes").toAbsolutePath()
+                    + java.io.File.pathSeparator
+                    + Path.of("target", "classes").toAbsolutePath()
+                    + java.io.File.pathSeparator
+                    + Files.readString(file).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException(file + " is missing: build shared/examples/spark-3.5 with mvn first", e);
+        }
+    }
+
     public static String javaBin() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
