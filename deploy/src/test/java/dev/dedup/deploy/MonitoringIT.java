@@ -197,7 +197,7 @@ class MonitoringIT {
                             exp_annotations:
                               runbook_url: docs/operations.md#dedupagentrestarting
                               summary: "dedup agent spark/exec-2 restarted 3 times in 30 minutes"
-                              description: "The agent exits: exit code 2 is a setting or a Redis it refuses (the one line it printed says which), 1 a start that failed, 137 its memory limit. See the previous container's log."
+                              description: "The agent exits: exit code 2 is a setting or a Redis it refuses (the one line it printed says which), 1 a start that failed, 3 its heap exhausted, 137 its memory limit. See the previous container's log."
                       - eval_time: 20m
                         alertname: DedupAgentGcPressure
                         exp_alerts:
