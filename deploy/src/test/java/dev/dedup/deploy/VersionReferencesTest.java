@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every place outside the POMs that names the product's version names the POMs' one: the image tag in the manifests,
- * the Dockerfile, the scripts and the docs, the Java client's coordinates, the Python package, and the changelog's
- * entry. A release changes them together (docs/releasing.md); this test names each one left behind.
+ * the Dockerfile, the scripts and the docs, the libraries' coordinates, POM snippets and jars the docs name, the
+ * Python package and its wheel, the version lines the docs quote from the agent, and the changelog's entry. A release
+ * changes them together (docs/releasing.md); this test names each one left behind.
  */
 class VersionReferencesTest {
 
@@ -26,6 +27,14 @@ class VersionReferencesTest {
     static final Pattern AGENT_NEW_TAG = Pattern.compile("-\\s*name:\\s*dedup-agent\\s*\\n\\s*newTag:\\s*(\\S+)");
 
     static final Pattern CLIENT = Pattern.compile("dev\\.dedup:dedup-[a-z]+:(\\d[\\w.+-]*)");
+    /** A library's coordinates in a POM snippet of the docs: {@code <artifactId>dedup-spark</artifactId>} then its version. */
+    static final Pattern POM_SNIPPET =
+            Pattern.compile("<artifactId>dedup-[a-z]+</artifactId>\\s*<version>(\\d[\\w.+-]*)</version>");
+    /** A built artifact the docs name: {@code dedup-spark-X.Y.Z.jar}, the Python wheel {@code dedup_client-X.Y.Z-py3...}. */
+    static final Pattern ARTIFACT = Pattern.compile("dedup[-_][a-z]+-(\\d+\\.\\d+\\.\\d+[\\w.+]*?)(?:\\.jar|-py3)");
+    /** What the agent prints, as the docs quote it: {@code dedup-agent X.Y.Z}, {@code "version":"X.Y.Z"}, {@code version="X.Y.Z"}. */
+    static final Pattern PRINTED =
+            Pattern.compile("(?:dedup-agent |\"version\":\"|version=\")(\\d+\\.\\d+\\.\\d+[\\w.+-]*?)(?=[\"\\s`]|$)");
 
     @Test
     void imageTagsAndClientCoordinatesNameThisVersion() throws IOException {
@@ -33,7 +42,7 @@ class VersionReferencesTest {
         int seen = 0;
         for (Path file : textFiles()) {
             String text = Files.readString(file);
-            for (Pattern p : List.of(IMAGE, CLIENT)) {
+            for (Pattern p : List.of(IMAGE, CLIENT, POM_SNIPPET, ARTIFACT, PRINTED)) {
                 Matcher m = p.matcher(text);
                 while (m.find()) {
                     seen++;
@@ -43,7 +52,7 @@ class VersionReferencesTest {
                 }
             }
         }
-        assertTrue(seen >= 5, "image tags and coordinates found: " + seen);
+        assertTrue(seen >= 20, "image tags, coordinates, artifacts and printed versions found: " + seen);
         assertEquals(List.of(), wrong, "not version " + Tools.version());
     }
 

@@ -12,7 +12,8 @@ import java.time.Duration;
  * @param idleTimeout  a connection that sends nothing this long is closed (slow clients)
  * @param eventLoops   HTTP server instances, one per event loop
  * @param shutdownGrace how long SIGTERM waits for requests in flight
- * @param token        bearer token every request but {@code /health/live} must carry; null for none
+ * @param token        bearer token every request but the probes ({@code /health/live}, {@code /health/ready}) must
+ *                     carry; null for none
  * @param insecureBind allow a non-loopback {@code host} without a token
  * @param ops          a port of its own for the operations endpoints, besides this one; null for none
  */

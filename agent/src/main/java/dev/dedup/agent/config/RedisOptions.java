@@ -22,8 +22,8 @@ import java.util.List;
  * @param caFile      PEM file of the certificate authorities trusted for {@code rediss://} shards, or null for
  *                    the JVM's default trust store
  * @param waitReplicas replicas that must acknowledge a script call's writes ({@code WAIT}) before its batch
- *                    is answered; a call they do not acknowledge within {@code timeout} is answered 503. 0
- *                    (the default) answers as soon as the primary has written
+ *                    is answered; a call they do not acknowledge within 3/4 of {@code timeout} is answered 503.
+ *                    0 (the default) answers as soon as the primary has written
  * @param adoptEmptyShards stamp shards that hold no topology record among shards that do (they lost their
  *                    data, or were added undeclared) instead of refusing to start: accepts that their claims
  *                    are gone; meant for one start after such a loss

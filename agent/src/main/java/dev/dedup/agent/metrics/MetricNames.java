@@ -23,9 +23,16 @@ public final class MetricNames {
     /** Occupied slots of the embedded store (live or expired but not yet replaced). */
     public static final String EMBEDDED_OCCUPIED = "dedup.embedded.slots.occupied";
 
-    /** Script calls per shard, tags {@code shard}, {@code op=claim|release|sweep|range_check|range_commit}. */
+    /**
+     * Script calls per shard, tags {@code shard} and {@code op}: {@code claim}, {@code release}, {@code lookup} (a
+     * previous shard list's claims, during a change of the list), {@code resize} (a fingerprint table's splits and
+     * merges), {@code sweep}, {@code range_check}, {@code range_commit}, {@code topology}.
+     */
     public static final String REDIS_SCRIPT = "dedup.redis.script";
-
+    /**
+     * Claims of a namespace filed by event time appended to a bucket beyond the records it was planned for (its
+     * event rate is below the real one), tag {@code shard}.
+     */
     public static final String REDIS_OVERFULL = "dedup.redis.overfull";
     /**
      * 1 while a shard holds the topology record the agent expects, 0 when it lost its data or belongs

@@ -35,11 +35,11 @@ public enum FailureKind {
     WINDOW,
     /** The embedded range table is full. */
     FULL,
-    /** The embedded store's files cannot be read or written. */
+    /** The embedded store's range log cannot be appended to or rewritten. */
     IO,
     /** Any other reply or failure. */
     ERROR,
-    /** Unavailable, no more said (the embedded store closing). */
+    /** The embedded store is closing, or its slot file faulted on a read or a write (a disk full under it). */
     UNAVAILABLE;
 
     /** The lowercase word metrics and replies carry: {@code event_rate}. */

@@ -18,8 +18,8 @@ import org.openjdk.jol.info.GraphLayout;
  * window's expiry, bounded to the same heap.
  *
  * <p>The stream: fresh ids, each followed by a copy (the same id and owner: a retried task) with probability
- * 5 %, after one of the delays in {@link #DELAYS} (counted in fresh ids claimed since; at 5,000 ids/s, 1 Mi
- * ids is 3.5 minutes). It prints, per policy, the share of copies answered from the cache by delay, the heap
+ * 5 %, after one of the delays in {@link #DELAYS} (counted in fresh ids claimed since; at 5,000 ids/s, 1 M
+ * ids is 3.3 minutes). It prints, per policy, the share of copies answered from the cache by delay, the heap
  * per id held (JOL, all reachable from the cache), and the nanoseconds per fresh id (puts and lookups). Run:
  * {@code java -Djdk.attach.allowAttachSelf=true -Djol.magicFieldOffset=true -cp
  * loadtest/jmh/target/dedup-benchmarks.jar dev.dedup.agent.nearcache.NearCachePolicies [capacity] [fresh]}
