@@ -16,7 +16,8 @@
 # Environment: RATE (unique ids a second, default 1000), WINDOW (default 10m: the agent's --window and Spark's
 # watermark delay; late copies and late originals come 0.3 to 0.6 of it late), DURATION (default 30m of writes per
 # side), TRIGGER (micro-batch interval, default 5s), PARTITIONS (default 4), SIDES (default
-# ours-embedded,spark-rocksdb), KILL_AT (kill -9 of each side's Spark job that long into the stream, then a restart
+# ours-embedded,spark-rocksdb; also ours-redis-3, and spark-3.5-rocksdb: Spark's own on Spark 3.5 for Scala 2.13,
+# which needs shared/examples/spark-3.5 built), KILL_AT (kill -9 of each side's Spark job that long into the stream, then a restart
 # from its checkpoint; default 0, none), BENCH_JAVA_OPTS (the main JVM's flags). Note that Kafka, Spark, the agent
 # and PostgreSQL share this machine's cores.
 set -euo pipefail
