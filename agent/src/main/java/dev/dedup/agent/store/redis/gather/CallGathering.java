@@ -24,10 +24,10 @@ import java.util.function.LongSupplier;
  * <p>A bounded gather: a call goes out at once while fewer than {@value #IN_FLIGHT} gathered calls of this
  * layout are in flight on its shard, so a request is never held while the shard is idle. Otherwise it waits
  * for the next answer from that shard, and everything that waited then goes out merged (calls that share
- * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or when the
- * oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs, whichever comes first: a timer ends the hold, so
- * that a shard whose answers take longer than that (a network round trip of a millisecond) does not hold every
- * call for a round trip. Items keep their order: a merged call
+ * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or with the
+ * next call made once the oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs. Over a network a held
+ * call can so wait a round trip: ending the hold by a timer instead cost throughput when the shards are busy,
+ * since fewer calls merge (docs/performance.md, "Over a network"). Items keep their order: a merged call
  * holds the calls in the order they came, each call's items in its own order, so two batches with one id are
  * decided as if the first had been sent first, and no batch's answers depend on which others it went with. A
  * merged call that fails fails every batch in it, all of which touched that shard.
@@ -58,27 +58,16 @@ public final class CallGathering {
     private final RedisScript script;
     private final int itemBytes;
     private final LongSupplier nanoTime;
-    private final Scheduler scheduler;
     private final Lane[] lanes;
     private final Counter[] merged;
 
     public CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry) {
-        this(port, script, itemBytes, registry, System::nanoTime, HoldTimer.SHARED);
+        this(port, script, itemBytes, registry, System::nanoTime);
     }
 
-    /**
-     * With {@code nanoTime} as the clock that says how long a call has waited ({@link System#nanoTime}) and {@code
-     * scheduler} to end a hold ({@link HoldTimer#SHARED}).
-     */
-    CallGathering(
-            RedisPort port,
-            RedisScript script,
-            int itemBytes,
-            MeterRegistry registry,
-            LongSupplier nanoTime,
-            Scheduler scheduler) {
+    /** With {@code nanoTime} as the clock that says how long a call has waited ({@link System#nanoTime}). */
+    CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry, LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
-        this.scheduler = scheduler;
         this.port = port;
         this.script = script;
         this.itemBytes = itemBytes;
@@ -121,14 +110,6 @@ public final class CallGathering {
 
     private static final byte[][] NO_KEYS = new byte[0][];
 
-    private static final long MAX_HOLD_NANOS = MAX_HOLD_MICROS * 1000;
-
-    /** Runs a task once, {@code delayNanos} from now, on a thread of its own (never the caller's). */
-    @FunctionalInterface
-    interface Scheduler {
-        void schedule(Runnable task, long delayNanos);
-    }
-
     /** A call submitted, waiting or in flight, with what it needs to be merged and answered. */
     record Pending(
             ShardCalls.Call call,
@@ -154,8 +135,6 @@ public final class CallGathering {
         private final int shard;
         private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
         private int inFlight;
-        /** Whether a timer will look at the waiting calls: one at a time, for the oldest. */
-        private boolean armed;
 
         Lane(int shard) {
             this.shard = shard;
@@ -165,46 +144,13 @@ public final class CallGathering {
             List<List<Pending>> send;
             synchronized (this) {
                 waiting.add(p);
-                boolean heldTooLong = nanoTime.getAsLong() - waiting.peekFirst().since() > MAX_HOLD_NANOS;
-                if (inFlight < IN_FLIGHT || heldTooLong) {
-                    send = takeWaiting();
-                } else if (armed) {
-                    return;
-                } else {
-                    armed = true; // the first call to wait: the timer ends its hold
-                    send = null;
-                }
-            }
-            if (send == null) {
-                scheduler.schedule(this::holdEnds, MAX_HOLD_NANOS);
-            } else {
-                send.forEach(this::send);
-            }
-        }
-
-        /** The timer: what still waits goes out once its oldest call has waited the hold, or the timer is set again. */
-        private void holdEnds() {
-            List<List<Pending>> send;
-            long left;
-            synchronized (this) {
-                armed = false;
-                if (waiting.isEmpty()) {
+                boolean heldTooLong = nanoTime.getAsLong() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
+                if (inFlight >= IN_FLIGHT && !heldTooLong) {
                     return;
                 }
-                left = MAX_HOLD_NANOS
-                        - (nanoTime.getAsLong() - waiting.peekFirst().since());
-                if (left > 0) {
-                    armed = true;
-                    send = List.of();
-                } else {
-                    send = takeWaiting();
-                }
+                send = takeWaiting();
             }
-            if (left > 0) {
-                scheduler.schedule(this::holdEnds, left);
-            } else {
-                send.forEach(this::send);
-            }
+            send.forEach(this::send);
         }
 
         /** Everything waiting, in merged calls; counts them in flight. Under the lane's lock. */

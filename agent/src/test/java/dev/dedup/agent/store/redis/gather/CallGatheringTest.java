@@ -99,26 +99,8 @@ class CallGatheringTest {
     private final HeldPort port = new HeldPort();
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    /** A timer set by the gathering: run by the test, as if it fired. */
-    private record Timer(Runnable task, long delayNanos) {}
-
-    private final List<Timer> timers = new ArrayList<>();
-    private final CallGathering gathering = new CallGathering(
-            port,
-            RedisScript.CLAIMS,
-            ITEM_BYTES,
-            registry,
-            nanos::get,
-            (task, delay) -> timers.add(new Timer(task, delay)));
-
-    /** Fires the timers set so far, in order (those they set stay for the next call). */
-    private void fireTimers() {
-        List<Timer> due = new ArrayList<>(timers);
-        timers.clear();
-        due.forEach(t -> t.task().run());
-    }
-
-    private static final long HOLD_NANOS = CallGathering.MAX_HOLD_MICROS * 1000;
+    private final CallGathering gathering =
+            new CallGathering(port, RedisScript.CLAIMS, ITEM_BYTES, registry, nanos::get);
 
     /** The script's arguments: the mode, then the items. */
     private static final Function<ShardCalls.Call, byte[][]> ARGS = c -> new byte[][] {{'x'}, c.items()};
@@ -224,42 +206,6 @@ class CallGatheringTest {
         submit(call(0, 40, 5), "same");
         assertEquals(3, port.count(), "held past it: everything waiting goes out");
         assertEquals(List.of("b3/20", "b4/30", "b5/40"), items(port.sent(2)));
-    }
-
-    @Test
-    void aHeldCall_goesOutWhenTheHoldEnds_withoutAnAnswerOrAnotherCall() {
-        submit(call(0, 0, 1), "same");
-        submit(call(0, 10, 2), "same");
-        submit(call(0, 20, 3), "same");
-        submit(call(0, 30, 4), "same");
-        assertEquals(2, port.count());
-        assertEquals(List.of(HOLD_NANOS), timers.stream().map(Timer::delayNanos).toList(), "one timer, for the oldest");
-        nanos.addAndGet(HOLD_NANOS);
-        fireTimers();
-        assertEquals(3, port.count(), "the hold ended: what waited went out, the shard still busy with the others");
-        assertEquals(List.of("b3/20", "b4/30"), items(port.sent(2)));
-        assertEquals(List.of(), timers);
-    }
-
-    @Test
-    void aTimerThatFindsALaterCallWaiting_isSetAgainForWhatThatCallHasLeft() {
-        submit(call(0, 0, 1), "same");
-        submit(call(0, 10, 2), "same");
-        submit(call(0, 20, 3), "same");
-        port.sent(0).reply().complete(reply("\0", 0));
-        assertEquals(3, port.count(), "the answer sent what waited before the hold ended");
-        nanos.addAndGet(HOLD_NANOS / 2);
-        submit(call(0, 30, 4), "same");
-        assertEquals(1, timers.size(), "the timer still set serves the new oldest");
-        nanos.addAndGet(HOLD_NANOS / 2);
-        fireTimers();
-        assertEquals(3, port.count(), "the call waited half the hold: it waits on");
-        assertEquals(
-                List.of(HOLD_NANOS / 2), timers.stream().map(Timer::delayNanos).toList());
-        nanos.addAndGet(HOLD_NANOS / 2);
-        fireTimers();
-        assertEquals(4, port.count());
-        assertEquals(List.of("b4/30"), items(port.sent(3)));
     }
 
     @Test
