@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the Redis tier costs once the shards hold what a deployment holds, against Tapjoy's design on the
-# same shards; and on a Redis Cluster against the same number of standalone shards.
+# same shards; on a Redis Cluster against the same number of standalone shards; and over a network.
 #
 #   loadtest/bench-redis.sh [fill]   fill three shards to each of FILLS live claims (not measured), then
 #                                    measure IDS new ids at each; then Tapjoy's design on the same shards
@@ -10,6 +10,12 @@
 #   loadtest/bench-redis.sh cluster  three standalone shards and a Redis Cluster of three masters, each behind
 #                                    its own agent with the near-cache off, `--scenario all` over IDS ids on
 #                                    each, ROUNDS times, alternating
+#   loadtest/bench-redis.sh net      the Redis tier over a network: three shards, each on a host of its own,
+#                                    behind one delaying proxy; at each round trip of NET_DELAYS, IDS new ids
+#                                    then the same ids again (retry) through the agent, through AGENT_OTHER's
+#                                    build beside it, and Tapjoy's design (--direct) through the same proxy;
+#                                    first the agent and Tapjoy's design on the shards' own addresses (no
+#                                    proxy); ROUNDS times, the sides' order alternating
 #
 # fill prints, per fill: ids/s and p99 of IDS new ids, the shards' CPU and the agent's CPU per new id (from
 # /proc), ids/s of the same ids sent again by the same owners (retry: the near-cache's work), the shards'
@@ -25,6 +31,22 @@
 # IDS ids) against each setup in turn, ROUNDS times, alternating, so that a busy moment of the shared machine
 # does not favour one; compare the medians. It prints every JSON line, each followed by its round and setup.
 #
+# net prints, per path and side: the PING round trip through that path (redis-cli --latency for 2 s before the
+# path's runs), cold ids/s and its ratio to the same side's through the proxy without delay, p50 and p99 of the
+# cold batches, retry ids/s, the share of retried ids the agent answered without a Redis call (its near-cache's
+# hits), the claim calls in flight a shard (the calls' summed time over the cold pass's seconds, a shard's
+# mean), ids a call, the connections the agent holds on each shard, and the proxy's CPU per id that crossed it
+# (every cold id; retried ids only where Redis was asked). A Markdown table, medians of ROUNDS, then every
+# JSON line.
+#
+# The network (net, or NET_DELAY with fill and rolling): each shard runs in a network namespace of its own
+# (ddnb<script PID>h<n>), joined to this machine by a veth pair (the shard at 10.214.<n>.2), and one
+# DelayProxy process (loadtest's dev.dedup.loadtest.net) on 127.0.0.1 stands in front of all three, holding
+# every chunk back half the round trip each way, as `tc qdisc netem delay` on the shards' side would (this
+# kernel has no netem). The agent and the load generator's --direct both connect through it. Needs root and
+# `ip netns`; the namespaces (their veth pairs with them) and the proxy are removed however the script ends,
+# and a run killed with -9 leaves namespaces the next run removes.
+#
 # Builds nothing: run `mvn -B -DskipTests package` first. Starts three redis-server processes (no
 # persistence, noeviction, otherwise their defaults) and one agent with its default settings (plus
 # AGENT_ARGS), warmed up until its JIT compilers settle, and stops them by PID however the script ends.
@@ -36,6 +58,11 @@
 # WARMUP_PASSES (10 at most), RATE (30000; 33334 with EVENT_TIME=1) and WINDOW (10m) for rolling, AGENT_ARGS, REDIS_ARGS, REDIS_SERVER
 # (valkey-server for Valkey), AGENT_JAVA_OPTS, LOADTEST_JAVA_OPTS. For cluster: IDS (300000), ROUNDS (3), BATCH,
 # WORKERS, and CLUSTER_GROUPS (the --redis-cluster-groups to compare, "32"; e.g. "16 32 64"); it needs redis-cli.
+# NET_DELAY (unset: the shards on loopback, as ever; a round trip such as 0.3ms or 1ms, or 0 for the proxy's
+# path without delay: fill and rolling with the shards behind the delaying proxy), NET_JITTER (0; e.g. 0.2ms: each
+# round trip NET_DELAY ± NET_JITTER), PROXY_JAVA_OPTS. For net: NET_DELAYS ("0 0.3ms 1ms"), NET_JITTER (applied
+# to every round trip but 0), AGENT_OTHER (a second agent jar, e.g. another build, measured beside this one on
+# the same shards and path), IDS (300000), ROUNDS (3), BATCH, WORKERS, AGENT_WARMUP, AGENT_ARGS.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -47,7 +74,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mode="${1:-fill}"
-if [ "$mode" = cluster ]; then
+if [ "$mode" = cluster ] || [ "$mode" = net ]; then
   ids="$(count "${IDS:-300000}")"
   rounds="${ROUNDS:-3}"
 else
@@ -281,11 +308,176 @@ cluster_mode() {
   printf '%s\n' "${lines[@]}"
 }
 
+# metrics PORT: "<near-cache hits> <claim calls> <claim call seconds> <calls gathered>" of the agent on PORT, over
+# all shards, from /metrics.
+metrics() {
+  curl -fsS "http://127.0.0.1:$1/metrics" | awk '
+    /^cache_gets_total\{/ && /result="hit"/ {h += $NF}
+    /^dedup_redis_script_seconds_count\{/ && /op="claim"/ {c += $NF}
+    /^dedup_redis_script_seconds_sum\{/ && /op="claim"/ {s += $NF}
+    /^dedup_redis_calls_gathered_total\{/ {g += $NF}
+    END {printf "%.0f %.0f %.6f %.0f", h, c, s, g}'
+}
+
+# connections: the clients of each shard but this query, space-separated.
+connections() {
+  local i out=()
+  for i in "${!ports[@]}"; do
+    out+=("$(( $(redis-cli -h "${hosts[$i]}" -p "${ports[$i]}" client list | wc -l) - 1 ))")
+  done
+  echo "${out[*]}"
+}
+
+# net_side SIDE PATH ROUND TARGET...: flushes the shards, runs IDS new ids then the same ids again (retry) through
+# TARGET (an agent's port, or `direct` for Tapjoy's design on PATH's shards), and files one row a scenario with
+# the proxy's CPU and, for an agent, its calls over the run.
+net_side() {
+  local side=$1 path=$2 round=$3 target=$4 before after proxy_before proxy_cpu line
+  flush_shards
+  lines=()
+  proxy_before="$(cpu_seconds "$proxy_pid")"
+  echo "$name: round $round, $path: $side" >&2
+  if [ "$target" = direct ]; then
+    local uris_of="$shards"
+    [ "$path" = veth ] && uris_of="$direct_shards"
+    run_load --scenario cold,retry --ids "$ids" --batch "$batch" --workers "$workers" --direct "$uris_of" \
+      --cpu-redis "$cpu_list" --run-id "net-$side-$path-$round"
+    before="0 0 0 0"
+    after="0 0 0 0"
+  else
+    before="$(metrics "$target")"
+    run_load --scenario cold,retry --ids "$ids" --batch "$batch" --workers "$workers" \
+      --target "http://127.0.0.1:$target" --cpu-redis "$cpu_list" --cpu-agent "${agent_pids[$side]}" \
+      --run-id "net-$side-$path-$round"
+    after="$(metrics "$target")"
+  fi
+  proxy_cpu="$(awk -v a="$(cpu_seconds "$proxy_pid")" -v b="$proxy_before" 'BEGIN {printf "%.2f", a - b}')"
+  read -r hb cb sb gb <<<"$before"
+  read -r ha ca sa ga <<<"$after"
+  for line in "${lines[@]}"; do
+    echo "{\"side\":\"$side\",\"path\":\"$path\",\"round\":$round,\"rtt_ms\":${rtt[$path]},\"proxy_cpu_s\":$proxy_cpu,\"hits\":$(( ha - hb )),\"calls\":$(( ca - cb )),\"call_s\":$(awk -v a="$sa" -v b="$sb" 'BEGIN {printf "%.4f", a - b}'),\"gathered\":$(( ga - gb )),\"run\":$line}" \
+      >>"$work/rows.jsonl"
+  done
+}
+
+net_mode() {
+  local delays="${NET_DELAYS:-0 0.3ms 1ms}" jitter="${NET_JITTER:-0}" round d j path side order p
+  local -A agent_ports=() conns=()
+  declare -gA agent_pids=() rtt=()
+  local other="${AGENT_OTHER:-}"
+  [ -z "$other" ] || [ -f "$other" ] || { echo "$name: AGENT_OTHER $other is not a file" >&2; exit 2; }
+  start_net_shards 3 0 0
+  cpu_list="$(IFS=,; echo "${pids[*]:0:3}")"
+  # One agent on the shards' own addresses, one through the proxy, and AGENT_OTHER's build through the proxy.
+  local -a sides=(agent)
+  [ -n "$other" ] && sides+=(other)
+  p="$(free_port)"
+  start_agent "$p" --redis "$direct_shards" ${AGENT_ARGS:-}
+  agent_ports[agent-veth]=$p
+  agent_pids[agent-veth]="${pids[-1]}"
+  conns[agent-veth]="$(connections)"
+  for side in "${sides[@]}"; do
+    local jar="$agent_jar"
+    [ "$side" = other ] && { cp "$other" "$work/dedup-agent-other.jar"; agent_jar="$work/dedup-agent-other.jar"; }
+    p="$(free_port)"
+    local c0
+    c0="$(connections)"
+    start_agent "$p" --redis "$shards" ${AGENT_ARGS:-}
+    agent_jar="$jar"
+    agent_ports[$side]=$p
+    agent_pids[$side]="${pids[-1]}"
+    conns[$side]="$(paste -d' ' <(tr ' ' '\n' <<<"$(connections)") <(tr ' ' '\n' <<<"$c0") | awk '{printf "%s%d", (NR > 1 ? "/" : ""), $1 - $2}')"
+  done
+  conns[agent-veth]="$(tr ' ' '/' <<<"${conns[agent-veth]}")"
+  if [ "$agent_warmup" -gt 0 ]; then
+    for side in agent-veth "${sides[@]}"; do
+      echo "$name: warming $side up: passes of $agent_warmup ids, cold then retry, until its JIT settles" >&2
+      warm_agent "${agent_ports[$side]}" "${agent_pids[$side]}" "$agent_warmup"
+    done
+  fi
+  for round in $(seq 1 "$rounds"); do
+    for d in veth $delays; do
+      if [ "$d" = veth ]; then
+        path=veth
+        rtt[veth]="$(ping_ms "${hosts[0]}" "${ports[0]}")"
+        order=(agent-veth tapjoy)
+      else
+        j="$jitter"
+        [ "$d" = 0 ] && j=0
+        net_round_trip "$d" "$j"
+        path="proxy-$d"
+        rtt[$path]="$(ping_ms 127.0.0.1 "${uris[0]##*:}")"
+        order=("${sides[@]}" tapjoy)
+      fi
+      # Alternate the order of the sides from round to round, so that a busy moment favours none.
+      [ $(( round % 2 )) -eq 0 ] && order=($(printf '%s\n' "${order[@]}" | tac))
+      for side in "${order[@]}"; do
+        case "$side" in
+          tapjoy) net_side tapjoy "$path" "$round" direct ;;
+          agent-veth) net_side agent-veth "$path" "$round" "${agent_ports[agent-veth]}" ;;
+          *) net_side "$side" "$path" "$round" "${agent_ports[$side]}" ;;
+        esac
+      done
+    done
+  done
+
+  # med SIDE PATH SCENARIO FIELD: the median of a field over the rounds.
+  med() {
+    grep -h "\"side\":\"$1\",\"path\":\"$2\"," "$work/rows.jsonl" | grep "\"scenario\":\"$3\"" \
+      | while read -r l; do field "$l" "$4"; done | median
+  }
+  local errors=0 l
+  while read -r l; do
+    errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
+  done <"$work/rows.jsonl"
+  echo
+  echo "$(machine) · shards on hosts of their own (veth), the agent's and Tapjoy's calls through one delaying" \
+    "proxy · $ids new ids, then the same ids again (retry), batch $batch, $workers workers, medians of $rounds" \
+    "· jitter $jitter · ledger errors: $errors"
+  echo
+  echo "| path | side | PING ms | cold ids/s | vs proxy 0 | cold p50 ms | cold p99 ms | retry ids/s | retry without Redis | claim calls in flight a shard | ids a call | connections a shard | proxy CPU µs/id through it |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  for d in veth $delays; do
+    path=veth
+    order=(agent-veth tapjoy)
+    [ "$d" = veth ] || { path="proxy-$d"; order=("${sides[@]}" tapjoy); }
+    for side in "${order[@]}"; do
+      local base cold_ids retry_ids hits calls call_s secs through
+      base="$(med "${side/agent-veth/agent}" proxy-0 cold ids_per_s)"
+      cold_ids="$(med "$side" "$path" cold ids)"
+      retry_ids="$(med "$side" "$path" retry ids)"
+      hits="$(med "$side" "$path" cold hits)"
+      calls="$(med "$side" "$path" cold calls)"
+      call_s="$(med "$side" "$path" cold call_s)"
+      secs="$(med "$side" "$path" cold seconds)"
+      # Ids that crossed the proxy: every cold id, and the retried ones the near-cache did not answer.
+      through="$(awk -v c="$cold_ids" -v r="$retry_ids" -v h="$hits" -v s="$side" \
+        'BEGIN {print (s == "tapjoy") ? c + r : c + r - h}')"
+      printf '| %s | %s | %s | %.0f | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |\n' "$path" "$side" \
+        "$(med "$side" "$path" cold rtt_ms)" "$(med "$side" "$path" cold ids_per_s)" \
+        "$(awk -v a="$(med "$side" "$path" cold ids_per_s)" -v b="$base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}')" \
+        "$(med "$side" "$path" cold p50_ms)" "$(med "$side" "$path" cold p99_ms)" \
+        "$(med "$side" "$path" retry ids_per_s)" \
+        "$( [ "$side" = tapjoy ] && echo 0 % || awk -v h="$hits" -v r="$retry_ids" 'BEGIN {printf "%.1f %%", 100 * h / r}')" \
+        "$( [ "$side" = tapjoy ] && echo - || awk -v t="$call_s" -v s="$secs" 'BEGIN {printf "%.2f", t / s / 3}')" \
+        "$( [ "$side" = tapjoy ] && echo - || awk -v c="$calls" -v n="$cold_ids" 'BEGIN {printf "%.0f", (c > 0 ? n / c : 0)}')" \
+        "$( [ "$side" = tapjoy ] && echo - || echo "${conns[$side]}")" \
+        "$( [ "$path" = veth ] && echo - || awk -v c="$(med "$side" "$path" cold proxy_cpu_s)" -v n="$through" 'BEGIN {printf "%.2f", 1e6 * c / n}')"
+    done
+  done
+  echo
+  cat "$work/rows.jsonl"
+  [ "$errors" -eq 0 ] || status=3
+}
+
 require_jars
 case "$mode" in
   fill) fill_mode ;;
   rolling) rolling_mode ;;
-  cluster) cluster_mode ;;
-  *) echo "usage: $0 [fill|rolling|cluster]" >&2; exit 2 ;;
+  cluster)
+    [ -z "${NET_DELAY:-}" ] || { echo "$name: cluster mode does not take NET_DELAY (its nodes redirect to their own addresses)" >&2; exit 2; }
+    cluster_mode ;;
+  net) net_mode ;;
+  *) echo "usage: $0 [fill|rolling|cluster|net]" >&2; exit 2 ;;
 esac
 exit "$status"

@@ -1,16 +1,13 @@
 package dev.dedup.agent.testing;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * A network of its own for Jepsen-style fault tests: hosts are network namespaces, each with one veth on a bridge
@@ -19,8 +16,8 @@ import java.util.stream.Collectors;
  * through {@link Host#launcher()}.
  *
  * <p>Faults: {@link #partition} drops every packet between two hosts (iptables in both namespaces), {@link #heal}
- * lets them through again; {@link #slowLink} puts a delaying proxy in the path from a host to some servers and can
- * drop a share of that path's packets.
+ * lets them through again. A slow link (a delaying proxy in a host's path, loadtest's {@code SlowLink}) is built
+ * from {@link #gateway()} and {@link Host#command}.
  *
  * <p>Everything is named {@code <prefix>-*}: {@link #close()} removes the namespaces (their veths, bridge and
  * iptables rules go with them) after killing what still runs there, and {@link #create} first removes what a run
@@ -32,7 +29,6 @@ public final class Network implements AutoCloseable {
     private final String subnet;
     private final String switchNs;
     private final Map<String, Host> hosts = new LinkedHashMap<>();
-    private final List<SlowLink> slowLinks = new ArrayList<>();
 
     private Network(String prefix, String subnet) {
         this.prefix = prefix;
@@ -146,154 +142,16 @@ public final class Network implements AutoCloseable {
         }
     }
 
-    /** Heals every partition and lifts every packet loss. */
+    /** Heals every partition and lifts every packet loss (every host's iptables filter rules). */
     public void healAll() throws IOException {
         for (Host h : hosts.values()) {
             in(h.name(), "iptables", "-w", "-F");
-        }
-        for (SlowLink link : slowLinks) {
-            link.lossRules.clear();
         }
     }
 
     private void drop(Host on, Host peer, String op) throws IOException {
         in(on.name(), "iptables", "-w", op, "INPUT", "-s", peer.address(), "-j", "DROP");
         in(on.name(), "iptables", "-w", op, "OUTPUT", "-d", peer.address(), "-j", "DROP");
-    }
-
-    /**
-     * Routes {@code from}'s connections to each of {@code servers} through a proxy on this machine (a DNAT rule in
-     * {@code from}'s namespace), which can then delay them; the packets of that path can be dropped at random.
-     * Connections made before this call keep their direct path: call it before the host connects.
-     */
-    public SlowLink slowLink(Host from, List<InetSocketAddress> servers) throws IOException {
-        SlowLink link = new SlowLink(from);
-        slowLinks.add(link);
-        for (InetSocketAddress server : servers) {
-            TcpProxy proxy = new TcpProxy(new InetSocketAddress(gateway(), 0), server);
-            link.proxies.add(proxy);
-            List<String> rule = List.of(
-                    "-t",
-                    "nat",
-                    "OUTPUT",
-                    "-p",
-                    "tcp",
-                    "-d",
-                    server.getHostString(),
-                    "--dport",
-                    String.valueOf(server.getPort()),
-                    "-j",
-                    "DNAT",
-                    "--to-destination",
-                    gateway() + ":" + proxy.port());
-            link.natRules.add(rule);
-            iptables(from, "-A", rule);
-        }
-        return link;
-    }
-
-    /** The path from one host to some servers, through proxies: {@code netem}'s delay and loss, without netem. */
-    public final class SlowLink implements AutoCloseable {
-        private final Host from;
-        private final List<TcpProxy> proxies = new ArrayList<>();
-        private final List<List<String>> natRules = new ArrayList<>();
-        private final List<List<String>> lossRules = new ArrayList<>();
-
-        private SlowLink(Host from) {
-            this.from = from;
-        }
-
-        /**
-         * Delays every chunk each way by {@code mean} ± {@code jitter} (uniform) and drops {@code lossPercent} of
-         * the packets each way (iptables {@code statistic}), as {@code tc qdisc netem delay 100ms 50ms loss 5%}
-         * would on this path.
-         */
-        public void impair(Duration mean, Duration jitter, double lossPercent) throws IOException {
-            clear();
-            proxies.forEach(p -> p.delay(mean, jitter));
-            if (lossPercent > 0) {
-                String ports =
-                        proxies.stream().map(p -> String.valueOf(p.port())).collect(Collectors.joining(","));
-                String probability = String.valueOf(lossPercent / 100);
-                lossRules.add(List.of(
-                        "OUTPUT",
-                        "-p",
-                        "tcp",
-                        "-d",
-                        gateway(),
-                        "-m",
-                        "multiport",
-                        "--dports",
-                        ports,
-                        "-m",
-                        "statistic",
-                        "--mode",
-                        "random",
-                        "--probability",
-                        probability,
-                        "-j",
-                        "DROP"));
-                lossRules.add(List.of(
-                        "INPUT",
-                        "-p",
-                        "tcp",
-                        "-s",
-                        gateway(),
-                        "-m",
-                        "multiport",
-                        "--sports",
-                        ports,
-                        "-m",
-                        "statistic",
-                        "--mode",
-                        "random",
-                        "--probability",
-                        probability,
-                        "-j",
-                        "DROP"));
-                for (List<String> rule : lossRules) {
-                    iptables(from, "-A", rule);
-                }
-            }
-        }
-
-        /** Back to a fast, lossless path. */
-        public void clear() throws IOException {
-            proxies.forEach(p -> p.delay(Duration.ZERO, Duration.ZERO));
-            for (List<String> rule : lossRules) {
-                iptables(from, "-D", rule);
-            }
-            lossRules.clear();
-        }
-
-        /** Removes the path: the host's connections go straight to the servers again (new ones, that is). */
-        @Override
-        public void close() throws IOException {
-            if (!slowLinks.remove(this)) {
-                return;
-            }
-            try {
-                clear();
-                for (List<String> rule : natRules) {
-                    iptables(from, "-D", rule);
-                }
-            } finally {
-                proxies.forEach(TcpProxy::close);
-            }
-        }
-    }
-
-    /** {@code iptables -w [-t table] op chain rest...}, with {@code rule} as {@code [-t table] chain rest...}. */
-    private void iptables(Host on, String op, List<String> rule) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("iptables", "-w"));
-        List<String> rest = rule;
-        if (rule.get(0).equals("-t")) {
-            cmd.addAll(rule.subList(0, 2));
-            rest = rule.subList(2, rule.size());
-        }
-        cmd.add(op);
-        cmd.addAll(rest);
-        in(on.name(), cmd.toArray(String[]::new));
     }
 
     /** Runs a command in namespace {@code ns}; fails with its output unless it exits 0. */
@@ -372,8 +230,6 @@ public final class Network implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        slowLinks.forEach(link -> link.proxies.forEach(TcpProxy::close));
-        slowLinks.clear();
         hosts.clear();
         removeLeftovers();
     }

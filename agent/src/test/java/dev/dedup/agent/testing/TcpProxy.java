@@ -7,35 +7,29 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP proxy in front of a server, for cutting, stalling or slowing a connection in the middle of a command:
+ * A TCP proxy in front of a server, for cutting or stalling a connection in the middle of a command:
  * {@link #dropAll()} resets every connection (new ones are accepted), {@link #stall(boolean)} stops forwarding
- * bytes in both directions until released, {@link #delay(Duration, Duration)} holds every chunk back for a time
- * drawn around a mean, in order, as a slow link would.
+ * bytes in both directions until released. A link that delays is loadtest's {@code DelayProxy}.
  */
 public final class TcpProxy implements AutoCloseable {
 
-    /** A chunk read from one side, to be written to the other at {@code dueNanos}. */
-    private record Chunk(byte[] bytes, long dueNanos) {}
+    /** A chunk read from one side, to be written to the other. */
+    private record Chunk(byte[] bytes) {}
 
-    private static final Chunk END = new Chunk(new byte[0], 0);
+    private static final Chunk END = new Chunk(new byte[0]);
 
     private final ServerSocket server;
     private final InetSocketAddress target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean stalled;
     private volatile boolean closed;
-    private volatile long delayNanos;
-    private volatile long jitterNanos;
 
     /** A proxy on a free loopback port in front of a loopback server. */
     public TcpProxy(int targetPort) throws IOException {
@@ -84,19 +78,15 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    /** One direction: a reader stamps each chunk with when it is due, a writer sends it then, in order. */
+    /** One direction: a reader queues each chunk, a writer sends them in order unless stalled. */
     private void pump(Socket from, Socket to) {
         BlockingQueue<Chunk> line = new LinkedBlockingQueue<>();
         daemon("tcp-proxy-read", () -> {
             byte[] buf = new byte[16 * 1024];
-            long lastDue = 0;
             try (InputStream in = from.getInputStream()) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
-                    long due = System.nanoTime() + heldFor();
-                    // A link delays bytes, it does not reorder them: never due before the chunk ahead.
-                    lastDue = Math.max(lastDue, due);
-                    line.add(new Chunk(Arrays.copyOf(buf, n), lastDue));
+                    line.add(new Chunk(Arrays.copyOf(buf, n)));
                 }
             } catch (IOException e) {
                 // the connection was cut
@@ -108,10 +98,6 @@ public final class TcpProxy implements AutoCloseable {
             try (OutputStream out = to.getOutputStream()) {
                 Chunk chunk;
                 while ((chunk = line.take()) != END) {
-                    long wait = chunk.dueNanos() - System.nanoTime();
-                    if (wait > 0) {
-                        TimeUnit.NANOSECONDS.sleep(wait);
-                    }
                     while (stalled && !from.isClosed()) {
                         Thread.sleep(5);
                     }
@@ -125,16 +111,6 @@ public final class TcpProxy implements AutoCloseable {
                 closeQuietly(to);
             }
         });
-    }
-
-    private long heldFor() {
-        long mean = delayNanos;
-        long jitter = jitterNanos;
-        if (mean == 0 && jitter == 0) {
-            return 0;
-        }
-        long offset = jitter == 0 ? 0 : ThreadLocalRandom.current().nextLong(-jitter, jitter + 1);
-        return Math.max(0, mean + offset);
     }
 
     private static void daemon(String name, Runnable body) {
@@ -159,15 +135,6 @@ public final class TcpProxy implements AutoCloseable {
     /** While stalled, bytes are held back in both directions: commands neither fail nor finish. */
     public void stall(boolean on) {
         stalled = on;
-    }
-
-    /**
-     * Holds every chunk, in each direction, for {@code mean} plus a uniform draw in {@code [-jitter, +jitter]}
-     * (never less than 0, never ahead of the chunk before it); zero for both forwards at once.
-     */
-    public void delay(Duration mean, Duration jitter) {
-        delayNanos = mean.toNanos();
-        jitterNanos = jitter.toNanos();
     }
 
     private static void closeQuietly(Socket s) {

@@ -91,7 +91,7 @@ final class FaultDeployment implements AutoCloseable {
         return String.join(",", uris);
     }
 
-    /** Every server and sentinel the agents connect to, for {@link dev.dedup.agent.testing.Network#slowLink}. */
+    /** Every server and sentinel the agents connect to, for a {@link SlowLink}. */
     List<InetSocketAddress> servers() {
         List<InetSocketAddress> out = new ArrayList<>();
         for (RedisServer s : primaries) {

@@ -270,7 +270,7 @@ class NetworkFaultsIT {
     /**
      * (c) One agent's path to every server and sentinel gets 100 ms ± 50 ms of delay each way and loses 5 % of its
      * packets for 10 s ({@code netem}'s {@code delay 100ms 50ms loss 5%}; this kernel has no netem, so the delay
-     * is a proxy in the path and the loss an iptables rule). Answers are slower, some refused; none is wrong,
+     * is a proxy in the path, {@link SlowLink}, and the loss an iptables rule). Answers are slower, some refused; none is wrong,
      * nothing is lost. With {@code --redis-wait-replicas 1} the link is impaired for 5 s only: what it shows, the
      * rate through the slow path and that nothing is refused or lost, holds from the first second.
      */
@@ -280,7 +280,7 @@ class NetworkFaultsIT {
         Path d = dir.resolve("slow-" + waitReplicas);
         phase("slow, wait-replicas " + waitReplicas + ": start");
         try (FaultDeployment deployment = new FaultDeployment(d, r1, r2, List.of(r1, r2, r3));
-                Network.SlowLink link = net.slowLink(a1, deployment.servers())) {
+                SlowLink link = SlowLink.open(net, a1, deployment.servers())) {
             current = deployment;
             deployment.startAgents(d, List.of(a1, a2), waitReplicas);
             phase("agents ready");

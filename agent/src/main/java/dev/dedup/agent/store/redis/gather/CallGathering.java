@@ -24,8 +24,10 @@ import java.util.function.LongSupplier;
  * <p>A bounded gather: a call goes out at once while fewer than {@value #IN_FLIGHT} gathered calls of this
  * layout are in flight on its shard, so a request is never held while the shard is idle. Otherwise it waits
  * for the next answer from that shard, and everything that waited then goes out merged (calls that share
- * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or at once
- * when the oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs. Items keep their order: a merged call
+ * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or with the
+ * next call made once the oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs. Over a network a held
+ * call can so wait a round trip: ending the hold by a timer instead cost throughput when the shards are busy,
+ * since fewer calls merge (docs/performance.md, "Over a network"). Items keep their order: a merged call
  * holds the calls in the order they came, each call's items in its own order, so two batches with one id are
  * decided as if the first had been sent first, and no batch's answers depend on which others it went with. A
  * merged call that fails fails every batch in it, all of which touched that shard.
