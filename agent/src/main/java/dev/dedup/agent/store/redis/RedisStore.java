@@ -20,7 +20,7 @@ import dev.dedup.agent.store.redis.layout.NamespaceRecords;
 import dev.dedup.agent.store.redis.layout.RedisRanges;
 import dev.dedup.agent.store.redis.layout.RedisSweeper;
 import dev.dedup.agent.store.redis.layout.TimeBuckets;
-import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
@@ -58,15 +58,15 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final FingerprintTables fingerprints;
     private final TimeBuckets times;
     private final NamespaceRecords namespaces;
-    private final RedisRanges ranges;
+    /** Claims, releases and ranges: in the one shard list, or in two while a change of it is declared. */
+    private final RedisClaims claims;
+
     private final RedisSweeper sweeper;
     private final ShardMemory memory;
     /** The one thread of the Redis tier's housekeeping: the topology watch, the sweep, memory readings. */
     private final java.util.concurrent.ScheduledExecutorService scheduler;
 
-    private final Routing routing;
-    /** Until when the previous shard list holds claims the agent may be asked about (during a declared change). */
-    private final long previousNeededUntil;
+    private final ShardLists lists;
 
     /**
      * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
@@ -97,10 +97,10 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         });
         if (options.cluster()) {
             this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
-            this.routing = Routing.single(options.clusterGroups());
+            this.lists = ShardLists.single(options.clusterGroups());
         } else {
             this.keys = new RedisKeys(options.keyPrefix());
-            this.routing = Routing.of(options);
+            this.lists = ShardLists.of(options);
         }
         RedisPort shards;
         try {
@@ -114,18 +114,32 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             // before anything is written: a refused start leaves the shards as they were
             EvictionPolicy.judge(shards.evictionPolicies(), options.evictionCheck());
             agreed = Topology.agreeOrRefuse(
-                    shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry, scheduler);
+                    shards, keys, lists, options.adoptEmptyShards(), clockMillis, registry, scheduler);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintTables(port, routing, keys, registry);
+            this.fingerprints = new FingerprintTables(port, keys, registry);
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
             Map<String, ClaimPolicy> named = new LinkedHashMap<>();
             for (String ns : windows.named()) {
                 named.put(ns, ClaimPolicy.of(windows, ns));
             }
             namespaces.agreeOrRefuse(named);
-            this.times = new TimeBuckets(port, routing, options.timeBucketRecords(), keys, registry);
-            this.ranges = new RedisRanges(port, routing, keys);
+            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
+            RedisRanges ranges = new RedisRanges(port, keys);
+            this.claims = lists.changing()
+                    ? new ShardListChange(
+                            lists,
+                            fingerprints,
+                            times,
+                            ranges,
+                            agreed,
+                            options.transition().previous().stream()
+                                    .map(RedisOptions::redact)
+                                    .toList(),
+                            options.transition().cutover(),
+                            windows.longestMillis(),
+                            clockMillis)
+                    : new ShardList(lists.current(), fingerprints, times, ranges);
             this.options = options;
         } catch (RuntimeException e) {
             if (agreed != null) {
@@ -135,7 +149,6 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             scheduler.shutdownNow();
             throw e;
         }
-        this.previousNeededUntil = previousNeededUntil(options, windows);
         this.sweeper = new RedisSweeper(fingerprints, port, keys, clockMillis, scheduler).start();
         this.memory = new ShardMemory(port, registry, scheduler);
     }
@@ -148,62 +161,23 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return routed(
-                now,
-                () -> namespaces
-                        .agree(batch.namespace(), policy)
-                        .thenCompose(agreed -> policy.byEventTime()
-                                ? times.claim(batch, policy, now)
-                                : fingerprints.claim(batch, policy, now)));
+        return namespaces.agree(batch.namespace(), policy).thenCompose(agreed -> claims.claim(batch, policy, now));
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return routed(
-                now,
-                () -> namespaces
-                        .agree(batch.namespace(), policy)
-                        .thenCompose(agreed -> policy.byEventTime()
-                                ? times.release(batch, policy, now)
-                                : fingerprints.release(batch, policy, now)));
+        return namespaces.agree(batch.namespace(), policy).thenCompose(agreed -> claims.release(batch, policy, now));
     }
 
     @Override
     public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, ClaimPolicy policy) {
-        long now = clockMillis.getAsLong();
-        return routed(now, () -> ranges.check(request, now));
+        return claims.checkRanges(request, clockMillis.getAsLong());
     }
 
     @Override
     public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy) {
-        long now = clockMillis.getAsLong();
-        return routed(now, () -> ranges.commit(request, policy, now));
-    }
-
-    /** {@code call}, after the cut-over when one is due (during a declared change of the shard list). */
-    private <T> CompletionStage<T> routed(long nowMillis, java.util.function.Supplier<CompletionStage<T>> call) {
-        if (!routing.inTransition() || routing.cutOver()) {
-            return call.get();
-        }
-        return topology.routable(nowMillis).thenCompose(ready -> call.get());
-    }
-
-    /**
-     * Until when the previous list holds claims or ranges the agent may be asked about: those made before the
-     * cut-over live there to the end of their window (a claim renewed since, in a sliding window, was copied to
-     * the current list when it was).
-     */
-    private static long previousNeededUntil(RedisOptions options, WindowOptions windows) {
-        if (options.transition() == null) {
-            return Long.MIN_VALUE;
-        }
-        return options.transition().cutover().toEpochMilli() + windows.longestMillis();
-    }
-
-    /** Whether the previous shard list may be dropped from the configuration: nothing in it is needed any more. */
-    private boolean previousDroppable() {
-        return routing.cutOver() && clockMillis.getAsLong() >= previousNeededUntil;
+        return claims.commitRanges(request, policy, clockMillis.getAsLong());
     }
 
     /**
@@ -278,21 +252,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 .forEach((ns, rate) ->
                         timed.put(ns, Map.of("event_rate", rate, "buckets_per_second", TimeBuckets.slices(rate))));
         s.put("event_time_namespaces", timed);
-        if (routing.inTransition()) {
-            Map<String, Object> t = new LinkedHashMap<>();
-            t.put(
-                    "previous",
-                    options.transition().previous().stream()
-                            .map(RedisOptions::redact)
-                            .toList());
-            t.put("cutover", options.transition().cutover().toString());
-            t.put("cut_over", routing.cutOver());
-            t.put(
-                    "previous_needed_until",
-                    java.time.Instant.ofEpochMilli(previousNeededUntil).toString());
-            t.put("previous_droppable", previousDroppable());
-            s.put("transition", t);
-        }
+        claims.stats(s);
         s.put("timeout_ms", options.timeout().toMillis());
         s.put("shards", shards);
         return s;
@@ -317,7 +277,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             return "redis cluster " + RedisOptions.redact(options.uris().get(0)) + " in " + port.shards() + " groups";
         }
         List<String> names = new ArrayList<>();
-        for (int i : routing.current()) {
+        for (int i : lists.current().shards()) {
             names.add(port.name(i));
         }
         return "redis " + names;

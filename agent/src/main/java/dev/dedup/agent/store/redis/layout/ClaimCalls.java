@@ -325,8 +325,8 @@ final class ClaimCalls {
          * {@code ARGV}, in order (the guard's expected record follows):
          *
          * <ol>
-         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what a previous shard list
-         *       holds of each id);
+         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what the shard holds of
+         *       each id);
          *   <li>the items, {@value FingerprintRecord#ITEM_BYTES} bytes each ({@link FingerprintRecord#item});
          *   <li>now: whole seconds modulo 2^28;
          *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;

@@ -66,8 +66,10 @@ public final class Topology implements AutoCloseable {
     static final int WATCH_SECONDS = 2;
 
     private final RedisPort port;
-    private final Routing routing;
+    private final ShardLists lists;
     private final LongSupplier clockMillis;
+    /** Whether claims without event time are made in the current list (always so without a change). */
+    private volatile boolean cutOver;
     /** Per shard, the key of its record. */
     private final byte[][] key;
     /** Per shard, the record expected before the cut-over (the same as after it without a transition). */
@@ -83,7 +85,8 @@ public final class Topology implements AutoCloseable {
 
     private Topology(
             RedisPort port,
-            Routing routing,
+            ShardLists lists,
+            boolean cutOver,
             LongSupplier clockMillis,
             byte[][] key,
             byte[][] before,
@@ -91,7 +94,8 @@ public final class Topology implements AutoCloseable {
             MeterRegistry registry,
             ScheduledExecutorService scheduler) {
         this.port = port;
-        this.routing = routing;
+        this.lists = lists;
+        this.cutOver = cutOver;
         this.clockMillis = clockMillis;
         this.key = key;
         this.before = before;
@@ -109,8 +113,16 @@ public final class Topology implements AutoCloseable {
         this.watching = scheduler.scheduleWithFixedDelay(this::watch, WATCH_SECONDS, WATCH_SECONDS, TimeUnit.SECONDS);
     }
 
+    /**
+     * Whether claims without event time are made in the current list: always so without a declared change; during
+     * one, once every shard's record is advanced at the cut-over.
+     */
+    public boolean cutOver() {
+        return cutOver;
+    }
+
     private byte[] expected(int shard) {
-        return routing.cutOver() ? after[shard] : before[shard];
+        return cutOver ? after[shard] : before[shard];
     }
 
     /**
@@ -121,14 +133,14 @@ public final class Topology implements AutoCloseable {
     public static Topology agreeOrRefuse(
             RedisPort port,
             RedisKeys keys,
-            Routing routing,
+            ShardLists lists,
             boolean adoptEmpty,
             LongSupplier clockMillis,
             MeterRegistry registry,
             ScheduledExecutorService scheduler) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return agreeOrRefuseOnce(port, keys, routing, adoptEmpty, clockMillis, registry, scheduler);
+                return agreeOrRefuseOnce(port, keys, lists, adoptEmpty, clockMillis, registry, scheduler);
             } catch (StartRace race) {
                 if (!START_RACE.another(attempt)) {
                     throw race.refusal;
@@ -153,7 +165,7 @@ public final class Topology implements AutoCloseable {
     private static Topology agreeOrRefuseOnce(
             RedisPort port,
             RedisKeys keys,
-            Routing routing,
+            ShardLists lists,
             boolean adoptEmpty,
             LongSupplier clockMillis,
             MeterRegistry registry,
@@ -166,13 +178,13 @@ public final class Topology implements AutoCloseable {
             read.add(new StartPlan.Read(port.name(s), text(key[s]), read(port, s, key[s])));
         }
         StartPlan plan = StartPlan.decide(
-                read, routing, adoptEmpty, () -> UUID.randomUUID().toString());
+                read, lists, adoptEmpty, () -> UUID.randomUUID().toString());
         if (plan.newDeployment()) {
             LOG.log(
                     Level.INFO,
                     "redis: no shard holds a topology record; stamping " + k + " shards as deployment "
                             + plan.deployment() + " in the order of --redis"
-                            + (routing.inTransition() ? "-previous (epoch 1) and --redis (epoch 2)" : ""));
+                            + (lists.changing() ? "-previous (epoch 1) and --redis (epoch 2)" : ""));
         } else if (!plan.adopted().isEmpty()) {
             LOG.log(
                     Level.WARNING,
@@ -194,17 +206,15 @@ public final class Topology implements AutoCloseable {
                 }
             }
         }
-        if (plan.cutOver()) {
-            routing.cutOverNow();
-        }
-        Topology topology = new Topology(port, routing, clockMillis, key, before, after, registry, scheduler);
-        if (routing.inTransition() && !routing.cutOver()) {
+        Topology topology =
+                new Topology(port, lists, plan.cutOver(), clockMillis, key, before, after, registry, scheduler);
+        if (lists.changing() && !topology.cutOver) {
             LOG.log(
                     Level.INFO,
                     "redis: changing the shard list: claims stay in --redis-previous until the cut-over at "
-                            + java.time.Instant.ofEpochSecond(routing.cutoverSecond()) + ", then move to --redis");
+                            + java.time.Instant.ofEpochSecond(lists.cutoverSecond()) + ", then move to --redis");
             if (plan.advancing()) {
-                topology.cutOver(); // another agent began: finish what it started
+                topology.advance(); // another agent began: finish what it started
             }
         }
         return topology;
@@ -239,11 +249,8 @@ public final class Topology implements AutoCloseable {
                 byte[][] a = Arrays.copyOf(args, args.length + 1);
                 a[args.length] = expected(shard);
                 return port.eval(shard, script, mode, k, a).whenComplete((reply, failure) -> {
-                    if (failure != null
-                            && routing.inTransition()
-                            && !routing.cutOver()
-                            && mentions(failure, text(after[shard]))) {
-                        cutOver(); // another agent reached the cut-over first
+                    if (failure != null && lists.changing() && !cutOver && mentions(failure, text(after[shard]))) {
+                        advance(); // another agent reached the cut-over first
                     }
                 });
             }
@@ -286,7 +293,7 @@ public final class Topology implements AutoCloseable {
      * not yet made, once it is.
      */
     public CompletionStage<Void> routable(long nowMillis) {
-        if (routing.cutOver() || Math.floorDiv(nowMillis, 1000L) < routing.cutoverSecond()) {
+        if (cutOver || Math.floorDiv(nowMillis, 1000L) < lists.cutoverSecond()) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> last = cutting.get();
@@ -295,7 +302,7 @@ public final class Topology implements AutoCloseable {
         }
         // A cut-over that cannot finish (a shard down) leaves claims routed as before: the shards it reached
         // refuse them (503) and the others still decide, rather than every claim waiting on one shard.
-        return cutOver().exceptionally(failure -> null);
+        return advance().exceptionally(failure -> null);
     }
 
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -306,9 +313,9 @@ public final class Topology implements AutoCloseable {
      * the current list. Any agent may do it, several at once; a failed attempt (a shard down) is tried again
      * by the next claim or watch.
      */
-    CompletableFuture<Void> cutOver() {
+    CompletableFuture<Void> advance() {
         CompletableFuture<Void> running = cutting.get();
-        if (routing.cutOver()) {
+        if (cutOver) {
             return CompletableFuture.completedFuture(null);
         }
         if (running != null && !running.isCompletedExceptionally()) {
@@ -343,11 +350,11 @@ public final class Topology implements AutoCloseable {
                 mine.completeExceptionally(failure);
                 return;
             }
-            routing.cutOverNow();
+            cutOver = true;
             LOG.log(
                     Level.INFO,
                     "redis: cut over to --redis at " + java.time.Instant.ofEpochMilli(clockMillis.getAsLong())
-                            + " (declared for " + java.time.Instant.ofEpochSecond(routing.cutoverSecond())
+                            + " (declared for " + java.time.Instant.ofEpochSecond(lists.cutoverSecond())
                             + "); ids whose shard changed are looked up in the previous list too until its claims"
                             + " have ended");
             mine.complete(null);
@@ -393,10 +400,8 @@ public final class Topology implements AutoCloseable {
     }
 
     private void watch() {
-        if (routing.inTransition()
-                && !routing.cutOver()
-                && Math.floorDiv(clockMillis.getAsLong(), 1000L) >= routing.cutoverSecond()) {
-            cutOver();
+        if (lists.changing() && !cutOver && Math.floorDiv(clockMillis.getAsLong(), 1000L) >= lists.cutoverSecond()) {
+            advance();
         }
         for (int s = 0; s < before.length; s++) {
             String now;
@@ -407,8 +412,8 @@ public final class Topology implements AutoCloseable {
             }
             String was = held.getAndSet(s, now);
             if (!java.util.Objects.equals(was, now) && !ok(s)) {
-                if (now != null && text(after[s]).equals(now) && !routing.cutOver()) {
-                    cutOver();
+                if (now != null && text(after[s]).equals(now) && !cutOver) {
+                    advance();
                 } else if (movedOn(now)) {
                     LOG.log(
                             Level.ERROR,

@@ -12,6 +12,7 @@ import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -81,10 +82,10 @@ class FingerprintTablesIT {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
         Topology topology = Topology.agreeOrRefuse(
-                port, new RedisKeys("dd"), Routing.of(options), false, clock, registry, scheduler);
+                port, new RedisKeys("dd"), ShardLists.of(options), false, clock, registry, scheduler);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
-        FingerprintTables layout = new FingerprintTables(guarded, Routing.of(options), new RedisKeys("dd"), registry);
+        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry);
         ports.put(layout, guarded);
         return layout;
     }
@@ -279,7 +280,7 @@ class FingerprintTablesIT {
     }
 
     private CompletableFuture<byte[]> claimAsync(FingerprintTables layout, Batch batch, ClaimPolicy policy) {
-        return layout.claim(batch, policy, clock.getAsLong()).toCompletableFuture();
+        return layout.claim(Routing.single(1), batch, policy, clock.getAsLong()).toCompletableFuture();
     }
 
     private static Batch batch(String prefix, int from, int to, String owner) {
