@@ -22,6 +22,7 @@ import dev.dedup.agent.store.redis.layout.RedisSweeper;
 import dev.dedup.agent.store.redis.layout.TimeBuckets;
 import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.agent.store.redis.topology.TopologyStart;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
 import dev.dedup.wire.SequenceRange;
@@ -113,7 +114,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         try {
             // before anything is written: a refused start leaves the shards as they were
             EvictionPolicy.judge(shards.evictionPolicies(), options.evictionCheck());
-            agreed = Topology.agreeOrRefuse(
+            agreed = TopologyStart.agreeOrRefuse(
                     shards, keys, lists, options.adoptEmptyShards(), clockMillis, registry, scheduler);
             this.topology = agreed;
             this.port = agreed.guarded();

@@ -315,7 +315,7 @@ final class ClaimCalls {
          * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
          * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
          * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
-         * dev.dedup.agent.store.redis.topology.Topology#guarded}).
+         * dev.dedup.agent.store.redis.topology.GuardedPort}).
          */
         byte[][] tableKeys() {
             return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};

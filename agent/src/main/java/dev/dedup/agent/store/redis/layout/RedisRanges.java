@@ -105,7 +105,7 @@ public final class RedisRanges {
     /**
      * One call of {@code ranges.lua} (sent after {@code guard.lua}, as one script) for every range of {@code
      * request}. {@code KEYS[1]} is the stream's key (the guard's key follows, {@link
-     * dev.dedup.agent.store.redis.topology.Topology#guarded}). {@code ARGV}, in order (the guard's expected record
+     * dev.dedup.agent.store.redis.topology.GuardedPort}). {@code ARGV}, in order (the guard's expected record
      * follows):
      *
      * <ol>

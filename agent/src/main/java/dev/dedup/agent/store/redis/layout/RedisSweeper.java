@@ -4,7 +4,7 @@ import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
-import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.agent.store.redis.topology.GuardedPort;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -187,7 +187,7 @@ public final class RedisSweeper implements AutoCloseable {
      *   <li>{@code '1'} when the table's window slides: every record is looked at, else the first of each bucket.
      * </ol>
      *
-     * The guard's key and expected record follow ({@link Topology#guarded}).
+     * The guard's key and expected record follow ({@link GuardedPort}).
      */
     private long sweepRange(
             FingerprintTable table,

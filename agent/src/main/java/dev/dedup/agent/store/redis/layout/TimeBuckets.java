@@ -125,7 +125,7 @@ public final class TimeBuckets {
     /**
      * The arguments of one call of {@code timed.lua} (sent after {@code guard.lua} and {@code answers.lua}, as one
      * script), whose keys are the {@code call}'s buckets, {@code KEYS[k]} for the items of key index {@code k}
-     * (the guard's key follows, {@link dev.dedup.agent.store.redis.topology.Topology#guarded}). The script replies
+     * (the guard's key follows, {@link dev.dedup.agent.store.redis.topology.GuardedPort}). The script replies
      * {@code {answers, overfull}}: one answer byte per item, in order (a claim: 0 new, 1 retry, 2 duplicate; a
      * release: 1 released, 0 not held by that owner), and the claims it appended beyond the cap. {@code ARGV}, in
      * order (the guard's expected record follows):

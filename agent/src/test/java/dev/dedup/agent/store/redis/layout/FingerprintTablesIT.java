@@ -14,6 +14,7 @@ import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.agent.store.redis.topology.TopologyStart;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.codec.Batch;
@@ -81,7 +82,7 @@ class FingerprintTablesIT {
         closing.add(port);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
-        Topology topology = Topology.agreeOrRefuse(
+        Topology topology = TopologyStart.agreeOrRefuse(
                 port, new RedisKeys("dd"), ShardLists.of(options), false, clock, registry, scheduler);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
