@@ -10,6 +10,7 @@ import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -64,25 +65,42 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
 
     private final RedisSweeper sweeper;
     private final ShardMemory memory;
-    /** The one thread of the Redis tier's housekeeping: the topology watch, the sweep, memory readings. */
-    private final java.util.concurrent.ScheduledExecutorService scheduler;
+    /** The clocks, and the one thread of the tier's housekeeping: the topology watch, the sweep, memory readings. */
+    private final Housekeeping housekeeping;
 
     private final ShardLists lists;
 
     /**
-     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
-     * connections on {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store
-     * before them. {@code windows} names the namespaces filed by event time, for {@code /v1/stats}.
+     * As {@link #RedisStore(RedisOptions, WindowOptions, Housekeeping, MeterRegistry, io.netty.channel.EventLoopGroup)},
+     * with {@code clockMillis}, the system's ticker and a housekeeping thread of the store's own ({@link
+     * Housekeeping#of}).
      */
     public RedisStore(
-            RedisOptions asked,
+            RedisOptions options,
             WindowOptions windows,
             LongSupplier clockMillis,
             MeterRegistry registry,
             io.netty.channel.EventLoopGroup ioLoops) {
-        RedisOptions options = asked;
+        this(options, windows, Housekeeping.of(clockMillis), registry, ioLoops);
+    }
+
+    /**
+     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
+     * connections on {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store
+     * before them. {@code windows} names the namespaces filed by event time, for {@code /v1/stats}. Every clock and
+     * the one housekeeping thread of the tier are {@code housekeeping}'s, which the store stops when it is closed
+     * or fails to start.
+     */
+    public RedisStore(
+            RedisOptions options,
+            WindowOptions windows,
+            Housekeeping housekeeping,
+            MeterRegistry registry,
+            io.netty.channel.EventLoopGroup ioLoops) {
         this.windows = windows;
-        this.clockMillis = clockMillis;
+        this.housekeeping = housekeeping;
+        this.clockMillis = housekeeping.clockMillis();
+        java.util.concurrent.ScheduledExecutorService scheduler = housekeeping.scheduler();
         List<RedisScript> scripts = List.of(
                 RedisScript.CLAIMS,
                 RedisScript.TABLE,
@@ -91,11 +109,6 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 RedisScript.TIMED,
                 RedisScript.RANGES,
                 RedisScript.TOPOLOGY);
-        this.scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "dedup-redis");
-            t.setDaemon(true);
-            return t;
-        });
         if (options.cluster()) {
             this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
             this.lists = ShardLists.single(options.clusterGroups());
@@ -105,7 +118,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         }
         RedisPort shards;
         try {
-            shards = LettuceRedis.connect(options, registry, scripts, ioLoops);
+            shards = LettuceRedis.connect(options, registry, scripts, ioLoops, housekeeping.ticker());
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             throw e;
@@ -115,7 +128,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             // before anything is written: a refused start leaves the shards as they were
             EvictionPolicy.judge(shards.evictionPolicies(), options.evictionCheck());
             agreed = TopologyStart.agreeOrRefuse(
-                    shards, keys, lists, options.adoptEmptyShards(), clockMillis, registry, scheduler);
+                    shards, keys, lists, options.adoptEmptyShards(), housekeeping, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
             this.fingerprints = new FingerprintTables(port, keys, registry);
@@ -268,7 +281,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         sweeper.close();
         memory.close();
         topology.close();
-        scheduler.shutdownNow();
+        housekeeping.scheduler().shutdownNow();
         port.close();
     }
 

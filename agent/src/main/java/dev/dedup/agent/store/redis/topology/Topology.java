@@ -3,6 +3,7 @@ package dev.dedup.agent.store.redis.topology;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -46,6 +46,8 @@ public final class Topology implements AutoCloseable {
     private final RedisPort port;
     private final ShardLists lists;
     private final LongSupplier clockMillis;
+    /** Nanoseconds: how long ago a cut-over failed. */
+    private final LongSupplier ticker;
     /** Per shard, the key of its record. */
     private final byte[][] key;
     /** Per shard, the record expected before the cut-over (the same as after it without a change). */
@@ -64,15 +66,15 @@ public final class Topology implements AutoCloseable {
     Topology(
             RedisPort port,
             ShardLists lists,
-            LongSupplier clockMillis,
+            Housekeeping housekeeping,
             byte[][] key,
             StartPlan plan,
-            MeterRegistry registry,
-            ScheduledExecutorService scheduler) {
+            MeterRegistry registry) {
         this.port = port;
         this.lists = lists;
         this.cutOver = plan.cutOver();
-        this.clockMillis = clockMillis;
+        this.clockMillis = housekeeping.clockMillis();
+        this.ticker = housekeeping.ticker();
         this.key = key;
         this.before = new byte[key.length][];
         this.after = new byte[key.length][];
@@ -88,7 +90,9 @@ public final class Topology implements AutoCloseable {
                             + " its data or belongs elsewhere (its ids are answered 503)")
                     .register(registry);
         }
-        this.watching = scheduler.scheduleWithFixedDelay(this::watch, WATCH_SECONDS, WATCH_SECONDS, TimeUnit.SECONDS);
+        this.watching = housekeeping
+                .scheduler()
+                .scheduleWithFixedDelay(this::watch, WATCH_SECONDS, WATCH_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
@@ -130,7 +134,7 @@ public final class Topology implements AutoCloseable {
     public CompletionStage<Void> routable(long nowMillis) {
         CompletableFuture<Void> last = cutting.get();
         if (!CutOver.due(cutOver, nowMillis, lists.cutoverSecond())
-                || !CutOver.tryNow(last != null && last.isCompletedExceptionally(), lastFailure, System.nanoTime())) {
+                || !CutOver.tryNow(last != null && last.isCompletedExceptionally(), lastFailure, ticker.getAsLong())) {
             return CompletableFuture.completedFuture(null);
         }
         return advance().exceptionally(failure -> null);
@@ -170,7 +174,7 @@ public final class Topology implements AutoCloseable {
         CompletableFuture.allOf(advanced.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
             if (failure != null) {
                 LOG.log(Level.WARNING, "redis: the cut-over is not done yet (tried again shortly): " + failure);
-                lastFailure = System.nanoTime();
+                lastFailure = ticker.getAsLong();
                 mine.completeExceptionally(failure);
                 return;
             }

@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis.topology;
 
 import dev.dedup.agent.store.IncompatibleDeploymentException;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.Retry;
@@ -10,8 +11,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.LongSupplier;
 
 /**
  * The start's part of the {@link Topology}: reads every shard's record, asks {@link StartPlan} what to do, and
@@ -45,7 +44,7 @@ public final class TopologyStart {
 
     /**
      * Reads every shard's record and agrees, stamps or refuses as {@link Topology} says; then watches the records
-     * on {@code scheduler}.
+     * on the housekeeping thread.
      *
      * @throws IncompatibleDeploymentException naming what differs and how to declare a change (the agent exits 2)
      */
@@ -54,14 +53,12 @@ public final class TopologyStart {
             RedisKeys keys,
             ShardLists lists,
             boolean adoptEmpty,
-            LongSupplier clockMillis,
-            MeterRegistry registry,
-            ScheduledExecutorService scheduler) {
+            Housekeeping housekeeping,
+            MeterRegistry registry) {
         for (int attempt = 1; ; attempt++) {
             try {
                 Agreed agreed = agreeOnce(port, keys, lists, adoptEmpty);
-                Topology topology =
-                        new Topology(port, lists, clockMillis, agreed.key, agreed.plan, registry, scheduler);
+                Topology topology = new Topology(port, lists, housekeeping, agreed.key, agreed.plan, registry);
                 if (lists.changing() && !topology.cutOver()) {
                     LOG.log(
                             Level.INFO,
