@@ -19,32 +19,42 @@ import java.util.concurrent.CompletionStage;
 final class ShardList implements RedisClaims {
 
     private final Routing routing;
+    /** Where a time bucket lives: by {@link #routing}, or during a change by its event second. */
+    private final TimeBuckets.Placement timeShards;
+
     private final FingerprintTables fingerprints;
     private final TimeBuckets times;
     private final RedisRanges ranges;
 
     ShardList(Routing routing, FingerprintTables fingerprints, TimeBuckets times, RedisRanges ranges) {
+        this(routing, (hash, second) -> routing.shard(hash), fingerprints, times, ranges);
+    }
+
+    /** The same with time buckets placed by {@code timeShards}. */
+    ShardList(
+            Routing routing,
+            TimeBuckets.Placement timeShards,
+            FingerprintTables fingerprints,
+            TimeBuckets times,
+            RedisRanges ranges) {
         this.routing = routing;
+        this.timeShards = timeShards;
         this.fingerprints = fingerprints;
         this.times = times;
         this.ranges = ranges;
     }
 
-    Routing routing() {
-        return routing;
-    }
-
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
         return policy.byEventTime()
-                ? times.claim(this::timeShard, batch, policy, nowMillis)
+                ? times.claim(timeShards, batch, policy, nowMillis)
                 : fingerprints.claim(routing, batch, policy, nowMillis);
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
         return policy.byEventTime()
-                ? times.release(this::timeShard, batch, policy, nowMillis)
+                ? times.release(timeShards, batch, policy, nowMillis)
                 : fingerprints.release(routing, batch, policy, nowMillis);
     }
 
@@ -61,8 +71,4 @@ final class ShardList implements RedisClaims {
     /** One list has nothing to add to the stats beyond its shards'. */
     @Override
     public void stats(Map<String, Object> stats) {}
-
-    private int timeShard(long hash, long second) {
-        return routing.shard(hash);
-    }
 }

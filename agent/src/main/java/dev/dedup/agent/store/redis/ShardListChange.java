@@ -41,8 +41,10 @@ final class ShardListChange implements RedisClaims {
     private final ShardLists lists;
     private final ShardList previous;
     private final ShardList current;
+    /** Time buckets in the list in force at their event second. */
+    private final ShardList bySecond;
+
     private final FingerprintTables fingerprints;
-    private final TimeBuckets times;
     private final Topology topology;
     private final LongSupplier clockMillis;
     /** The previous list's servers, without credentials, for {@code /v1/stats}. */
@@ -69,8 +71,8 @@ final class ShardListChange implements RedisClaims {
         this.lists = lists;
         this.previous = new ShardList(lists.previous(), fingerprints, times, ranges);
         this.current = new ShardList(lists.current(), fingerprints, times, ranges);
+        this.bySecond = new ShardList(lists.current(), lists::timeShard, fingerprints, times, ranges);
         this.fingerprints = fingerprints;
-        this.times = times;
         this.topology = topology;
         this.clockMillis = clockMillis;
         this.previousNames = List.copyOf(previousNames);
@@ -80,55 +82,65 @@ final class ShardListChange implements RedisClaims {
 
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return routed(nowMillis, () -> {
-            if (policy.byEventTime()) {
-                return times.claim(lists::timeShard, batch, policy, nowMillis);
-            }
-            if (!topology.cutOver()) {
-                return previous.claim(batch, policy, nowMillis);
-            }
-            int[] moved = moved(batch);
-            if (moved.length == 0) {
-                return current.claim(batch, policy, nowMillis);
-            }
-            return fingerprints
-                    .look(lists.previous(), batch, policy, moved, nowMillis)
-                    .thenCompose(held -> fingerprints
-                            .claim(lists.current(), batch, policy, nowMillis, held)
-                            .thenApply(here -> {
-                                for (int j = 0; j < moved.length; j++) {
-                                    if (held.answers()[j] != 0) {
-                                        here[moved[j]] = held.answers()[j];
-                                    }
-                                }
-                                return here;
-                            }));
-        });
+        return routed(nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::claim, this::claimMoved));
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return routed(nowMillis, () -> {
-            if (policy.byEventTime()) {
-                return times.release(lists::timeShard, batch, policy, nowMillis);
-            }
-            if (!topology.cutOver()) {
-                return previous.release(batch, policy, nowMillis);
-            }
-            int[] moved = moved(batch);
-            if (moved.length == 0) {
-                return current.release(batch, policy, nowMillis);
-            }
-            return fingerprints
-                    .release(lists.previous(), batch, policy, moved, nowMillis)
-                    .thenCompose(there -> current.release(batch, policy, nowMillis)
-                            .thenApply(here -> {
-                                for (int j = 0; j < moved.length; j++) {
-                                    here[moved[j]] |= there[j];
+        return routed(nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::release, this::releaseMoved));
+    }
+
+    /** A claim or a release of a batch: in one {@link ShardList}, or across both with the positions that moved. */
+    @FunctionalInterface
+    private interface Call<W> {
+        CompletionStage<byte[]> call(W where, Batch batch, ClaimPolicy policy, long nowMillis);
+    }
+
+    /**
+     * {@code inOne} in the one list that holds the whole batch: the list of each event second, the previous list
+     * before the cut-over, the current one after it when none of the batch's ids moved; else {@code across}, told
+     * the positions of the ids that did.
+     */
+    private CompletionStage<byte[]> inOneList(
+            Batch batch, ClaimPolicy policy, long nowMillis, Call<ShardList> inOne, Call<int[]> across) {
+        if (policy.byEventTime()) {
+            return inOne.call(bySecond, batch, policy, nowMillis);
+        }
+        if (!topology.cutOver()) {
+            return inOne.call(previous, batch, policy, nowMillis);
+        }
+        int[] moved = moved(batch);
+        return moved.length == 0
+                ? inOne.call(current, batch, policy, nowMillis)
+                : across.call(moved, batch, policy, nowMillis);
+    }
+
+    /** Claims found in the previous list at {@code moved} are the answer there, and are copied to the current one. */
+    private CompletionStage<byte[]> claimMoved(int[] moved, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return fingerprints
+                .look(lists.previous(), batch, policy, moved, nowMillis)
+                .thenCompose(held -> fingerprints
+                        .claim(lists.current(), batch, policy, nowMillis, held)
+                        .thenApply(here -> {
+                            for (int j = 0; j < moved.length; j++) {
+                                if (held.answers()[j] != 0) {
+                                    here[moved[j]] = held.answers()[j];
                                 }
-                                return here;
-                            }));
-        });
+                            }
+                            return here;
+                        }));
+    }
+
+    /** The ids at {@code moved} are released in the previous list too. */
+    private CompletionStage<byte[]> releaseMoved(int[] moved, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return fingerprints
+                .release(lists.previous(), batch, policy, moved, nowMillis)
+                .thenCompose(there -> current.release(batch, policy, nowMillis).thenApply(here -> {
+                    for (int j = 0; j < moved.length; j++) {
+                        here[moved[j]] |= there[j];
+                    }
+                    return here;
+                }));
     }
 
     @Override
