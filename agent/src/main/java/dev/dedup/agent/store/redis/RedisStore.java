@@ -10,6 +10,7 @@ import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -20,8 +21,9 @@ import dev.dedup.agent.store.redis.layout.NamespaceRecords;
 import dev.dedup.agent.store.redis.layout.RedisRanges;
 import dev.dedup.agent.store.redis.layout.RedisSweeper;
 import dev.dedup.agent.store.redis.layout.TimeBuckets;
-import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.agent.store.redis.topology.TopologyStart;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
 import dev.dedup.wire.SequenceRange;
@@ -58,30 +60,47 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final FingerprintTables fingerprints;
     private final TimeBuckets times;
     private final NamespaceRecords namespaces;
-    private final RedisRanges ranges;
+    /** Claims, releases and ranges: in the one shard list, or in two while a change of it is declared. */
+    private final RedisClaims claims;
+
     private final RedisSweeper sweeper;
     private final ShardMemory memory;
-    /** The one thread of the Redis tier's housekeeping: the topology watch, the sweep, memory readings. */
-    private final java.util.concurrent.ScheduledExecutorService scheduler;
+    /** The clocks, and the one thread of the tier's housekeeping: the topology watch, the sweep, memory readings. */
+    private final Housekeeping housekeeping;
 
-    private final Routing routing;
-    /** Until when the previous shard list holds claims the agent may be asked about (during a declared change). */
-    private final long previousNeededUntil;
+    private final ShardLists lists;
 
     /**
-     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
-     * connections on {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store
-     * before them. {@code windows} names the namespaces filed by event time, for {@code /v1/stats}.
+     * As {@link #RedisStore(RedisOptions, WindowOptions, Housekeeping, MeterRegistry, io.netty.channel.EventLoopGroup)},
+     * with {@code clockMillis}, the system's ticker and a housekeeping thread of the store's own ({@link
+     * Housekeeping#of}).
      */
     public RedisStore(
-            RedisOptions asked,
+            RedisOptions options,
             WindowOptions windows,
             LongSupplier clockMillis,
             MeterRegistry registry,
             io.netty.channel.EventLoopGroup ioLoops) {
-        RedisOptions options = asked;
+        this(options, windows, Housekeeping.of(clockMillis), registry, ioLoops);
+    }
+
+    /**
+     * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
+     * connections on {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store
+     * before them. {@code windows} names the namespaces filed by event time, for {@code /v1/stats}. Every clock and
+     * the one housekeeping thread of the tier are {@code housekeeping}'s, which the store stops when it is closed
+     * or fails to start.
+     */
+    public RedisStore(
+            RedisOptions options,
+            WindowOptions windows,
+            Housekeeping housekeeping,
+            MeterRegistry registry,
+            io.netty.channel.EventLoopGroup ioLoops) {
         this.windows = windows;
-        this.clockMillis = clockMillis;
+        this.housekeeping = housekeeping;
+        this.clockMillis = housekeeping.clockMillis();
+        java.util.concurrent.ScheduledExecutorService scheduler = housekeeping.scheduler();
         List<RedisScript> scripts = List.of(
                 RedisScript.CLAIMS,
                 RedisScript.TABLE,
@@ -90,21 +109,16 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 RedisScript.TIMED,
                 RedisScript.RANGES,
                 RedisScript.TOPOLOGY);
-        this.scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "dedup-redis");
-            t.setDaemon(true);
-            return t;
-        });
         if (options.cluster()) {
             this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
-            this.routing = Routing.single(options.clusterGroups());
+            this.lists = ShardLists.single(options.clusterGroups());
         } else {
             this.keys = new RedisKeys(options.keyPrefix());
-            this.routing = Routing.of(options);
+            this.lists = ShardLists.of(options);
         }
         RedisPort shards;
         try {
-            shards = LettuceRedis.connect(options, registry, scripts, ioLoops);
+            shards = LettuceRedis.connect(options, registry, scripts, ioLoops, housekeeping.ticker());
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             throw e;
@@ -113,19 +127,33 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         try {
             // before anything is written: a refused start leaves the shards as they were
             EvictionPolicy.judge(shards.evictionPolicies(), options.evictionCheck());
-            agreed = Topology.agreeOrRefuse(
-                    shards, keys, routing, options.adoptEmptyShards(), clockMillis, registry, scheduler);
+            agreed = TopologyStart.agreeOrRefuse(
+                    shards, keys, lists, options.adoptEmptyShards(), housekeeping, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintTables(port, routing, keys, registry);
+            this.fingerprints = new FingerprintTables(port, keys, registry);
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
             Map<String, ClaimPolicy> named = new LinkedHashMap<>();
             for (String ns : windows.named()) {
                 named.put(ns, ClaimPolicy.of(windows, ns));
             }
             namespaces.agreeOrRefuse(named);
-            this.times = new TimeBuckets(port, routing, options.timeBucketRecords(), keys, registry);
-            this.ranges = new RedisRanges(port, routing, keys);
+            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
+            RedisRanges ranges = new RedisRanges(port, keys);
+            this.claims = lists.changing()
+                    ? new ShardListChange(
+                            lists,
+                            fingerprints,
+                            times,
+                            ranges,
+                            agreed,
+                            options.transition().previous().stream()
+                                    .map(RedisOptions::redact)
+                                    .toList(),
+                            options.transition().cutover(),
+                            windows.longestMillis(),
+                            clockMillis)
+                    : new ShardList(lists.current(), fingerprints, times, ranges);
             this.options = options;
         } catch (RuntimeException e) {
             if (agreed != null) {
@@ -135,7 +163,6 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             scheduler.shutdownNow();
             throw e;
         }
-        this.previousNeededUntil = previousNeededUntil(options, windows);
         this.sweeper = new RedisSweeper(fingerprints, port, keys, clockMillis, scheduler).start();
         this.memory = new ShardMemory(port, registry, scheduler);
     }
@@ -148,62 +175,23 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return routed(
-                now,
-                () -> namespaces
-                        .agree(batch.namespace(), policy)
-                        .thenCompose(agreed -> policy.byEventTime()
-                                ? times.claim(batch, policy, now)
-                                : fingerprints.claim(batch, policy, now)));
+        return namespaces.agree(batch.namespace(), policy).thenCompose(agreed -> claims.claim(batch, policy, now));
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return routed(
-                now,
-                () -> namespaces
-                        .agree(batch.namespace(), policy)
-                        .thenCompose(agreed -> policy.byEventTime()
-                                ? times.release(batch, policy, now)
-                                : fingerprints.release(batch, policy, now)));
+        return namespaces.agree(batch.namespace(), policy).thenCompose(agreed -> claims.release(batch, policy, now));
     }
 
     @Override
     public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, ClaimPolicy policy) {
-        long now = clockMillis.getAsLong();
-        return routed(now, () -> ranges.check(request, now));
+        return claims.checkRanges(request, clockMillis.getAsLong());
     }
 
     @Override
     public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy) {
-        long now = clockMillis.getAsLong();
-        return routed(now, () -> ranges.commit(request, policy, now));
-    }
-
-    /** {@code call}, after the cut-over when one is due (during a declared change of the shard list). */
-    private <T> CompletionStage<T> routed(long nowMillis, java.util.function.Supplier<CompletionStage<T>> call) {
-        if (!routing.inTransition() || routing.cutOver()) {
-            return call.get();
-        }
-        return topology.routable(nowMillis).thenCompose(ready -> call.get());
-    }
-
-    /**
-     * Until when the previous list holds claims or ranges the agent may be asked about: those made before the
-     * cut-over live there to the end of their window (a claim renewed since, in a sliding window, was copied to
-     * the current list when it was).
-     */
-    private static long previousNeededUntil(RedisOptions options, WindowOptions windows) {
-        if (options.transition() == null) {
-            return Long.MIN_VALUE;
-        }
-        return options.transition().cutover().toEpochMilli() + windows.longestMillis();
-    }
-
-    /** Whether the previous shard list may be dropped from the configuration: nothing in it is needed any more. */
-    private boolean previousDroppable() {
-        return routing.cutOver() && clockMillis.getAsLong() >= previousNeededUntil;
+        return claims.commitRanges(request, policy, clockMillis.getAsLong());
     }
 
     /**
@@ -278,21 +266,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 .forEach((ns, rate) ->
                         timed.put(ns, Map.of("event_rate", rate, "buckets_per_second", TimeBuckets.slices(rate))));
         s.put("event_time_namespaces", timed);
-        if (routing.inTransition()) {
-            Map<String, Object> t = new LinkedHashMap<>();
-            t.put(
-                    "previous",
-                    options.transition().previous().stream()
-                            .map(RedisOptions::redact)
-                            .toList());
-            t.put("cutover", options.transition().cutover().toString());
-            t.put("cut_over", routing.cutOver());
-            t.put(
-                    "previous_needed_until",
-                    java.time.Instant.ofEpochMilli(previousNeededUntil).toString());
-            t.put("previous_droppable", previousDroppable());
-            s.put("transition", t);
-        }
+        claims.stats(s);
         s.put("timeout_ms", options.timeout().toMillis());
         s.put("shards", shards);
         return s;
@@ -307,7 +281,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         sweeper.close();
         memory.close();
         topology.close();
-        scheduler.shutdownNow();
+        housekeeping.scheduler().shutdownNow();
         port.close();
     }
 
@@ -317,7 +291,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             return "redis cluster " + RedisOptions.redact(options.uris().get(0)) + " in " + port.shards() + " groups";
         }
         List<String> names = new ArrayList<>();
-        for (int i : routing.current()) {
+        for (int i : lists.current().shards()) {
             names.add(port.name(i));
         }
         return "redis " + names;

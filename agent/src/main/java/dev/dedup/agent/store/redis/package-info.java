@@ -1,6 +1,8 @@
 /**
  * The Redis store, {@link dev.dedup.agent.store.redis.RedisStore}: it checks the shards at start and routes each
- * namespace's batches to its layout. Four packages, each one idea, each using only those listed after it:
+ * namespace's batches to its layout in the shard list ({@code ShardList}); while a change of the list is declared,
+ * in the previous or the current list ({@code ShardListChange}, which wraps two {@code ShardList}s, so that no
+ * layout knows of a change). Four packages, each one idea, each using only those listed after it:
  *
  * <ul>
  *   <li>{@code layout}: how claims are kept. {@code FingerprintTables} (tables of string buckets chosen by the
@@ -11,8 +13,9 @@
  *       in one table.
  *   <li>{@code gather}: how a batch becomes script calls. {@code ShardCalls} splits it into one call per shard
  *       (pure planning, unit-tested alone); {@code CallGathering} merges concurrent batches' calls to one shard.
- *   <li>{@code topology}: which shard an id goes to ({@code Routing}), and the shards' own record of the shard
- *       list they belong to, with its declared changes ({@code Topology}).
+ *   <li>{@code topology}: which shard of a list an id goes to ({@code Routing}), the lists an agent was started
+ *       with ({@code ShardLists}), and the shards' own record of the shard list they belong to, with its declared
+ *       changes ({@code Topology}).
  *   <li>{@code access}: talking to Redis. The one narrow port {@code RedisPort}, implemented by {@code
  *       LettuceRedis}, the only class holding Lettuce clients (scripts by SHA with the {@code NOSCRIPT} reload,
  *       {@code WAIT}, retries, subscriptions, call timers), for standalone and Sentinel shards ({@code

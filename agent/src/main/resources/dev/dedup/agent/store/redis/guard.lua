@@ -3,7 +3,7 @@
 -- with DEDUPTOPOLOGY. A shard that restarted empty, was flushed or replaced has no record: its ids cannot
 -- be decided until an operator accepts the loss (Topology.java).
 --
--- Its key and argument come last in the call's: Topology.guarded (Topology.java), which appends them.
+-- Its key and argument come last in the call's: GuardedPort (GuardedPort.java) appends them.
 
 local expected_topology = ARGV[#ARGV]
 local held_topology = redis.call('GET', KEYS[#KEYS])

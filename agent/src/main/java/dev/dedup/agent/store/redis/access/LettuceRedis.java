@@ -32,6 +32,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The {@link RedisPort} on Lettuce, for every shape of deployment: standalone shards, Sentinel-managed primaries
@@ -63,9 +64,13 @@ public final class LettuceRedis implements RedisPort {
     private final Nodes nodes;
     /** Per shard, per {@link Mode}: script call times (shards sharing a timer tag share the arrays). */
     private final Timer[][] timers;
+    /** Nanoseconds, for call times and how long a call has been retried ({@link Housekeeping#ticker}). */
+    private final LongSupplier ticker;
 
-    private LettuceRedis(RedisOptions options, ClientResources resources, Nodes nodes, MeterRegistry registry) {
+    private LettuceRedis(
+            RedisOptions options, ClientResources resources, Nodes nodes, MeterRegistry registry, LongSupplier ticker) {
         this.options = options;
+        this.ticker = ticker;
         this.resources = resources;
         this.nodes = nodes;
         this.timers = new Timer[nodes.count()][];
@@ -90,15 +95,20 @@ public final class LettuceRedis implements RedisPort {
      * so that the first batch does not pay for it.
      */
     public static LettuceRedis connect(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
-        return connect(options, registry, scripts, null);
+        return connect(options, registry, scripts, null, Housekeeping.SYSTEM_TICKER);
     }
 
     /**
      * As {@link #connect(RedisOptions, MeterRegistry, List)}, with the connections on {@code ioLoops} (the HTTP
-     * server's event loops, {@link SharedEventLoops}), or on threads of their own when null.
+     * server's event loops, {@link SharedEventLoops}), or on threads of their own when null, and {@code ticker} for
+     * the times of calls ({@link Housekeeping#ticker}).
      */
     public static LettuceRedis connect(
-            RedisOptions options, MeterRegistry registry, List<RedisScript> scripts, EventLoopGroup ioLoops) {
+            RedisOptions options,
+            MeterRegistry registry,
+            List<RedisScript> scripts,
+            EventLoopGroup ioLoops,
+            LongSupplier ticker) {
         ClientResources resources = clientResources(ioLoops);
         Nodes nodes = null;
         try {
@@ -109,10 +119,10 @@ public final class LettuceRedis implements RedisPort {
             } else {
                 ClientOptions.Builder clientOptions = ClientOptions.builder();
                 commonOptions(clientOptions, options);
-                nodes = ShardNodes.connect(options, resources, clientOptions.build());
+                nodes = ShardNodes.connect(options, resources, clientOptions.build(), ticker);
             }
             nodes.load(scripts);
-            return new LettuceRedis(options, resources, nodes, registry);
+            return new LettuceRedis(options, resources, nodes, registry, ticker);
         } catch (RuntimeException e) {
             if (nodes != null) {
                 nodes.close();
@@ -189,12 +199,12 @@ public final class LettuceRedis implements RedisPort {
 
     @Override
     public CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
-        long start = System.nanoTime();
+        long start = ticker.getAsLong();
         CompletableFuture<List<Object>> result = new CompletableFuture<>();
         attempt(shard, script, mode, keys, args, start, 1, result);
         Timer timer = timers[shard][mode.ordinal()];
         return result.handle((reply, failure) -> {
-            timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
             if (failure != null) {
                 throw failed(shard, failure);
             }
@@ -230,7 +240,7 @@ public final class LettuceRedis implements RedisPort {
                 return;
             }
             long pauseMillis = TRYAGAIN.pauseMillis(attempt);
-            long leftMillis = options.timeout().toMillis() / 2 - (System.nanoTime() - start) / 1_000_000;
+            long leftMillis = options.timeout().toMillis() / 2 - (ticker.getAsLong() - start) / 1_000_000;
             if (TRYAGAIN.another(attempt) && leftMillis > pauseMillis && isTryAgain(failure)) {
                 try {
                     // On Lettuce's worker threads, which never wait on a call: the store's housekeeping thread

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 public enum Mode {
     CLAIM("c", "claim", true),
     RELEASE("r", "release", true),
-    /** {@code claims.lua}, reading: what a previous shard list holds of ids, after a change of the list. */
+    /** {@code claims.lua}, reading only: what a shard holds of ids (to copy claims from one shard to another). */
     LOOKUP("k", "lookup", false),
     /** {@code table.lua}: splits or merges buckets of a fingerprint table. */
     TABLE("b", "resize", true),

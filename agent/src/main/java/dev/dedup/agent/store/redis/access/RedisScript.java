@@ -11,7 +11,7 @@ import java.security.NoSuchAlgorithmException;
  * A Lua script of the Redis tier (resources in {@code dev/dedup/agent/store/redis/}), made of one or more resources concatenated (a part shared by two
  * scripts first), and its SHA-1, by which {@link RedisPort#eval} calls it. A {@code guarded} script starts
  * with {@code guard.lua}: its last key and last argument are the shard's topology record and its expected
- * value, which {@link Topology#guarded} appends.
+ * value, which {@code topology.GuardedPort} appends.
  */
 public record RedisScript(String name, byte[] body, String sha, boolean guarded) {
 

@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -49,12 +50,16 @@ final class ShardLink implements AutoCloseable {
     private final List<Channel> channels = new CopyOnWriteArrayList<>();
     private final AtomicBoolean checking = new AtomicBoolean();
     private volatile long nextCheckNanos;
+    /** Nanoseconds, to space the questions to the sentinels ({@link Housekeeping#ticker}). */
+    private final LongSupplier ticker;
+
     private volatile StatefulRedisConnection<byte[], byte[]> connection;
     /** Where the command connection last connected (a reconnect may take it elsewhere). */
     private volatile SocketAddress connectedTo;
 
-    private ShardLink(String name, RedisURI uri, RedisClient client, SentinelMaster sentinels) {
-        this.nextCheckNanos = System.nanoTime();
+    private ShardLink(String name, RedisURI uri, RedisClient client, SentinelMaster sentinels, LongSupplier ticker) {
+        this.ticker = ticker;
+        this.nextCheckNanos = ticker.getAsLong();
         this.name = name;
         this.uri = uri;
         this.client = client;
@@ -70,7 +75,12 @@ final class ShardLink implements AutoCloseable {
     }
 
     /** Connects to the shard {@code uri}, or fails naming it. */
-    static ShardLink connect(String uri, RedisOptions options, ClientResources resources, ClientOptions clientOptions) {
+    static ShardLink connect(
+            String uri,
+            RedisOptions options,
+            ClientResources resources,
+            ClientOptions clientOptions,
+            LongSupplier ticker) {
         String name = RedisOptions.redact(uri);
         RedisURI redisUri;
         try {
@@ -86,7 +96,7 @@ final class ShardLink implements AutoCloseable {
                 ? new AsyncRedisClient(resources, redisUri)
                 : new SentinelMaster.Client(resources, redisUri, sentinels);
         client.setOptions(clientOptions);
-        ShardLink link = new ShardLink(name, redisUri, client, sentinels);
+        ShardLink link = new ShardLink(name, redisUri, client, sentinels, ticker);
         try {
             link.connection = client.connect(ByteArrayCodec.INSTANCE);
             return link;
@@ -119,7 +129,7 @@ final class ShardLink implements AutoCloseable {
                         || kind == FailureKind.REPLICATION)) {
             return;
         }
-        long now = System.nanoTime();
+        long now = ticker.getAsLong();
         if (now - nextCheckNanos < 0 || !checking.compareAndSet(false, true)) {
             return;
         }

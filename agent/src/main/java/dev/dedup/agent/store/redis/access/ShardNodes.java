@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * Standalone shards, or Sentinel-managed primaries followed on failover: shard {@code i} is the {@code i}-th
@@ -27,11 +28,12 @@ final class ShardNodes implements Nodes {
     }
 
     /** Connects to every shard, or fails naming the one that cannot be reached. */
-    static ShardNodes connect(RedisOptions options, ClientResources resources, ClientOptions clientOptions) {
+    static ShardNodes connect(
+            RedisOptions options, ClientResources resources, ClientOptions clientOptions, LongSupplier ticker) {
         List<ShardLink> connected = new ArrayList<>();
         try {
             for (String uri : options.servers()) {
-                connected.add(ShardLink.connect(uri, options, resources, clientOptions));
+                connected.add(ShardLink.connect(uri, options, resources, clientOptions, ticker));
             }
         } catch (RuntimeException e) {
             connected.forEach(ShardLink::close);

@@ -315,7 +315,7 @@ final class ClaimCalls {
          * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
          * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
          * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
-         * dev.dedup.agent.store.redis.topology.Topology#guarded}).
+         * dev.dedup.agent.store.redis.topology.GuardedPort}).
          */
         byte[][] tableKeys() {
             return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};
@@ -325,8 +325,8 @@ final class ClaimCalls {
          * {@code ARGV}, in order (the guard's expected record follows):
          *
          * <ol>
-         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what a previous shard list
-         *       holds of each id);
+         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what the shard holds of
+         *       each id);
          *   <li>the items, {@value FingerprintRecord#ITEM_BYTES} bytes each ({@link FingerprintRecord#item});
          *   <li>now: whole seconds modulo 2^28;
          *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;

@@ -37,11 +37,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code records in its bucket / 2^56} (10^-15 at 64); two owners of one id share a tag with probability
  * 2^-28, which answers a duplicate {@code retry} (processed twice, never dropped).
  *
- * <p>During a declared change of the shard list, after the cut-over, an id whose shard changed is looked up in
- * its previous shard first; a claim found there is copied to the new shard with its owner and end. Nothing is
- * moved otherwise: the previous shards are needed until every claim made before the cut-over has ended.
+ * <p>Each call is told which shard list places the items ({@link Routing}). Besides claims and releases, a
+ * look-up reads what a list holds of ids without writing ({@link #look}), and a claim can copy what was found
+ * there, owner and end ({@link #claim(Routing, Batch, ClaimPolicy, long, Held)}): how claims are carried from one
+ * list to another.
  *
- * <p>This class is the layout's face: which table a batch goes to, and the look-ups of a change of the shard list.
+ * <p>This class is the layout's face: which table a batch goes to, and on which shard each item is.
  * The rest is one idea a class, each with its script: {@link FingerprintRecord}, a record and an item byte by byte
  * ({@code records.lua}); {@link FingerprintTable}, one table's keys and the states last seen; {@link ClaimCalls},
  * how a batch's items become {@code claims.lua} calls and are addressed anew when buckets move; {@link
@@ -59,7 +60,6 @@ public final class FingerprintTables {
     static final int BASE_BITS = 10;
 
     private final RedisPort port;
-    private final Routing routing;
     private final RedisKeys keys;
     private final MeterRegistry registry;
     /** log2 of a table's base buckets on one shard (a cluster group). */
@@ -69,9 +69,8 @@ public final class FingerprintTables {
     private final TableResizing resizing;
     private final ClaimCalls calls;
 
-    public FingerprintTables(RedisPort port, Routing routing, RedisKeys keys, MeterRegistry registry) {
+    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry) {
         this.port = port;
-        this.routing = routing;
         this.keys = keys;
         this.registry = registry;
         int perShard = keys.clustered() ? Integer.numberOfTrailingZeros(port.shards()) : 0;
@@ -93,96 +92,83 @@ public final class FingerprintTables {
         return List.copyOf(tables.values());
     }
 
-    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
-        long end = Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), FingerprintRecord.END_RANGE);
-        return run(batch, table(FingerprintTable.nameOf(policy)), Mode.CLAIM, end, nowMillis);
-    }
-
-    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return run(batch, table(FingerprintTable.nameOf(policy)), Mode.RELEASE, 0, nowMillis);
-    }
-
-    private CompletionStage<byte[]> run(Batch batch, FingerprintTable table, Mode mode, long end, long nowMillis) {
-        int n = batch.size();
-        int[] shard = new int[n];
-        long[] value = new long[n];
-        boolean moving = routing.inTransition() && routing.cutOver();
-        int moved = 0;
-        for (int i = 0; i < n; i++) {
-            long key = FingerprintRecord.shardKey(batch.route(i));
-            shard[i] = routing.shard(key);
-            value[i] = FingerprintRecord.ownerAndEnd(FingerprintRecord.ownerTag(batch.owner(i)), end);
-            if (moving && routing.moves(key)) {
-                moved++;
-            }
-        }
-        ClaimCalls.Items items = new ClaimCalls.Items(batch, shard, value, mode);
-        if (moved == 0) {
-            return send(table, items, allOf(n), nowMillis);
-        }
-        return afterLookup(table, items, moved, end, nowMillis);
+    /** Claims a batch's items, each in the bucket of its table on the shard {@code where} places it. */
+    public CompletionStage<byte[]> claim(Routing where, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return claim(where, batch, policy, nowMillis, Held.NONE);
     }
 
     /**
-     * After the cut-over of a declared change of the shard list: the items whose shard changed are looked up in
-     * their previous shard; a claim found there is the answer, and is copied to the new shard with its owner and
-     * end (renewed in a sliding window); a release releases there too.
+     * Claims a batch's items as {@link #claim(Routing, Batch, ClaimPolicy, long)} does, except those {@code copied}
+     * found held elsewhere: each of them is written with the owner and end it was found with (its end renewed when
+     * the window slides), so that a claim copied from another shard keeps its owner.
      */
-    private CompletionStage<byte[]> afterLookup(
-            FingerprintTable table, ClaimCalls.Items items, int moved, long end, long nowMillis) {
-        Batch batch = items.batch();
-        int[] positions = new int[moved];
-        int[] previous = new int[moved];
-        int m = 0;
-        for (int i = 0; i < batch.size(); i++) {
-            long key = FingerprintRecord.shardKey(batch.route(i));
-            if (routing.moves(key)) {
-                positions[m] = i;
-                previous[m] = routing.source(key);
-                m++;
+    public CompletionStage<byte[]> claim(Routing where, Batch batch, ClaimPolicy policy, long nowMillis, Held copied) {
+        FingerprintTable table = table(FingerprintTable.nameOf(policy));
+        long end = Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), FingerprintRecord.END_RANGE);
+        long[] value = values(batch, end);
+        for (int j = 0; j < copied.positions().length; j++) {
+            if (copied.answers()[j] != 0) {
+                long held = copied.values()[j];
+                value[copied.positions()[j]] = table.sliding ? (held & ~(FingerprintRecord.END_RANGE - 1)) | end : held;
             }
         }
-        ClaimCalls.Items lookups =
-                new ClaimCalls.Items(batch, remap(previous, positions, batch.size()), items.value(), Mode.LOOKUP);
-        Mode mode = items.mode();
-        ClaimCalls.Items inPrevious = mode == Mode.RELEASE
-                ? new ClaimCalls.Items(batch, lookups.shard(), items.value(), Mode.RELEASE)
-                : lookups;
-        return calls.send(table, inPrevious, positions, nowMillis).thenCompose(found -> {
-            if (mode == Mode.RELEASE) {
-                return send(table, items, allOf(batch.size()), nowMillis).thenApply(here -> {
-                    for (int j = 0; j < positions.length; j++) {
-                        here[positions[j]] |= found.answers()[j];
-                    }
-                    return here;
-                });
-            }
-            long[] values = items.value().clone();
-            for (int j = 0; j < positions.length; j++) {
-                if (found.answers()[j] != 0) {
-                    long held = found.values()[j];
-                    values[positions[j]] = table.sliding ? (held & ~(FingerprintRecord.END_RANGE - 1)) | end : held;
-                }
-            }
-            return send(table, new ClaimCalls.Items(batch, items.shard(), values, mode), allOf(batch.size()), nowMillis)
-                    .thenApply(here -> {
-                        for (int j = 0; j < positions.length; j++) {
-                            if (found.answers()[j] != 0) {
-                                here[positions[j]] = found.answers()[j];
-                            }
-                        }
-                        return here;
-                    });
-        });
+        return send(
+                table,
+                new ClaimCalls.Items(batch, shards(where, batch), value, Mode.CLAIM),
+                allOf(batch.size()),
+                nowMillis);
     }
 
-    /** {@code shards} (one per position) spread into an array over the whole batch. */
-    private static int[] remap(int[] shards, int[] positions, int size) {
-        int[] all = new int[size];
-        for (int j = 0; j < positions.length; j++) {
-            all[positions[j]] = shards[j];
+    /** Releases a batch's items held by their owners; answers 1 per item released, 0 per item not held by it. */
+    public CompletionStage<byte[]> release(Routing where, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return release(where, batch, policy, allOf(batch.size()), nowMillis);
+    }
+
+    /** Releases the items at {@code positions} only; answers in the order of {@code positions}. */
+    public CompletionStage<byte[]> release(
+            Routing where, Batch batch, ClaimPolicy policy, int[] positions, long nowMillis) {
+        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), values(batch, 0), Mode.RELEASE);
+        return send(table(FingerprintTable.nameOf(policy)), items, positions, nowMillis);
+    }
+
+    /**
+     * Reads, without writing, what the shards {@code where} places them on hold of the items at {@code positions}:
+     * per position 0 (no claim), 1 (a claim of the item's owner) or 2 (another owner's), and the owner and end of
+     * every claim found.
+     */
+    public CompletionStage<Held> look(Routing where, Batch batch, ClaimPolicy policy, int[] positions, long nowMillis) {
+        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), values(batch, 0), Mode.LOOKUP);
+        return calls.send(table(FingerprintTable.nameOf(policy)), items, positions, nowMillis)
+                .thenApply(found -> new Held(positions, found.answers(), found.values()));
+    }
+
+    /** What {@link #look} found of a batch's items at {@code positions}: an answer and an owner and end each. */
+    public record Held(int[] positions, byte[] answers, long[] values) {
+
+        /** Nothing found: no item is copied. */
+        public static final Held NONE = new Held(new int[0], new byte[0], new long[0]);
+    }
+
+    /** What places item {@code i} of a batch among the shards of a list ({@link Routing#shard}). */
+    public static long placement(Batch batch, int i) {
+        return FingerprintRecord.shardKey(batch.route(i));
+    }
+
+    private static int[] shards(Routing where, Batch batch) {
+        int[] shard = new int[batch.size()];
+        for (int i = 0; i < shard.length; i++) {
+            shard[i] = where.shard(placement(batch, i));
         }
-        return all;
+        return shard;
+    }
+
+    /** Per item, the owner's tag with {@code end}: what its record carries. */
+    private static long[] values(Batch batch, long end) {
+        long[] value = new long[batch.size()];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = FingerprintRecord.ownerAndEnd(FingerprintRecord.ownerTag(batch.owner(i)), end);
+        }
+        return value;
     }
 
     private static int[] allOf(int n) {

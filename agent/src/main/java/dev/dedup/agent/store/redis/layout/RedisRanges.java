@@ -24,9 +24,8 @@ import java.util.concurrent.CompletionStage;
  * its number of commits. {@code ranges.lua} checks or commits all of a request's ranges in one call,
  * atomically; the key expires with its last interval.
  *
- * <p>After the cut-over of a declared change of the shard list, a stream whose shard changed is committed on its
- * new shard and checked on both, its committed parts the union of what each holds, until the previous shards are
- * dropped.
+ * <p>Each call is told which shard list places the stream ({@link Routing}); what two lists hold of one stream is
+ * joined by {@link #union}.
  */
 public final class RedisRanges {
 
@@ -36,33 +35,26 @@ public final class RedisRanges {
     private static final byte[] NONE = new byte[0];
 
     private final RedisPort port;
-    private final Routing routing;
     private final RedisKeys keys;
     private final byte[] most = RedisKeys.ascii(MAX_INTERVALS_PER_STREAM);
 
-    public RedisRanges(RedisPort port, Routing routing, RedisKeys keys) {
+    public RedisRanges(RedisPort port, RedisKeys keys) {
         this.port = port;
-        this.routing = routing;
         this.keys = keys;
     }
 
-    public CompletionStage<List<List<SequenceRange>>> check(RangeRequest request, long nowMillis) {
-        long hash = hash(request.namespace(), request.stream());
-        CompletionStage<List<List<SequenceRange>>> here = check(request, routing.shard(hash), nowMillis);
-        if (!routing.inTransition() || !routing.cutOver() || !routing.moves(hash)) {
-            return here;
-        }
-        return here.thenCombine(check(request, routing.source(hash), nowMillis), (current, previous) -> {
-            List<List<SequenceRange>> union = new ArrayList<>(current.size());
-            for (int k = 0; k < current.size(); k++) {
-                union.add(union(current.get(k), previous.get(k)));
-            }
-            return union;
-        });
+    /** Which parts of each range of {@code request} are committed, on the shard {@code where} places the stream. */
+    public CompletionStage<List<List<SequenceRange>>> check(Routing where, RangeRequest request, long nowMillis) {
+        return check(request, where.shard(placement(request)), nowMillis);
+    }
+
+    /** What places a stream's ranges among the shards of a list ({@link Routing#shard}). */
+    public static long placement(RangeRequest request) {
+        return hash(request.namespace(), request.stream());
     }
 
     /** Two lists of committed parts of one range, each sorted and disjoint, as one: sorted, merged where they touch. */
-    static List<SequenceRange> union(List<SequenceRange> a, List<SequenceRange> b) {
+    public static List<SequenceRange> union(List<SequenceRange> a, List<SequenceRange> b) {
         if (b.isEmpty()) {
             return a;
         }
@@ -103,17 +95,17 @@ public final class RedisRanges {
         });
     }
 
-    public CompletionStage<Void> commit(RangeRequest request, ClaimPolicy policy, long nowMillis) {
+    /** Commits every range of {@code request} on the shard {@code where} places the stream. */
+    public CompletionStage<Void> commit(Routing where, RangeRequest request, ClaimPolicy policy, long nowMillis) {
         byte[] ends = RedisKeys.ascii(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis));
-        long hash = hash(request.namespace(), request.stream());
-        return call(request, routing.shard(hash), Mode.RANGE_COMMIT, nowMillis, ends)
+        return call(request, where.shard(placement(request)), Mode.RANGE_COMMIT, nowMillis, ends)
                 .thenApply(reply -> null);
     }
 
     /**
      * One call of {@code ranges.lua} (sent after {@code guard.lua}, as one script) for every range of {@code
      * request}. {@code KEYS[1]} is the stream's key (the guard's key follows, {@link
-     * dev.dedup.agent.store.redis.topology.Topology#guarded}). {@code ARGV}, in order (the guard's expected record
+     * dev.dedup.agent.store.redis.topology.GuardedPort}). {@code ARGV}, in order (the guard's expected record
      * follows):
      *
      * <ol>

@@ -4,14 +4,18 @@ import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
-import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.agent.store.redis.topology.GuardedPort;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,7 +27,8 @@ import java.util.function.LongSupplier;
  * range's marker holds the period it was last swept in: only the first agent to get there does the work, and
  * the cost does not grow with the number of agents. A table's period is a quarter of its window, from a minute
  * to six hours. The tables are those this agent uses and those the shards list. A shard that fails is skipped
- * until the next tick; the others are swept.
+ * until the next tick; the others are swept. The calls are made one after another, and nothing waits on them: the
+ * housekeeping thread only starts a tick's sweep, and a tick finding the last one still running skips.
  */
 public final class RedisSweeper implements AutoCloseable {
 
@@ -46,8 +51,12 @@ public final class RedisSweeper implements AutoCloseable {
 
     private record Swept(long period, long range) {}
 
-    private long tablesReadAt = Long.MIN_VALUE;
-    private boolean warned;
+    private volatile long tablesReadAt = Long.MIN_VALUE;
+    private volatile boolean warned;
+    /** The last sweep asked for: the next starts when it ends. */
+    private CompletableFuture<Long> queued = CompletableFuture.completedFuture(0L);
+    /** The last tick's sweep. */
+    private volatile CompletableFuture<Long> running;
 
     public RedisSweeper(
             FingerprintTables layout,
@@ -79,47 +88,81 @@ public final class RedisSweeper implements AutoCloseable {
     }
 
     private void tick() {
-        try {
-            sweepDue();
-            warned = false;
-        } catch (RuntimeException e) {
-            if (!warned) {
-                warned = true;
-                LOG.log(Level.WARNING, "sweeping ended claims failed (will retry each second): " + e.getMessage());
-            }
+        if (running != null && !running.isDone()) {
+            return; // the last tick's calls are still out: a slow shard is not asked twice
         }
+        running = sweepDue()
+                .whenComplete((dropped, failure) -> {
+                    if (failure == null) {
+                        warned = false;
+                    } else if (!warned) {
+                        warned = true;
+                        LOG.log(
+                                Level.WARNING,
+                                "sweeping ended claims failed (will retry each second): "
+                                        + cause(failure).getMessage());
+                    }
+                })
+                .toCompletableFuture();
     }
 
-    /** Reads the shards' tables when due, then sweeps the ranges due since the last call; returns records dropped. */
-    synchronized long sweepDue() {
+    private static Throwable cause(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    /**
+     * Reads the shards' tables when due, then sweeps the ranges due since the last call, one call at a time and
+     * without blocking; completes with the records dropped, or, when a shard failed, with its failure once every
+     * other shard and table was tried. A call made while another runs starts when it ends.
+     */
+    synchronized CompletionStage<Long> sweepDue() {
+        CompletableFuture<Long> next = queued.handle((ignored, failure) -> null)
+                .thenCompose(ignored -> sweepNow())
+                .toCompletableFuture();
+        queued = next;
+        return next;
+    }
+
+    private CompletionStage<Long> sweepNow() {
         long now = clockMillis.getAsLong();
-        RuntimeException failed = null;
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        CompletionStage<Void> read = CompletableFuture.completedFuture(null);
         if (tablesReadAt == Long.MIN_VALUE || now - tablesReadAt >= TABLES_EVERY_SECONDS * 1000) {
             tablesReadAt = now;
             for (int s = 0; s < port.shards(); s++) {
-                try {
-                    readTables(s, now);
-                } catch (RuntimeException e) {
-                    failed = e;
+                int shard = s;
+                read = read.thenCompose(ignored -> readTables(shard, now).exceptionally(e -> {
+                    failed.set(cause(e));
                     tablesReadAt = Long.MIN_VALUE; // read again on the next tick
-                }
+                    return null;
+                }));
             }
         }
-        long dropped = 0;
-        for (FingerprintTable table : layout.tables()) {
-            Swept[] last = lastSwept.computeIfAbsent(table.name, n -> new Swept[port.shards()]);
-            for (int s = 0; s < port.shards(); s++) {
-                try {
-                    dropped += sweep(table, s, last, now);
-                } catch (RuntimeException e) {
-                    failed = e;
-                }
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
-        return dropped;
+        return read.thenCompose(ignored -> {
+                    CompletionStage<Long> dropped = CompletableFuture.completedFuture(0L);
+                    for (FingerprintTable table : layout.tables()) {
+                        Swept[] last = lastSwept.computeIfAbsent(table.name, n -> new Swept[port.shards()]);
+                        for (int s = 0; s < port.shards(); s++) {
+                            int shard = s;
+                            dropped = dropped.thenCompose(sum -> sweep(table, shard, last, now)
+                                    .exceptionally(e -> {
+                                        failed.set(cause(e));
+                                        return 0L;
+                                    })
+                                    .thenApply(gone -> sum + gone));
+                        }
+                    }
+                    return dropped;
+                })
+                .thenApply(dropped -> {
+                    Throwable failure = failed.get();
+                    if (failure instanceof RuntimeException e) {
+                        throw e;
+                    } else if (failure != null) {
+                        throw new java.util.concurrent.CompletionException(failure);
+                    }
+                    return dropped;
+                });
     }
 
     /**
@@ -127,25 +170,25 @@ public final class RedisSweeper implements AutoCloseable {
      * claims}} per table: {@code KEYS[1]} is the shard's set of tables (which {@code claims.lua} adds a table to
      * when it gains its first record), {@code ARGV[1]} what a table's state key is before the table's name.
      */
-    private void readTables(int s, long nowMillis) {
+    private CompletionStage<Void> readTables(int s, long nowMillis) {
         byte[] head = keys.tableState(s, "");
-        List<Object> reply = port.eval(
-                        s, RedisScript.TABLES, Mode.SWEEP, new byte[][] {keys.tables(s)}, new byte[][] {head})
-                .toCompletableFuture()
-                .join();
-        for (Object o : reply) {
-            List<?> t = (List<?>) o;
-            String name = new String((byte[]) t.get(0), StandardCharsets.US_ASCII);
-            if (!name.matches("[fs][0-9]{1,15}")) {
-                continue; // not a table of this agent's
-            }
-            FingerprintTable table = layout.table(name);
-            TableState seen = new TableState(((Long) t.get(1)).intValue(), (Long) t.get(2), (Long) t.get(3));
-            layout.observed(table, s, seen, nowMillis);
-        }
+        return port.eval(s, RedisScript.TABLES, Mode.SWEEP, new byte[][] {keys.tables(s)}, new byte[][] {head})
+                .thenAccept(reply -> {
+                    for (Object o : reply) {
+                        List<?> t = (List<?>) o;
+                        String name = new String((byte[]) t.get(0), StandardCharsets.US_ASCII);
+                        if (!name.matches("[fs][0-9]{1,15}")) {
+                            continue; // not a table of this agent's
+                        }
+                        FingerprintTable table = layout.table(name);
+                        TableState seen =
+                                new TableState(((Long) t.get(1)).intValue(), (Long) t.get(2), (Long) t.get(3));
+                        layout.observed(table, s, seen, nowMillis);
+                    }
+                });
     }
 
-    private long sweep(FingerprintTable table, int shard, Swept[] last, long nowMillis) {
+    private CompletionStage<Long> sweep(FingerprintTable table, int shard, Swept[] last, long nowMillis) {
         TableState state = table.states.get(shard);
         long buckets = state.buckets(layout.baseBits());
         long ranges = (buckets + RANGE_BUCKETS - 1) / RANGE_BUCKETS;
@@ -153,23 +196,31 @@ public final class RedisSweeper implements AutoCloseable {
         long period = Math.floorDiv(Math.floorDiv(nowMillis, 1000L), periodSeconds);
         long due = rangeAt(nowMillis, ranges, periodSeconds);
         Swept before = last[shard];
-        long dropped = 0;
+        List<Swept> todo = new ArrayList<>();
         if (before == null) {
-            dropped += sweepRange(table, shard, period, due, buckets, periodSeconds, nowMillis);
+            todo.add(new Swept(period, due));
         } else {
             if (before.period() == period - 1) { // the end of the period before, not swept yet
                 for (long r = before.range() + 1; r < ranges; r++) {
-                    dropped += sweepRange(table, shard, period - 1, r, buckets, periodSeconds, nowMillis);
+                    todo.add(new Swept(period - 1, r));
                 }
             }
             // After a longer pause the ranges of the periods missed are swept as this period reaches them.
             long from = before.period() == period ? before.range() + 1 : 0;
             for (long r = from; r <= due; r++) {
-                dropped += sweepRange(table, shard, period, r, buckets, periodSeconds, nowMillis);
+                todo.add(new Swept(period, r));
             }
         }
-        last[shard] = new Swept(period, due);
-        return dropped;
+        CompletionStage<Long> dropped = CompletableFuture.completedFuture(0L);
+        for (Swept range : todo) {
+            dropped = dropped.thenCompose(
+                    sum -> sweepRange(table, shard, range.period(), range.range(), buckets, periodSeconds, nowMillis)
+                            .thenApply(gone -> sum + gone));
+        }
+        return dropped.thenApply(sum -> {
+            last[shard] = new Swept(period, due);
+            return sum;
+        });
     }
 
     /**
@@ -187,9 +238,9 @@ public final class RedisSweeper implements AutoCloseable {
      *   <li>{@code '1'} when the table's window slides: every record is looked at, else the first of each bucket.
      * </ol>
      *
-     * The guard's key and expected record follow ({@link Topology#guarded}).
+     * The guard's key and expected record follow ({@link GuardedPort}).
      */
-    private long sweepRange(
+    private CompletionStage<Long> sweepRange(
             FingerprintTable table,
             int shard,
             long period,
@@ -200,7 +251,7 @@ public final class RedisSweeper implements AutoCloseable {
         long first = range * RANGE_BUCKETS;
         long end = Math.min(buckets, first + RANGE_BUCKETS);
         if (first >= end) {
-            return 0;
+            return CompletableFuture.completedFuture(0L);
         }
         byte[][] k = new byte[(int) (end - first) + 2][];
         k[0] = keys.sweepMarker(shard, table.name, (int) range);
@@ -214,15 +265,14 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(2 * periodSeconds * 1000),
             table.slidingArg()
         };
-        List<Object> reply = port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args)
-                .toCompletableFuture()
-                .join();
-        if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {
-            TableState now = table.states.get(shard);
-            layout.observed(table, shard, new TableState(now.level(), now.split(), (Long) reply.get(2)), nowMillis);
-            return gone;
-        }
-        return 0;
+        return port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args).thenApply(reply -> {
+            if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {
+                TableState now = table.states.get(shard);
+                layout.observed(table, shard, new TableState(now.level(), now.split(), (Long) reply.get(2)), nowMillis);
+                return gone;
+            }
+            return 0L;
+        });
     }
 
     @Override

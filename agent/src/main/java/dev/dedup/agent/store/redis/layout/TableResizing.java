@@ -152,7 +152,7 @@ final class TableResizing {
      *       front.
      * </ol>
      *
-     * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.Topology#guarded}).
+     * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.GuardedPort}).
      */
     private void resize(FingerprintTable table, int shard, TableState state, Op op, long nowMillis) {
         long buckets = state.buckets(baseBits);

@@ -10,7 +10,6 @@ import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import dev.dedup.agent.store.redis.gather.CallGathering;
 import dev.dedup.agent.store.redis.gather.ShardCalls;
-import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.codec.Batch;
 import dev.dedup.routing.JumpHash;
 import io.micrometer.core.instrument.Counter;
@@ -60,7 +59,6 @@ public final class TimeBuckets {
     private static final byte[] ZERO = {'0'};
 
     private final RedisPort port;
-    private final Routing routing;
     private final RedisKeys keys;
     private final byte[] channel;
     private final byte[] capArg;
@@ -68,8 +66,7 @@ public final class TimeBuckets {
     private final CallGathering gathering;
 
     /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
-    public TimeBuckets(RedisPort port, Routing routing, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
-        this.routing = routing;
+    public TimeBuckets(RedisPort port, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
@@ -84,22 +81,34 @@ public final class TimeBuckets {
                         + " namespace's event rate is set below its real rate");
     }
 
-    /** Claims a batch whose every item has an event time; its buckets per second come from the policy. */
-    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return run(batch, Mode.CLAIM, policy, nowMillis);
+    /** Which shard holds the buckets of event second {@code second} whose placement hash is {@code hash}. */
+    @FunctionalInterface
+    public interface Placement {
+        int shard(long hash, long second);
     }
 
-    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return run(batch, Mode.RELEASE, policy, nowMillis);
+    /**
+     * Claims a batch whose every item has an event time, each bucket on the shard {@code where} places it; its
+     * buckets per second come from the policy.
+     */
+    public CompletionStage<byte[]> claim(Placement where, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return run(where, batch, Mode.CLAIM, policy, nowMillis);
     }
 
-    private CompletionStage<byte[]> run(Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
+    public CompletionStage<byte[]> release(Placement where, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return run(where, batch, Mode.RELEASE, policy, nowMillis);
+    }
+
+    private CompletionStage<byte[]> run(Placement where, Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
         if (!policy.byEventTime() || policy.sliding()) {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
                     + " with a fixed window: " + policy);
         }
         ShardCalls calls = ShardCalls.plan(
-                batch.size(), packing(batch, slices(policy.eventRate())), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+                batch.size(),
+                packing(where, batch, slices(policy.eventRate())),
+                port.shards(),
+                ShardCalls.MAX_ITEMS_PER_CALL);
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         Object sameArgs = List.of(policy, nowSecond);
         java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> args(mode, policy, nowMillis, call);
@@ -116,7 +125,7 @@ public final class TimeBuckets {
     /**
      * The arguments of one call of {@code timed.lua} (sent after {@code guard.lua} and {@code answers.lua}, as one
      * script), whose keys are the {@code call}'s buckets, {@code KEYS[k]} for the items of key index {@code k}
-     * (the guard's key follows, {@link dev.dedup.agent.store.redis.topology.Topology#guarded}). The script replies
+     * (the guard's key follows, {@link dev.dedup.agent.store.redis.topology.GuardedPort}). The script replies
      * {@code {answers, overfull}}: one answer byte per item, in order (a claim: 0 new, 1 retry, 2 duplicate; a
      * release: 1 released, 0 not held by that owner), and the claims it appended beyond the cap. {@code ARGV}, in
      * order (the guard's expected record follows):
@@ -219,7 +228,7 @@ public final class TimeBuckets {
     }
 
     /** The batch's items filed by event time: buckets of {@code slices} per second. */
-    ShardCalls.Packing packing(Batch batch, int slices) {
+    ShardCalls.Packing packing(Placement where, Batch batch, int slices) {
         int tag = namespaceTag(batch.namespace());
         return new ShardCalls.Packing() {
             @Override
@@ -229,7 +238,7 @@ public final class TimeBuckets {
 
             @Override
             public int shard(long bucket) {
-                return routing.timeShard(placement(bucket), second(bucket));
+                return where.shard(placement(bucket), second(bucket));
             }
 
             @Override

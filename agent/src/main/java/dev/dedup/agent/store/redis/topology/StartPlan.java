@@ -88,14 +88,14 @@ final class StartPlan {
     }
 
     /**
-     * The plan for the records {@code read} (one per port index), the shard lists of {@code routing}, and
+     * The plan for the records {@code read} (one per port index), the shard lists {@code lists}, and
      * {@code adoptEmpty} ({@code --redis-adopt-empty-shards}); {@code newDeploymentId} names a new deployment.
      *
      * @throws IncompatibleDeploymentException when the records disagree with the lists, saying what differs
      * @throws StartRace when some shards hold no record while the others do, which another agent stamping them
      *     at this moment also looks like
      */
-    static StartPlan decide(List<Read> read, Routing routing, boolean adoptEmpty, Supplier<String> newDeploymentId) {
+    static StartPlan decide(List<Read> read, ShardLists lists, boolean adoptEmpty, Supplier<String> newDeploymentId) {
         int k = read.size();
         List<String> names = read.stream().map(Read::shard).toList();
         String[] records = new String[k];
@@ -120,8 +120,8 @@ final class StartPlan {
                         + ": --redis mixes shards of two deployments");
             }
         }
-        Places places = routing.inTransition()
-                ? Places.transition(names, routing, records, parsed, deployment)
+        Places places = lists.changing()
+                ? Places.transition(names, lists, records, parsed, deployment)
                 : Places.single(names, parsed, deployment);
         List<String> missing = new ArrayList<>();
         for (int s = 0; s < k; s++) {
@@ -260,13 +260,13 @@ final class StartPlan {
          */
         static Places transition(
                 List<String> names,
-                Routing routing,
+                ShardLists lists,
                 String[] records,
                 Map<String, String>[] parsed,
                 String deployment) {
             int k = names.size();
-            int[] prev = routing.previous();
-            int[] cur = routing.current();
+            int[] prev = lists.previous().shards();
+            int[] cur = lists.current().shards();
             int[] positionBefore = new int[k];
             int[] positionAfter = new int[k];
             Arrays.fill(positionBefore, -1);

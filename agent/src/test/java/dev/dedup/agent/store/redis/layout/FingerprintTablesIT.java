@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.agent.store.redis.topology.TopologyStart;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.codec.Batch;
@@ -80,13 +83,23 @@ class FingerprintTablesIT {
         closing.add(port);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         closing.add(scheduler::shutdownNow);
-        Topology topology = Topology.agreeOrRefuse(
-                port, new RedisKeys("dd"), Routing.of(options), false, clock, registry, scheduler);
+        Topology topology = TopologyStart.agreeOrRefuse(
+                port,
+                new RedisKeys("dd"),
+                ShardLists.of(options),
+                false,
+                new Housekeeping(clock, System::nanoTime, scheduler),
+                registry);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
-        FingerprintTables layout = new FingerprintTables(guarded, Routing.of(options), new RedisKeys("dd"), registry);
+        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry);
         ports.put(layout, guarded);
         return layout;
+    }
+
+    /** A sweep of what is due now, waited for: what it dropped, or its failure. */
+    private static long sweep(RedisSweeper sweeper) {
+        return sweeper.sweepDue().toCompletableFuture().join();
     }
 
     private RedisSweeper sweeper(FingerprintTables layout) {
@@ -153,7 +166,7 @@ class FingerprintTablesIT {
         clock.advance(Duration.ofHours(2)); // the hour-long claims have ended
         long period = RedisSweeper.periodSeconds(HOUR.windowMillis());
         for (long t = 0; t <= 2 * period; t += 5) {
-            sweeper.sweepDue(); // merges drop ended claims too, as they meet them
+            sweep(sweeper); // merges drop ended claims too, as they meet them
             clock.advance(Duration.ofSeconds(5));
         }
         TableState shrunk = settled(layout, HOUR);
@@ -173,8 +186,8 @@ class FingerprintTablesIT {
         RedisSweeper first = sweeper(layout);
         RedisSweeper second = sweeper(agent());
 
-        long byFirst = first.sweepDue(); // the range due now
-        long bySecond = second.sweepDue(); // the same range: its marker says it is done
+        long byFirst = sweep(first); // the range due now
+        long bySecond = sweep(second); // the same range: its marker says it is done
 
         assertTrue(byFirst > 0 && byFirst < 4_000, "one range of 1,024 buckets' 16: " + byFirst);
         assertEquals(0, bySecond, "the second agent swept nothing");
@@ -191,12 +204,12 @@ class FingerprintTablesIT {
         Map<String, String> before = contents();
         RedisSweeper sweeper = sweeper(layout);
 
-        RuntimeException refused = assertThrows(RuntimeException.class, sweeper::sweepDue);
+        RuntimeException refused = assertThrows(RuntimeException.class, () -> sweep(sweeper));
         assertTrue(String.valueOf(refused.getMessage()).contains("topology record"), refused.toString());
         assertEquals(before, contents(), "no bucket, state or sweep marker written");
 
         redis.call("FLUSHALL"); // an empty shard in its place
-        assertThrows(RuntimeException.class, sweeper::sweepDue);
+        assertThrows(RuntimeException.class, () -> sweep(sweeper));
         assertEquals(List.of(), redis.keys(), "an empty shard stays empty");
 
         redis.call(
@@ -204,7 +217,7 @@ class FingerprintTablesIT {
                         record);
         claim(layout, batch("short", 0, 4_000, "w1"), HOUR);
         clock.advance(Duration.ofHours(2));
-        assertTrue(sweeper.sweepDue() > 0, "with its record back, the shard is swept");
+        assertTrue(sweep(sweeper) > 0, "with its record back, the shard is swept");
         assertArrayEquals((byte[]) record, (byte[]) redis.call("GET", "dd:topology"), "and its record kept as it was");
     }
 
@@ -279,7 +292,7 @@ class FingerprintTablesIT {
     }
 
     private CompletableFuture<byte[]> claimAsync(FingerprintTables layout, Batch batch, ClaimPolicy policy) {
-        return layout.claim(batch, policy, clock.getAsLong()).toCompletableFuture();
+        return layout.claim(Routing.single(1), batch, policy, clock.getAsLong()).toCompletableFuture();
     }
 
     private static Batch batch(String prefix, int from, int to, String owner) {

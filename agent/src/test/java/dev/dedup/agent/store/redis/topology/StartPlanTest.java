@@ -27,13 +27,13 @@ class StartPlanTest {
     private static final String D = "redis://d:6379";
     private static final Instant CUTOVER = Instant.ofEpochSecond(1_767_225_600L);
 
-    private static Routing single(int shards) {
-        return Routing.single(shards);
+    private static ShardLists single(int shards) {
+        return ShardLists.single(shards);
     }
 
     /** {@code --redis current --redis-previous previous}: port indexes are {@code current}, then the rest. */
-    private static Routing change(List<String> previous, List<String> current) {
-        return Routing.of(RedisOptions.builder(current)
+    private static ShardLists change(List<String> previous, List<String> current) {
+        return ShardLists.of(RedisOptions.builder(current)
                 .transition(new ShardTransition(previous, CUTOVER))
                 .build());
     }
@@ -51,7 +51,7 @@ class StartPlanTest {
         return read;
     }
 
-    private static StartPlan decide(Routing routing, boolean adopt, String... records) {
+    private static StartPlan decide(ShardLists routing, boolean adopt, String... records) {
         return StartPlan.decide(read(records), routing, adopt, () -> "new-id");
     }
 
@@ -67,7 +67,7 @@ class StartPlanTest {
         return out;
     }
 
-    private static String refusal(Routing routing, String... records) {
+    private static String refusal(ShardLists routing, String... records) {
         return assertThrows(IncompatibleDeploymentException.class, () -> decide(routing, false, records))
                 .getMessage();
     }
@@ -175,7 +175,7 @@ class StartPlanTest {
 
     @Test
     void aDeclaredAddition_beforeItsCutover_stampsTheNewShardInTheNextEpoch() {
-        Routing routing = change(List.of(A, B, C), List.of(A, B, C, D));
+        ShardLists routing = change(List.of(A, B, C), List.of(A, B, C, D));
         StartPlan plan =
                 decide(routing, false, record("d1", 5, 0, 3), record("d1", 5, 1, 3), record("d1", 5, 2, 3), null);
         assertEquals(Arrays.asList(null, null, null, record("d1", 6, 3, 4)), stamps(plan, 4));
@@ -189,7 +189,7 @@ class StartPlanTest {
 
     @Test
     void aDeclaredAddition_thatAnotherAgentBeganToCutOver_isFinishedByThisOne() {
-        Routing routing = change(List.of(A, B, C), List.of(A, B, C, D));
+        ShardLists routing = change(List.of(A, B, C), List.of(A, B, C, D));
         StartPlan plan = decide(
                 routing,
                 false,
@@ -204,7 +204,7 @@ class StartPlanTest {
 
     @Test
     void aDeclaredAddition_pastItsCutoverEverywhere_startsCutOver_andStampsANewShardAsAfter() {
-        Routing routing = change(List.of(A, B, C), List.of(A, B, C, D));
+        ShardLists routing = change(List.of(A, B, C), List.of(A, B, C, D));
         StartPlan plan =
                 decide(routing, false, record("d1", 6, 0, 4), record("d1", 6, 1, 4), record("d1", 6, 2, 4), null);
         assertTrue(plan.cutOver());
@@ -222,7 +222,7 @@ class StartPlanTest {
     @Test
     void aDeclaredRemoval_retiresTheShardLeftOut_atItsPortIndexAfterTheCurrentList() {
         // --redis a,c --redis-previous a,b,c: ports a=0, c=1, then b=2.
-        Routing routing = change(List.of(A, B, C), List.of(A, C));
+        ShardLists routing = change(List.of(A, B, C), List.of(A, C));
         StartPlan plan = decide(routing, false, record("d1", 1, 0, 3), record("d1", 1, 2, 3), record("d1", 1, 1, 3));
         assertEquals(Arrays.asList(null, null, null), stamps(plan, 3));
         assertEquals(record("d1", 2, 0, 2), text(plan.after(0)));
@@ -234,7 +234,7 @@ class StartPlanTest {
     @Test
     void aDeclaredChangeFromAnotherListThanTheShardsWereStartedWith_isRefused() {
         // The shards were started as a,b,c; the change names b,a,c as the previous list.
-        Routing routing = change(List.of(B, A, C), List.of(A, B, C, D));
+        ShardLists routing = change(List.of(B, A, C), List.of(A, B, C, D));
         String message = refusal(routing, record("d1", 1, 0, 3), record("d1", 1, 1, 3), record("d1", 1, 2, 3), null);
         assertTrue(
                 message.contains("neither its place in --redis-previous")
@@ -244,7 +244,7 @@ class StartPlanTest {
 
     @Test
     void aDeclaredChangeOnShardsWithoutRecords_stampsThePreviousListInEpoch1_andTheNewShardIn2() {
-        Routing routing = change(List.of(A, B), List.of(A, B, C));
+        ShardLists routing = change(List.of(A, B), List.of(A, B, C));
         StartPlan plan = decide(routing, false, null, null, null);
         assertTrue(plan.newDeployment());
         assertEquals(
@@ -255,7 +255,7 @@ class StartPlanTest {
 
     @Test
     void aDeclaredChange_whoseShardOfThePreviousListLostItsRecord_mayBeARace() {
-        Routing routing = change(List.of(A, B), List.of(A, B, C));
+        ShardLists routing = change(List.of(A, B), List.of(A, B, C));
         StartRace race = assertThrows(StartRace.class, () -> decide(routing, false, record("d1", 1, 0, 2), null, null));
         assertTrue(race.refusal.getMessage().contains("[shard-1] hold no topology record"), race.getMessage());
     }

@@ -1,0 +1,74 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.redis.layout.FingerprintTables;
+import dev.dedup.agent.store.redis.layout.RedisRanges;
+import dev.dedup.agent.store.redis.layout.TimeBuckets;
+import dev.dedup.agent.store.redis.topology.Routing;
+import dev.dedup.codec.Batch;
+import dev.dedup.codec.RangeRequest;
+import dev.dedup.wire.SequenceRange;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Claims, releases and ranges in one shard list: each layout's calls placed by its {@link Routing}, a namespace
+ * filed by event time in {@link TimeBuckets}, every other in {@link FingerprintTables}.
+ */
+final class ShardList implements RedisClaims {
+
+    private final Routing routing;
+    /** Where a time bucket lives: by {@link #routing}, or during a change by its event second. */
+    private final TimeBuckets.Placement timeShards;
+
+    private final FingerprintTables fingerprints;
+    private final TimeBuckets times;
+    private final RedisRanges ranges;
+
+    ShardList(Routing routing, FingerprintTables fingerprints, TimeBuckets times, RedisRanges ranges) {
+        this(routing, (hash, second) -> routing.shard(hash), fingerprints, times, ranges);
+    }
+
+    /** The same with time buckets placed by {@code timeShards}. */
+    ShardList(
+            Routing routing,
+            TimeBuckets.Placement timeShards,
+            FingerprintTables fingerprints,
+            TimeBuckets times,
+            RedisRanges ranges) {
+        this.routing = routing;
+        this.timeShards = timeShards;
+        this.fingerprints = fingerprints;
+        this.times = times;
+        this.ranges = ranges;
+    }
+
+    @Override
+    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return policy.byEventTime()
+                ? times.claim(timeShards, batch, policy, nowMillis)
+                : fingerprints.claim(routing, batch, policy, nowMillis);
+    }
+
+    @Override
+    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return policy.byEventTime()
+                ? times.release(timeShards, batch, policy, nowMillis)
+                : fingerprints.release(routing, batch, policy, nowMillis);
+    }
+
+    @Override
+    public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, long nowMillis) {
+        return ranges.check(routing, request, nowMillis);
+    }
+
+    @Override
+    public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy, long nowMillis) {
+        return ranges.commit(routing, request, policy, nowMillis);
+    }
+
+    /** One list has nothing to add to the stats beyond its shards'. */
+    @Override
+    public void stats(Map<String, Object> stats) {}
+}

@@ -1,0 +1,203 @@
+package dev.dedup.agent.store.redis;
+
+import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.redis.layout.FingerprintTables;
+import dev.dedup.agent.store.redis.layout.RedisRanges;
+import dev.dedup.agent.store.redis.layout.TimeBuckets;
+import dev.dedup.agent.store.redis.topology.ShardLists;
+import dev.dedup.agent.store.redis.topology.Topology;
+import dev.dedup.codec.Batch;
+import dev.dedup.codec.RangeRequest;
+import dev.dedup.wire.SequenceRange;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * A declared change of the shard list ({@code --redis-previous}, {@code --redis-cutover}): two {@link ShardList}s,
+ * the previous and the current, over one port, and which of them answers.
+ *
+ * <ul>
+ *   <li>Until the cut-over ({@link Topology#cutOver}) claims, releases and ranges are in the previous list. The
+ *       first call at or after the cut-over second waits for the cut-over ({@link Topology#routable}).
+ *   <li>After it they are in the current list. An id whose shard changed ({@link ShardLists#moves}) is first
+ *       looked up in its previous shard: a claim found there is the answer, and is copied to the new shard with its
+ *       owner and end; a release releases there too. A moved stream's ranges are checked on both shards (their
+ *       union) and committed on the new one.
+ *   <li>A time bucket is in the list in force at its event second, whatever the cut-over ({@link
+ *       ShardLists#timeShard}).
+ * </ul>
+ *
+ * <p>Nothing is moved otherwise: the previous list is needed until every claim made before the cut-over has ended,
+ * a window after it ({@code previous_droppable} in {@code /v1/stats}).
+ */
+final class ShardListChange implements RedisClaims {
+
+    private final ShardLists lists;
+    private final ShardList previous;
+    private final ShardList current;
+    /** Time buckets in the list in force at their event second. */
+    private final ShardList bySecond;
+
+    private final FingerprintTables fingerprints;
+    private final Topology topology;
+    private final LongSupplier clockMillis;
+    /** The previous list's servers, without credentials, for {@code /v1/stats}. */
+    private final List<String> previousNames;
+
+    private final Instant cutover;
+    /** Until when the previous list holds claims or ranges the agent may be asked about. */
+    private final long previousNeededUntil;
+
+    /**
+     * {@code longestWindowMillis}: the longest window of any namespace; claims made before the cut-over live in the
+     * previous list for as long after it (one renewed since, in a sliding window, was copied when it was).
+     */
+    ShardListChange(
+            ShardLists lists,
+            FingerprintTables fingerprints,
+            TimeBuckets times,
+            RedisRanges ranges,
+            Topology topology,
+            List<String> previousNames,
+            Instant cutover,
+            long longestWindowMillis,
+            LongSupplier clockMillis) {
+        this.lists = lists;
+        this.previous = new ShardList(lists.previous(), fingerprints, times, ranges);
+        this.current = new ShardList(lists.current(), fingerprints, times, ranges);
+        this.bySecond = new ShardList(lists.current(), lists::timeShard, fingerprints, times, ranges);
+        this.fingerprints = fingerprints;
+        this.topology = topology;
+        this.clockMillis = clockMillis;
+        this.previousNames = List.copyOf(previousNames);
+        this.cutover = cutover;
+        this.previousNeededUntil = cutover.toEpochMilli() + longestWindowMillis;
+    }
+
+    @Override
+    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return routed(nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::claim, this::claimMoved));
+    }
+
+    @Override
+    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return routed(nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::release, this::releaseMoved));
+    }
+
+    /** A claim or a release of a batch: in one {@link ShardList}, or across both with the positions that moved. */
+    @FunctionalInterface
+    private interface Call<W> {
+        CompletionStage<byte[]> call(W where, Batch batch, ClaimPolicy policy, long nowMillis);
+    }
+
+    /**
+     * {@code inOne} in the one list that holds the whole batch: the list of each event second, the previous list
+     * before the cut-over, the current one after it when none of the batch's ids moved; else {@code across}, told
+     * the positions of the ids that did.
+     */
+    private CompletionStage<byte[]> inOneList(
+            Batch batch, ClaimPolicy policy, long nowMillis, Call<ShardList> inOne, Call<int[]> across) {
+        if (policy.byEventTime()) {
+            return inOne.call(bySecond, batch, policy, nowMillis);
+        }
+        if (!topology.cutOver()) {
+            return inOne.call(previous, batch, policy, nowMillis);
+        }
+        int[] moved = moved(batch);
+        return moved.length == 0
+                ? inOne.call(current, batch, policy, nowMillis)
+                : across.call(moved, batch, policy, nowMillis);
+    }
+
+    /** Claims found in the previous list at {@code moved} are the answer there, and are copied to the current one. */
+    private CompletionStage<byte[]> claimMoved(int[] moved, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return fingerprints
+                .look(lists.previous(), batch, policy, moved, nowMillis)
+                .thenCompose(held -> fingerprints
+                        .claim(lists.current(), batch, policy, nowMillis, held)
+                        .thenApply(here -> {
+                            for (int j = 0; j < moved.length; j++) {
+                                if (held.answers()[j] != 0) {
+                                    here[moved[j]] = held.answers()[j];
+                                }
+                            }
+                            return here;
+                        }));
+    }
+
+    /** The ids at {@code moved} are released in the previous list too. */
+    private CompletionStage<byte[]> releaseMoved(int[] moved, Batch batch, ClaimPolicy policy, long nowMillis) {
+        return fingerprints
+                .release(lists.previous(), batch, policy, moved, nowMillis)
+                .thenCompose(there -> current.release(batch, policy, nowMillis).thenApply(here -> {
+                    for (int j = 0; j < moved.length; j++) {
+                        here[moved[j]] |= there[j];
+                    }
+                    return here;
+                }));
+    }
+
+    @Override
+    public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, long nowMillis) {
+        return routed(nowMillis, () -> {
+            if (!topology.cutOver()) {
+                return previous.checkRanges(request, nowMillis);
+            }
+            CompletionStage<List<List<SequenceRange>>> here = current.checkRanges(request, nowMillis);
+            if (!lists.moves(RedisRanges.placement(request))) {
+                return here;
+            }
+            return here.thenCombine(previous.checkRanges(request, nowMillis), (now, before) -> {
+                List<List<SequenceRange>> union = new ArrayList<>(now.size());
+                for (int k = 0; k < now.size(); k++) {
+                    union.add(RedisRanges.union(now.get(k), before.get(k)));
+                }
+                return union;
+            });
+        });
+    }
+
+    @Override
+    public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy, long nowMillis) {
+        return routed(
+                nowMillis, () -> (topology.cutOver() ? current : previous).commitRanges(request, policy, nowMillis));
+    }
+
+    /** {@code call}, after the cut-over when it is due and not yet made. */
+    private <T> CompletionStage<T> routed(long nowMillis, Supplier<CompletionStage<T>> call) {
+        if (topology.cutOver()) {
+            return call.get();
+        }
+        return topology.routable(nowMillis).thenCompose(ready -> call.get());
+    }
+
+    /** The positions of the batch's items the change places on another server. */
+    private int[] moved(Batch batch) {
+        int n = 0;
+        int[] moved = new int[batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            if (lists.moves(FingerprintTables.placement(batch, i))) {
+                moved[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(moved, n);
+    }
+
+    /** {@code transition}: the previous list, the cut-over, and whether the previous list may be dropped yet. */
+    @Override
+    public void stats(Map<String, Object> stats) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("previous", previousNames);
+        t.put("cutover", cutover.toString());
+        t.put("cut_over", topology.cutOver());
+        t.put("previous_needed_until", Instant.ofEpochMilli(previousNeededUntil).toString());
+        t.put("previous_droppable", topology.cutOver() && clockMillis.getAsLong() >= previousNeededUntil);
+        stats.put("transition", t);
+    }
+}
