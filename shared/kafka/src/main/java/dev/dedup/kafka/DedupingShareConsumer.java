@@ -95,7 +95,7 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
         this.settings = settings;
         this.sink = sink;
         this.listener = listener;
-        this.acks = new Acknowledgements<>(consumer, listener);
+        this.acks = new Acknowledgements<>(consumer, listener, System::nanoTime);
     }
 
     /**
@@ -135,6 +135,7 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
 
     /** Claims, writes and acknowledges one poll's records; returns the number of batches written so far. */
     private int handle(ConsumerRecords<K, V> records, int batches) throws IOException, InterruptedException {
+        acks.expire();
         List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
         List<Item> items = new ArrayList<>(records.count());
         for (ConsumerRecord<K, V> r : records) {

@@ -33,7 +33,12 @@ public interface OwnedSink<K, V> {
     /** Extends the acquisition locks of the records being written ({@code AcknowledgeType.RENEW}, KIP-1222). */
     @FunctionalInterface
     interface Renewal {
-        /** Renews the locks of the batch's records now; from the thread that runs the loop. */
+        /**
+         * Renews the locks of the batch's records now; from the thread that runs the loop. Other records the renewal
+         * receives are renewed with the batch and handed to a later write, never given back unprocessed. A record
+         * whose renewal the broker refused (its lock had run out) is no longer renewed: its next delivery is a new
+         * one.
+         */
         void renew();
     }
 }

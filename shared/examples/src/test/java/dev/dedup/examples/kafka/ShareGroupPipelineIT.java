@@ -3,28 +3,16 @@ package dev.dedup.examples.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.KafkaBroker;
-import dev.dedup.examples.testing.Members;
-import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
-import dev.dedup.examples.testing.ShareMember;
-import dev.dedup.examples.testing.Sink;
-import dev.dedup.examples.testing.Stack;
-import dev.dedup.examples.testing.Traffic;
+import dev.dedup.examples.testing.ShareGroupRun;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
-import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -63,13 +51,13 @@ class ShareGroupPipelineIT {
     /** Processing fails on a record's first delivery: the claims are released, the records RELEASEd, and counted. */
     @Test
     void processingFailureReleasesClaimsBeforeTheRecords() throws Exception {
-        try (Run run = new Run("failures")) {
+        try (ShareGroupRun run = run("failures")) {
             for (int i = 0; i < MEMBERS; i++) {
                 run.start(i, "fail=50");
             }
-            Outcome o = run.finish();
-            assertTrue(o.counts.released() > 0, "claims released: " + o.counts);
-            assertEquals(0, o.reprocessed, "nothing whose output was written is delivered again");
+            ShareGroupRun.Outcome o = run.finish();
+            assertTrue(o.counts().released() > 0, "claims released: " + o.counts());
+            assertEquals(0, o.reprocessed(), "nothing whose output was written is delivered again");
         }
     }
 
@@ -80,7 +68,7 @@ class ShareGroupPipelineIT {
      */
     @Test
     void memberKilledMidBatch() throws Exception {
-        try (Run run = new Run("kill9")) {
+        try (ShareGroupRun run = run("kill9")) {
             ChildJvm victim = run.start(0, "pauseBeforeAck=3");
             for (int i = 1; i < MEMBERS; i++) {
                 run.start(i);
@@ -88,9 +76,9 @@ class ShareGroupPipelineIT {
             victim.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
             int batch = lastProcessed(victim);
             victim.kill9();
-            Outcome o = run.finish();
-            assertEquals(batch, o.reprocessed, "the killed member's unacknowledged batch, processed again");
-            assertTrue(o.counts.retried() >= batch, "delivered again as retry: " + o.counts);
+            ShareGroupRun.Outcome o = run.finish();
+            assertEquals(batch, o.reprocessed(), "the killed member's unacknowledged batch, processed again");
+            assertTrue(o.counts().retried() >= batch, "delivered again as retry: " + o.counts());
         }
     }
 
@@ -111,7 +99,7 @@ class ShareGroupPipelineIT {
     }
 
     private void stalled(boolean renew) throws Exception {
-        try (Run run = new Run(renew ? "stall-renew" : "stall")) {
+        try (ShareGroupRun run = run(renew ? "stall-renew" : "stall")) {
             long stallMs = KafkaBroker.RECORD_LOCK.toMillis() * 3;
             List<String> faults = new ArrayList<>(List.of("stallAt=2", "stallMs=" + stallMs));
             if (renew) {
@@ -124,16 +112,20 @@ class ShareGroupPipelineIT {
             String line = slow.awaitLine(l -> l.startsWith("STALLING"), Duration.ofSeconds(60));
             int stalledRecords = Integer.parseInt(line.split(" ")[1]);
             slow.awaitLine(l -> l.startsWith("STALLED done"), Duration.ofSeconds(60));
-            Outcome o = run.finish();
+            ShareGroupRun.Outcome o = run.finish();
             Report.line(String.format(
                     "share    %-24s the stalled batch held %d records; processed twice: %d",
-                    run.name, stalledRecords, o.reprocessed));
+                    run.name(), stalledRecords, o.reprocessed()));
             if (renew) {
-                assertEquals(0, o.reprocessed, "renewed locks: nothing delivered elsewhere");
+                assertEquals(0, o.reprocessed(), "renewed locks: nothing delivered elsewhere");
             } else {
-                assertEquals(stalledRecords, o.reprocessed, "the stalled batch, delivered elsewhere and processed");
+                assertEquals(stalledRecords, o.reprocessed(), "the stalled batch, delivered elsewhere and processed");
             }
         }
+    }
+
+    private static ShareGroupRun run(String name) throws Exception {
+        return new ShareGroupRun(broker, dir, name, UNIQUE, PARTITIONS);
     }
 
     private static final Pattern PROCESSED = Pattern.compile("PROCESSED (\\d+)");
@@ -147,119 +139,5 @@ class ShareGroupPipelineIT {
             }
         }
         return last;
-    }
-
-    record Outcome(Sink.Check check, Members.Counts counts, long reprocessed) {}
-
-    /** One test's share group: a topic, a database, one agent, the members; all stopped at the end. */
-    private static final class Run implements AutoCloseable {
-        final String name;
-        final Stack stack;
-        final Traffic traffic;
-        final String topic;
-        final String group;
-        final Postgres db;
-        final List<ChildJvm> members = new ArrayList<>();
-        final CompletableFuture<Integer> producing;
-        final long started = System.nanoTime();
-
-        Run(String name) throws Exception {
-            this.name = name + "/embedded";
-            this.stack = Stack.start(Stack.Store.EMBEDDED, dir.resolve(name));
-            this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode());
-            this.topic = "share-" + name;
-            this.group = "share-group-" + name;
-            broker.createTopic(topic, PARTITIONS);
-            broker.configureGroup(group, Map.of("share.auto.offset.reset", "earliest"));
-            this.db = Postgres.createDatabase("pipeline");
-            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
-            Sink.createAuditTable(db);
-            this.producing = CompletableFuture.supplyAsync(
-                    () -> traffic.produce(broker.bootstrap(), topic, Duration.ofSeconds(6)));
-        }
-
-        ChildJvm start(int member, String... faults) throws Exception {
-            List<String> args = new ArrayList<>(List.of(broker.bootstrap(), topic, group, db.url(), "orders"));
-            args.addAll(List.of(faults));
-            ChildJvm m = ChildJvm.start(
-                    "share-member-" + member,
-                    dir.resolve(name.replace('/', '-')).resolve("member-" + member + ".log"),
-                    List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                    ShareMember.class.getName(),
-                    args,
-                    Map.of("DEDUP_URL", stack.agentFor(member).uri().toString()));
-            members.add(m);
-            return m;
-        }
-
-        /** Until every record of the topic is acknowledged in the group (each partition's start offset at its end). */
-        void awaitAcknowledged() throws Exception {
-            producing.get();
-            Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            Map<TopicPartition, SharePartitionOffsetInfo> offsets = Map.of();
-            while (System.nanoTime() < deadline) {
-                try {
-                    offsets = broker.admin()
-                            .listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
-                            .partitionsToOffsetInfo(group)
-                            .get(10, TimeUnit.SECONDS);
-                } catch (Exception notYet) {
-                    offsets = Map.of();
-                }
-                Map<TopicPartition, SharePartitionOffsetInfo> now = offsets;
-                // lag: records not yet delivery-complete (acknowledged, or archived after too many deliveries)
-                boolean done = end.entrySet().stream()
-                        .allMatch(e -> now.get(e.getKey()) != null
-                                && (now.get(e.getKey()).startOffset() >= e.getValue()
-                                        || now.get(e.getKey()).lag().orElse(-1L) == 0));
-                if (done) {
-                    return;
-                }
-                Thread.sleep(200);
-            }
-            StringBuilder logs = new StringBuilder();
-            members.forEach(m -> logs.append(m.tail()));
-            throw new AssertionError(name + ": group at " + offsets + ", topic ends at " + end + "\n" + logs);
-        }
-
-        Outcome finish() throws Exception {
-            awaitAcknowledged();
-            for (ChildJvm m : members) {
-                m.terminate(Duration.ofSeconds(15));
-            }
-            Sink.Check check = Sink.check(db, traffic);
-            Members.Counts counts = Members.counts(members);
-            long reprocessed = Sink.reprocessedOwners(db);
-            long refused = members.stream()
-                    .flatMap(m -> m.output().lines())
-                    .filter(l -> l.startsWith("REFUSED"))
-                    .count();
-            Report.line(String.format(
-                    "share    %-24s records %d (unique %d): %s; verdicts: %s; processed twice %d; refused acks %d;"
-                            + " %.1f s",
-                    name,
-                    traffic.copies().size(),
-                    traffic.messages().size(),
-                    check,
-                    counts,
-                    reprocessed,
-                    refused,
-                    (System.nanoTime() - started) / 1e9));
-            assertEquals(0, check.lost(), name + ": " + check);
-            assertEquals(0, check.countedTwice(), name + ": " + check);
-            assertTrue(check.exact(), name + ": " + check);
-            return new Outcome(check, counts, reprocessed);
-        }
-
-        @Override
-        public void close() throws Exception {
-            producing.cancel(true);
-            for (ChildJvm m : members) {
-                m.close();
-            }
-            stack.close();
-            db.close();
-        }
     }
 }

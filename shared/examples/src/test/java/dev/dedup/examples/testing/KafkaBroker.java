@@ -48,6 +48,14 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public static KafkaBroker start(Path dir) throws IOException, InterruptedException {
+        return start(dir, Map.of());
+    }
+
+    /**
+     * A broker with {@code overrides} on top of the settings above, e.g. {@code group.share.delivery.count.limit}
+     * (a broker setting: no group can lower it).
+     */
+    public static KafkaBroker start(Path dir, Map<String, String> overrides) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         int port = PortAllocator.freePort();
         int controllerPort = PortAllocator.freePort();
@@ -87,6 +95,9 @@ public final class KafkaBroker implements AutoCloseable {
                                 "group.share.heartbeat.interval.ms=1000",
                                 "group.share.min.record.lock.duration.ms=1000",
                                 "group.share.record.lock.duration.ms=" + RECORD_LOCK.toMillis(),
+                                overrides.entrySet().stream()
+                                        .map(e -> e.getKey() + "=" + e.getValue())
+                                        .collect(Collectors.joining("\n")),
                                 "")));
         Files.writeString(
                 dir.resolve("log4j2.properties"),

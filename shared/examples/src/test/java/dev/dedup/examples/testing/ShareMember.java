@@ -20,8 +20,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [options]}: {@code fail=N} (processing fails on
  * a record's first delivery when its id's hash is a multiple of N); {@code pauseBeforeAck=K} (after the K-th batch's
  * output is written, print {@code PAUSED} and wait to be killed); {@code stallAt=K stallMs=T} (the K-th batch's
- * processing takes T ms before its output is written); {@code renew} (while stalled, renew the locks every second).
- * Its agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
+ * processing takes T ms before its output is written); {@code renew} (while stalled, renew the locks every second,
+ * printing {@code RENEWED} each time); {@code renewFrom=T} (with {@code renew}: the first renewal only T ms into the
+ * stall, after a lock shorter than T has run out). Its agent is the one {@code DEDUP_URL} names, as a consumer pod's
+ * is.
  */
 public final class ShareMember {
 
@@ -36,6 +38,7 @@ public final class ShareMember {
         int stallAt = -1;
         long stallMs = 0;
         boolean renew = false;
+        long renewFrom = 0;
         for (int i = 5; i < args.length; i++) {
             String[] kv = args[i].split("=", 2);
             switch (kv[0]) {
@@ -44,6 +47,7 @@ public final class ShareMember {
                 case "stallAt" -> stallAt = Integer.parseInt(kv[1]);
                 case "stallMs" -> stallMs = Long.parseLong(kv[1]);
                 case "renew" -> renew = true;
+                case "renewFrom" -> renewFrom = Long.parseLong(kv[1]);
                 default -> throw new IllegalArgumentException(args[i]);
             }
         }
@@ -60,6 +64,7 @@ public final class ShareMember {
         int stall = stallAt;
         long stallFor = stallMs;
         boolean renewing = renew;
+        long firstRenewal = renewFrom;
         int[] batch = {0};
         OwnedSink<String, byte[]> faulty = (kept, renewal) -> {
             batch[0]++;
@@ -74,11 +79,13 @@ public final class ShareMember {
             if (batch[0] == stall && !kept.isEmpty()) {
                 System.out.println("STALLING " + kept.size() + " records for " + stallFor + " ms"
                         + (renewing ? ", renewing the locks" : ""));
-                long until = System.currentTimeMillis() + stallFor;
+                long from = System.currentTimeMillis();
+                long until = from + stallFor;
                 while (System.currentTimeMillis() < until) {
                     Thread.sleep(Math.min(1_000, Math.max(1, until - System.currentTimeMillis())));
-                    if (renewing) {
+                    if (renewing && System.currentTimeMillis() - from >= firstRenewal) {
                         renewal.renew();
+                        System.out.println("RENEWED");
                     }
                 }
                 System.out.println("STALLED done");
