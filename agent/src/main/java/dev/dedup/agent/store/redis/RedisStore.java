@@ -71,20 +71,6 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final ShardLists lists;
 
     /**
-     * As {@link #RedisStore(RedisOptions, WindowOptions, Housekeeping, MeterRegistry, io.netty.channel.EventLoopGroup)},
-     * with {@code clockMillis}, the system's ticker and a housekeeping thread of the store's own ({@link
-     * Housekeeping#of}).
-     */
-    public RedisStore(
-            RedisOptions options,
-            WindowOptions windows,
-            LongSupplier clockMillis,
-            MeterRegistry registry,
-            io.netty.channel.EventLoopGroup ioLoops) {
-        this(options, windows, Housekeeping.of(clockMillis), registry, ioLoops);
-    }
-
-    /**
      * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
      * connections on {@code ioLoops}, the HTTP server's event loops (null: threads of their own); close the store
      * before them. {@code windows} names the namespaces filed by event time, for {@code /v1/stats}. Every clock and
@@ -131,14 +117,14 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                     shards, keys, lists, options.adoptEmptyShards(), housekeeping, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintTables(port, keys, registry);
+            this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping.ticker());
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
             Map<String, ClaimPolicy> named = new LinkedHashMap<>();
             for (String ns : windows.named()) {
                 named.put(ns, ClaimPolicy.of(windows, ns));
             }
             namespaces.agreeOrRefuse(named);
-            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
+            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry, housekeeping.ticker());
             RedisRanges ranges = new RedisRanges(port, keys);
             this.claims = lists.changing()
                     ? new ShardListChange(

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
@@ -60,12 +61,18 @@ final class ClaimCalls {
     private final byte[] baseArg;
     private final Counter[] stale;
 
-    ClaimCalls(RedisPort port, RedisKeys keys, int baseBits, TableResizing resizing, MeterRegistry registry) {
+    ClaimCalls(
+            RedisPort port,
+            RedisKeys keys,
+            int baseBits,
+            TableResizing resizing,
+            MeterRegistry registry,
+            LongSupplier ticker) {
         this.port = port;
         this.keys = keys;
         this.baseBits = baseBits;
         this.resizing = resizing;
-        this.gathering = new CallGathering(port, RedisScript.CLAIMS, FingerprintRecord.ITEM_BYTES, registry);
+        this.gathering = new CallGathering(port, RedisScript.CLAIMS, FingerprintRecord.ITEM_BYTES, registry, ticker);
         this.channel = keys.releaseChannel();
         this.baseArg = RedisKeys.ascii(baseBits);
         this.stale = ShardCounters.of(

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * The fingerprint layout: claims of namespaces not filed by event time, in tables that size themselves.
@@ -69,14 +70,15 @@ public final class FingerprintTables {
     private final TableResizing resizing;
     private final ClaimCalls calls;
 
-    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry) {
+    /** {@code ticker}: the store's monotonic clock, in nanoseconds, for how long gathered calls wait. */
+    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
         this.port = port;
         this.keys = keys;
         this.registry = registry;
         int perShard = keys.clustered() ? Integer.numberOfTrailingZeros(port.shards()) : 0;
         this.baseBits = Math.max(0, BASE_BITS - perShard);
         this.resizing = new TableResizing(port, baseBits, registry);
-        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry);
+        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry, ticker);
     }
 
     int baseBits() {

@@ -92,7 +92,7 @@ class FingerprintTablesIT {
                 registry);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
-        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry);
+        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry, System::nanoTime);
         ports.put(layout, guarded);
         return layout;
     }
