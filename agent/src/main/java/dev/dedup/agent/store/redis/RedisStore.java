@@ -61,7 +61,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final TimeBuckets times;
     private final NamespaceRecords namespaces;
     /** Claims, releases and ranges: in the one shard list, or in two while a change of it is declared. */
-    private final RedisClaims claims;
+    private final ShardList claims;
 
     private final RedisSweeper sweeper;
     private final ShardMemory memory;

@@ -6,11 +6,11 @@
  *
  * <ul>
  *   <li>{@code layout}: how claims are kept. {@code FingerprintTables} (tables of string buckets chosen by the
- *       id: records of {@code FingerprintRecord} in the tables of {@code FingerprintTable}, claimed by the
- *       {@code claims.lua} calls of {@code ClaimCalls}, grown and shrunk by linear hashing in
- *       {@code TableResizing} with {@code table.lua}, swept by {@code RedisSweeper}), {@code TimeBuckets} (string buckets of one event second, {@code timed.lua}),
- *       {@code RedisRanges} (committed offset ranges), and {@code NamespaceRecords}, which keeps each namespace
- *       in one table.
+ *       id: {@code FingerprintTable} holds a table's keys, each shard's state of it and its records' bytes; claimed
+ *       by the {@code claims.lua} calls of {@code ClaimCalls}, grown and shrunk by linear hashing in {@code
+ *       TableResizing} with {@code table.lua}, swept by {@code RedisSweeper}), {@code TimeBuckets} (string buckets
+ *       of one event second, {@code timed.lua}), {@code RedisRanges} (committed offset ranges), and {@code
+ *       NamespaceRecords}, which keeps each namespace in one table.
  *   <li>{@code gather}: how a batch becomes script calls. {@code ShardCalls} splits it into one call per shard
  *       (pure planning, unit-tested alone); {@code CallGathering} merges concurrent batches' calls to one shard.
  *   <li>{@code topology}: which shard of a list an id goes to ({@code Routing}), the lists an agent was started

@@ -222,7 +222,7 @@ public final class TimeBuckets {
     static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
         a[at] = (byte) (keyIndex >>> 8);
         a[at + 1] = (byte) keyIndex;
-        for (int i = 0; i < FingerprintRecord.FIELD_BYTES; i++) {
+        for (int i = 0; i < FingerprintTable.Records.FIELD_BYTES; i++) {
             a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
         }
         a[at + 9] = (byte) (ownerTag >>> 24);
