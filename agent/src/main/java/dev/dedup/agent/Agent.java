@@ -17,6 +17,7 @@ import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.embedded.EmbeddedStore;
 import dev.dedup.agent.store.redis.RedisStore;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import io.micrometer.core.instrument.Gauge;
 import io.netty.channel.EventLoopGroup;
 import io.vertx.core.DeploymentOptions;
@@ -157,8 +158,8 @@ public final class Agent implements AutoCloseable {
     private static Stores openStore(
             AgentOptions options, LongSupplier clockMillis, AgentMetrics metrics, EventLoopGroup eventLoops) {
         if (options.redis().enabled()) {
-            RedisStore redis =
-                    new RedisStore(options.redis(), options.windows(), clockMillis, metrics.registry(), eventLoops);
+            RedisStore redis = new RedisStore(
+                    options.redis(), options.windows(), Housekeeping.of(clockMillis), metrics.registry(), eventLoops);
             if (!options.nearCache().enabled()) {
                 return new Stores(redis, redis);
             }

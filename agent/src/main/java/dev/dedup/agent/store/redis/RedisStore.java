@@ -9,13 +9,13 @@ import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.ReleaseFeed;
 import dev.dedup.agent.store.ReleaseListener;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.EvictionPolicy;
 import dev.dedup.agent.store.redis.access.Housekeeping;
-import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
-import dev.dedup.agent.store.redis.access.ShardMemory;
+import dev.dedup.agent.store.redis.access.connections.LettuceRedis;
+import dev.dedup.agent.store.redis.access.health.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.health.ShardMemory;
 import dev.dedup.agent.store.redis.layout.FingerprintTables;
 import dev.dedup.agent.store.redis.layout.NamespaceRecords;
 import dev.dedup.agent.store.redis.layout.RedisRanges;
@@ -61,7 +61,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final TimeBuckets times;
     private final NamespaceRecords namespaces;
     /** Claims, releases and ranges: in the one shard list, or in two while a change of it is declared. */
-    private final RedisClaims claims;
+    private final ShardList claims;
 
     private final RedisSweeper sweeper;
     private final ShardMemory memory;
@@ -69,20 +69,6 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final Housekeeping housekeeping;
 
     private final ShardLists lists;
-
-    /**
-     * As {@link #RedisStore(RedisOptions, WindowOptions, Housekeeping, MeterRegistry, io.netty.channel.EventLoopGroup)},
-     * with {@code clockMillis}, the system's ticker and a housekeeping thread of the store's own ({@link
-     * Housekeeping#of}).
-     */
-    public RedisStore(
-            RedisOptions options,
-            WindowOptions windows,
-            LongSupplier clockMillis,
-            MeterRegistry registry,
-            io.netty.channel.EventLoopGroup ioLoops) {
-        this(options, windows, Housekeeping.of(clockMillis), registry, ioLoops);
-    }
 
     /**
      * Connects to every shard (or fails naming the one that cannot be reached) and loads the scripts, the
@@ -131,14 +117,14 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                     shards, keys, lists, options.adoptEmptyShards(), housekeeping, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintTables(port, keys, registry);
+            this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping.ticker());
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
             Map<String, ClaimPolicy> named = new LinkedHashMap<>();
             for (String ns : windows.named()) {
                 named.put(ns, ClaimPolicy.of(windows, ns));
             }
             namespaces.agreeOrRefuse(named);
-            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry);
+            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry, housekeeping.ticker());
             RedisRanges ranges = new RedisRanges(port, keys);
             this.claims = lists.changing()
                     ? new ShardListChange(

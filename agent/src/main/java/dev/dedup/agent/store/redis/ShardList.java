@@ -13,10 +13,13 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Claims, releases and ranges in one shard list: each layout's calls placed by its {@link Routing}, a namespace
- * filed by event time in {@link TimeBuckets}, every other in {@link FingerprintTables}.
+ * Claims, releases and ranges in one shard list, once the batch's namespace is agreed: each layout's calls placed
+ * by its {@link Routing}, a namespace filed by event time in {@link TimeBuckets}, every other in {@link
+ * FingerprintTables}. While a change of the list is declared, the store holds a {@code ShardListChange}: this list
+ * as the current one, which also answers from the previous. Each call completes with a {@link
+ * dev.dedup.agent.store.StoreUnavailableException} when a shard it needs fails.
  */
-final class ShardList implements RedisClaims {
+class ShardList {
 
     private final Routing routing;
     /** Where a time bucket lives: by {@link #routing}, or during a change by its event second. */
@@ -44,31 +47,26 @@ final class ShardList implements RedisClaims {
         this.ranges = ranges;
     }
 
-    @Override
-    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+    CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
         return policy.byEventTime()
                 ? times.claim(timeShards, batch, policy, nowMillis)
                 : fingerprints.claim(routing, batch, policy, nowMillis);
     }
 
-    @Override
-    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
+    CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
         return policy.byEventTime()
                 ? times.release(timeShards, batch, policy, nowMillis)
                 : fingerprints.release(routing, batch, policy, nowMillis);
     }
 
-    @Override
-    public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, long nowMillis) {
+    CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, long nowMillis) {
         return ranges.check(routing, request, nowMillis);
     }
 
-    @Override
-    public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy, long nowMillis) {
+    CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy, long nowMillis) {
         return ranges.commit(routing, request, policy, nowMillis);
     }
 
-    /** One list has nothing to add to the stats beyond its shards'. */
-    @Override
-    public void stats(Map<String, Object> stats) {}
+    /** Adds its part to the store's {@code /v1/stats}: one list, nothing beyond its shards'. */
+    void stats(Map<String, Object> stats) {}
 }

@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * A declared change of the shard list ({@code --redis-previous}, {@code --redis-cutover}): two {@link ShardList}s,
- * the previous and the current, over one port, and which of them answers.
+ * A declared change of the shard list ({@code --redis-previous}, {@code --redis-cutover}): the current {@link
+ * ShardList}, which this is, and the previous one, over one port, and which of them answers.
  *
  * <ul>
  *   <li>Until the cut-over ({@link Topology#cutOver}) claims, releases and ranges are in the previous list. The
@@ -36,11 +36,10 @@ import java.util.function.Supplier;
  * <p>Nothing is moved otherwise: the previous list is needed until every claim made before the cut-over has ended,
  * a window after it ({@code previous_droppable} in {@code /v1/stats}).
  */
-final class ShardListChange implements RedisClaims {
+final class ShardListChange extends ShardList {
 
     private final ShardLists lists;
     private final ShardList previous;
-    private final ShardList current;
     /** Time buckets in the list in force at their event second. */
     private final ShardList bySecond;
 
@@ -68,9 +67,9 @@ final class ShardListChange implements RedisClaims {
             Instant cutover,
             long longestWindowMillis,
             LongSupplier clockMillis) {
+        super(lists.current(), fingerprints, times, ranges);
         this.lists = lists;
         this.previous = new ShardList(lists.previous(), fingerprints, times, ranges);
-        this.current = new ShardList(lists.current(), fingerprints, times, ranges);
         this.bySecond = new ShardList(lists.current(), lists::timeShard, fingerprints, times, ranges);
         this.fingerprints = fingerprints;
         this.topology = topology;
@@ -81,13 +80,16 @@ final class ShardListChange implements RedisClaims {
     }
 
     @Override
-    public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return routed(nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::claim, this::claimMoved));
+    CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return routed(
+                nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::claim, super::claim, this::claimMoved));
     }
 
     @Override
-    public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return routed(nowMillis, () -> inOneList(batch, policy, nowMillis, ShardList::release, this::releaseMoved));
+    CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
+        return routed(
+                nowMillis,
+                () -> inOneList(batch, policy, nowMillis, ShardList::release, super::release, this::releaseMoved));
     }
 
     /** A claim or a release of a batch: in one {@link ShardList}, or across both with the positions that moved. */
@@ -96,13 +98,24 @@ final class ShardListChange implements RedisClaims {
         CompletionStage<byte[]> call(W where, Batch batch, ClaimPolicy policy, long nowMillis);
     }
 
+    /** The same in the current list: this list's own, not overridden. */
+    @FunctionalInterface
+    private interface Current {
+        CompletionStage<byte[]> call(Batch batch, ClaimPolicy policy, long nowMillis);
+    }
+
     /**
      * {@code inOne} in the one list that holds the whole batch: the list of each event second, the previous list
-     * before the cut-over, the current one after it when none of the batch's ids moved; else {@code across}, told
+     * before the cut-over; after it {@code current} when none of the batch's ids moved, else {@code across}, told
      * the positions of the ids that did.
      */
     private CompletionStage<byte[]> inOneList(
-            Batch batch, ClaimPolicy policy, long nowMillis, Call<ShardList> inOne, Call<int[]> across) {
+            Batch batch,
+            ClaimPolicy policy,
+            long nowMillis,
+            Call<ShardList> inOne,
+            Current current,
+            Call<int[]> across) {
         if (policy.byEventTime()) {
             return inOne.call(bySecond, batch, policy, nowMillis);
         }
@@ -111,7 +124,7 @@ final class ShardListChange implements RedisClaims {
         }
         int[] moved = moved(batch);
         return moved.length == 0
-                ? inOne.call(current, batch, policy, nowMillis)
+                ? current.call(batch, policy, nowMillis)
                 : across.call(moved, batch, policy, nowMillis);
     }
 
@@ -135,7 +148,7 @@ final class ShardListChange implements RedisClaims {
     private CompletionStage<byte[]> releaseMoved(int[] moved, Batch batch, ClaimPolicy policy, long nowMillis) {
         return fingerprints
                 .release(lists.previous(), batch, policy, moved, nowMillis)
-                .thenCompose(there -> current.release(batch, policy, nowMillis).thenApply(here -> {
+                .thenCompose(there -> super.release(batch, policy, nowMillis).thenApply(here -> {
                     for (int j = 0; j < moved.length; j++) {
                         here[moved[j]] |= there[j];
                     }
@@ -144,12 +157,12 @@ final class ShardListChange implements RedisClaims {
     }
 
     @Override
-    public CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, long nowMillis) {
+    CompletionStage<List<List<SequenceRange>>> checkRanges(RangeRequest request, long nowMillis) {
         return routed(nowMillis, () -> {
             if (!topology.cutOver()) {
                 return previous.checkRanges(request, nowMillis);
             }
-            CompletionStage<List<List<SequenceRange>>> here = current.checkRanges(request, nowMillis);
+            CompletionStage<List<List<SequenceRange>>> here = super.checkRanges(request, nowMillis);
             if (!lists.moves(RedisRanges.placement(request))) {
                 return here;
             }
@@ -164,9 +177,12 @@ final class ShardListChange implements RedisClaims {
     }
 
     @Override
-    public CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy, long nowMillis) {
+    CompletionStage<Void> commitRanges(RangeRequest request, ClaimPolicy policy, long nowMillis) {
         return routed(
-                nowMillis, () -> (topology.cutOver() ? current : previous).commitRanges(request, policy, nowMillis));
+                nowMillis,
+                () -> topology.cutOver()
+                        ? super.commitRanges(request, policy, nowMillis)
+                        : previous.commitRanges(request, policy, nowMillis));
     }
 
     /** {@code call}, after the cut-over when it is due and not yet made. */
@@ -191,7 +207,7 @@ final class ShardListChange implements RedisClaims {
 
     /** {@code transition}: the previous list, the cut-over, and whether the previous list may be dropped yet. */
     @Override
-    public void stats(Map<String, Object> stats) {
+    void stats(Map<String, Object> stats) {
         Map<String, Object> t = new LinkedHashMap<>();
         t.put("previous", previousNames);
         t.put("cutover", cutover.toString());

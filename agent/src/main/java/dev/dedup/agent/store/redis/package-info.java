@@ -6,22 +6,24 @@
  *
  * <ul>
  *   <li>{@code layout}: how claims are kept. {@code FingerprintTables} (tables of string buckets chosen by the
- *       id: records of {@code FingerprintRecord} in the tables of {@code FingerprintTable}, claimed by the
- *       {@code claims.lua} calls of {@code ClaimCalls}, grown and shrunk by linear hashing in
- *       {@code TableResizing} with {@code table.lua}, swept by {@code RedisSweeper}), {@code TimeBuckets} (string buckets of one event second, {@code timed.lua}),
- *       {@code RedisRanges} (committed offset ranges), and {@code NamespaceRecords}, which keeps each namespace
- *       in one table.
+ *       id: {@code FingerprintTable} holds a table's keys, each shard's state of it and its records' bytes; claimed
+ *       by the {@code claims.lua} calls of {@code ClaimCalls}, grown and shrunk by linear hashing in {@code
+ *       TableResizing} with {@code table.lua}, swept by {@code RedisSweeper}), {@code TimeBuckets} (string buckets
+ *       of one event second, {@code timed.lua}), {@code RedisRanges} (committed offset ranges), and {@code
+ *       NamespaceRecords}, which keeps each namespace in one table.
  *   <li>{@code gather}: how a batch becomes script calls. {@code ShardCalls} splits it into one call per shard
  *       (pure planning, unit-tested alone); {@code CallGathering} merges concurrent batches' calls to one shard.
  *   <li>{@code topology}: which shard of a list an id goes to ({@code Routing}), the lists an agent was started
  *       with ({@code ShardLists}), and the shards' own record of the shard list they belong to, with its declared
  *       changes ({@code Topology}).
- *   <li>{@code access}: talking to Redis. The one narrow port {@code RedisPort}, implemented by {@code
- *       LettuceRedis}, the only class holding Lettuce clients (scripts by SHA with the {@code NOSCRIPT} reload,
- *       {@code WAIT}, retries, subscriptions, call timers), for standalone and Sentinel shards ({@code
- *       ShardNodes}) and a Cluster ({@code ClusterNodes}) alike; the scripts ({@code RedisScript}, their Lua in the
- *       resource folder {@code dev/dedup/agent/store/redis/}), the key names ({@code RedisKeys}), each shard's memory and eviction policy, and
- *       {@code RedisFailures}, where Redis errors become {@link dev.dedup.agent.store.StoreUnavailableException}s.
+ *   <li>{@code access}: talking to Redis. At its root the one narrow port {@code RedisPort} and the terms it
+ *       speaks in: the scripts ({@code RedisScript}, their Lua in the resource folder {@code
+ *       dev/dedup/agent/store/redis/}), the key names ({@code RedisKeys}), {@code RedisFailures}, where Redis errors
+ *       become {@link dev.dedup.agent.store.StoreUnavailableException}s, and the tier's clocks and thread ({@code
+ *       Housekeeping}). Under it, {@code connections}: {@code LettuceRedis}, the only class holding Lettuce clients
+ *       (scripts by SHA with the {@code NOSCRIPT} reload, {@code WAIT}, retries, subscriptions, call timers), for
+ *       standalone and Sentinel shards ({@code ShardNodes}) and a Cluster ({@code ClusterNodes}) alike; and {@code
+ *       health}: each shard's memory and the start's eviction check.
  * </ul>
  *
  * <p>Nothing here blocks a caller's thread after start.

@@ -1,5 +1,5 @@
 -- A fingerprint bucket and its records: what claims.lua, table.lua and sweep.lua share. The agent sends this
--- part before each of them, as one script. The Java side: FingerprintRecord.java (and the item a call carries).
+-- part before each of them, as one script. The Java side: FingerprintTable.java (Records) (and the item a call carries).
 --
 -- A bucket is a Redis string of 16-byte slots. A record is
 --   bytes  1-7   the id's field (the top 56 bits of its key)

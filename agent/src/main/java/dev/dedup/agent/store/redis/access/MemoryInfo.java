@@ -10,7 +10,7 @@ package dev.dedup.agent.store.redis.access;
  */
 public record MemoryInfo(long used, long max, String policy) {
 
-    static MemoryInfo parse(String info) {
+    public static MemoryInfo parse(String info) {
         long used = 0;
         long max = 0;
         String policy = null;

@@ -33,7 +33,7 @@ public enum Mode {
     }
 
     /** Whether a worker is answered on the strength of this call's writes: they are worth a {@code WAIT}. */
-    boolean waitsForReplicas() {
+    public boolean waitsForReplicas() {
         return answered;
     }
 
@@ -43,7 +43,7 @@ public enum Mode {
     }
 
     /** The {@code op} tag of {@code dedup.redis.script}. */
-    String tag() {
+    public String tag() {
         return tag;
     }
 }

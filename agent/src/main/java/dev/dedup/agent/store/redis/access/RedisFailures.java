@@ -14,8 +14,8 @@ import java.util.concurrent.CompletionStage;
  * and why, in one place. Redis error replies start with a code: {@code OOM} (maxmemory reached with
  * noeviction), {@code READONLY} (a replica, e.g. after a failover not yet followed), {@code LOADING}
  * (restarting), {@code BUSY} (another script runs too long), {@code NOSCRIPT} (handled by
- * {@link LettuceRedis} before it gets here). On a Redis Cluster, {@code CLUSTERDOWN} (slots without a master,
- * e.g. before a replica is promoted), {@code TRYAGAIN} (a slot being migrated, after {@link LettuceRedis}'s
+ * {@code LettuceRedis} before it gets here). On a Redis Cluster, {@code CLUSTERDOWN} (slots without a master,
+ * e.g. before a replica is promoted), {@code TRYAGAIN} (a slot being migrated, after {@code LettuceRedis}'s
  * retries) and a {@code MOVED} or {@code ASK} left after the client's
  * redirections are the cluster changing under the call: {@code cluster}.
  */
@@ -23,7 +23,7 @@ public final class RedisFailures {
 
     private RedisFailures() {}
 
-    static StoreUnavailableException translate(String shard, Throwable failure) {
+    public static StoreUnavailableException translate(String shard, Throwable failure) {
         Throwable t = unwrap(failure);
         if (t instanceof StoreUnavailableException s) {
             return s;
@@ -68,7 +68,7 @@ public final class RedisFailures {
     }
 
     /** The code a Redis error reply starts with ({@code MOVED}, {@code TRYAGAIN}...), else null. */
-    static String code(Throwable failure) {
+    public static String code(Throwable failure) {
         if (!(unwrap(failure) instanceof RedisCommandExecutionException e)) {
             return null;
         }
@@ -78,7 +78,7 @@ public final class RedisFailures {
     }
 
     /** The failure inside any {@link CompletionException}s. */
-    static Throwable unwrap(Throwable failure) {
+    public static Throwable unwrap(Throwable failure) {
         Throwable t = failure;
         while (t instanceof CompletionException && t.getCause() != null) {
             t = t.getCause();
@@ -92,7 +92,7 @@ public final class RedisFailures {
      * command's own exception rather than a {@link java.util.concurrent.CompletionException} around it. The
      * connections time commands out themselves ({@code TimeoutOptions}), so this never waits longer than that.
      */
-    static <T> T await(CompletionStage<T> command) {
+    public static <T> T await(CompletionStage<T> command) {
         try {
             return command.toCompletableFuture().join();
         } catch (CompletionException e) {
@@ -103,7 +103,7 @@ public final class RedisFailures {
         }
     }
 
-    static String rootMessage(Throwable t) {
+    public static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

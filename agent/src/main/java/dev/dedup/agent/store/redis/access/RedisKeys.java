@@ -50,7 +50,7 @@ public final class RedisKeys {
     }
 
     /** The slot group {@code g} lives in: the 14 bits of {@code g} reversed (van der Corput order). */
-    static int groupSlot(int group) {
+    public static int groupSlot(int group) {
         return Integer.reverse(group) >>> (32 - 14);
     }
 

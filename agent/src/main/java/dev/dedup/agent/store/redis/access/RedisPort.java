@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 
 /**
  * The Redis tier's one port: everything the layouts ask of Redis, for shards numbered {@code 0..shards-1}.
- * {@link LettuceRedis} implements it for standalone shards, Sentinel-managed primaries and a Redis Cluster;
+ * {@code connections.LettuceRedis} implements it for standalone shards, Sentinel-managed primaries and a Redis Cluster;
  * nothing else in the agent talks to a Redis client.
  *
  * <p>Every stage fails with a {@link dev.dedup.agent.store.StoreUnavailableException} that names the
@@ -38,11 +38,11 @@ public interface RedisPort extends AutoCloseable {
     Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack);
 
     /**
-     * The {@code maxmemory-policy} of every server claims are written to ({@link EvictionPolicy#read}): each
+     * The {@code maxmemory-policy} of every server claims are written to (by {@code CONFIG GET}, else {@code INFO memory}): each
      * shard's, the previous list's during a change of it, or every master of a Redis Cluster. Blocks: for the
      * start only.
      */
-    List<EvictionPolicy.Reading> evictionPolicies();
+    List<EvictionReading> evictionPolicies();
 
     /**
      * The shard's {@code INFO memory}: {@code used_memory}, {@code maxmemory} (0: no limit) and {@code

@@ -1,7 +1,12 @@
 /**
- * Talking to Redis: the port every layout calls through ({@link dev.dedup.agent.store.redis.access.RedisPort}),
- * its Lettuce implementations for shards and for a Cluster, the scripts, the key names, memory and eviction
- * checks, and the translation of Redis errors into store failures; and the tier's clocks and housekeeping thread
- * ({@link dev.dedup.agent.store.redis.access.Housekeeping}), which the store is given.
+ * What the rest of the Redis tier may ask of Redis, and in what terms: the one port every layout calls through
+ * ({@link dev.dedup.agent.store.redis.access.RedisPort}) with the replies it gives ({@code MemoryInfo}, {@code
+ * EvictionReading}), the scripts ({@code RedisScript}) and their modes, the key names ({@code RedisKeys}), the
+ * translation of Redis errors into store failures ({@code RedisFailures}), how a momentary failure is tried again
+ * ({@code Retry}), per-shard counters, and the tier's clocks and housekeeping thread ({@link
+ * dev.dedup.agent.store.redis.access.Housekeeping}), which the store is given.
+ *
+ * <p>No Lettuce client lives here: the port's implementation is in {@code connections}, the start's memory and
+ * eviction checks in {@code health}; both use this package, and nothing here uses them.
  */
 package dev.dedup.agent.store.redis.access;

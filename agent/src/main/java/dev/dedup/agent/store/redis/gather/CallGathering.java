@@ -57,17 +57,17 @@ public final class CallGathering {
     private final RedisPort port;
     private final RedisScript script;
     private final int itemBytes;
-    private final LongSupplier nanoTime;
+    private final LongSupplier ticker;
     private final Lane[] lanes;
     private final Counter[] merged;
 
-    public CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry) {
-        this(port, script, itemBytes, registry, System::nanoTime);
-    }
-
-    /** With {@code nanoTime} as the clock that says how long a call has waited ({@link System#nanoTime}). */
-    CallGathering(RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry, LongSupplier nanoTime) {
-        this.nanoTime = nanoTime;
+    /**
+     * {@code ticker}: the store's monotonic clock, in nanoseconds ({@link
+     * dev.dedup.agent.store.redis.access.Housekeeping#ticker}), which says how long a call has waited.
+     */
+    public CallGathering(
+            RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry, LongSupplier ticker) {
+        this.ticker = ticker;
         this.port = port;
         this.script = script;
         this.itemBytes = itemBytes;
@@ -103,7 +103,7 @@ public final class CallGathering {
             Object sameArgs,
             Function<ShardCalls.Call, byte[][]> argsOf,
             byte[][] moreKeys) {
-        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, nanoTime.getAsLong());
+        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, ticker.getAsLong());
         lanes[call.shard()].submit(p);
         return p.reply;
     }
@@ -144,7 +144,7 @@ public final class CallGathering {
             List<List<Pending>> send;
             synchronized (this) {
                 waiting.add(p);
-                boolean heldTooLong = nanoTime.getAsLong() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
+                boolean heldTooLong = ticker.getAsLong() - waiting.peekFirst().since() > MAX_HOLD_MICROS * 1000;
                 if (inFlight >= IN_FLIGHT && !heldTooLong) {
                     return;
                 }

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
@@ -60,12 +61,19 @@ final class ClaimCalls {
     private final byte[] baseArg;
     private final Counter[] stale;
 
-    ClaimCalls(RedisPort port, RedisKeys keys, int baseBits, TableResizing resizing, MeterRegistry registry) {
+    ClaimCalls(
+            RedisPort port,
+            RedisKeys keys,
+            int baseBits,
+            TableResizing resizing,
+            MeterRegistry registry,
+            LongSupplier ticker) {
         this.port = port;
         this.keys = keys;
         this.baseBits = baseBits;
         this.resizing = resizing;
-        this.gathering = new CallGathering(port, RedisScript.CLAIMS, FingerprintRecord.ITEM_BYTES, registry);
+        this.gathering =
+                new CallGathering(port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, ticker);
         this.channel = keys.releaseChannel();
         this.baseArg = RedisKeys.ascii(baseBits);
         this.stale = ShardCounters.of(
@@ -89,7 +97,7 @@ final class ClaimCalls {
      */
     private CompletionStage<Found> send(
             FingerprintTable table, Items items, int[] positions, long nowMillis, int attempt) {
-        TableState[] view = new TableState[port.shards()];
+        FingerprintTable.State[] view = new FingerprintTable.State[port.shards()];
         for (int s = 0; s < view.length; s++) {
             view[s] = table.states.get(s);
         }
@@ -133,7 +141,12 @@ final class ClaimCalls {
      * with a failure.
      */
     private CompletionStage<Found> sendCall(
-            FingerprintTable table, Items items, ShardCalls.Call call, TableState view, long nowMillis, int attempt) {
+            FingerprintTable table,
+            Items items,
+            ShardCalls.Call call,
+            FingerprintTable.State view,
+            long nowMillis,
+            int attempt) {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         ClaimsCall claims = new ClaimsCall(table, call.shard(), items.mode(), view, nowMillis);
         Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
@@ -151,7 +164,7 @@ final class ClaimCalls {
                 : gathering.submit(sendable, items.mode(), List.of(table.name, view, nowSecond), argsOf, tableKeys);
         return sent.thenCompose(reply -> {
             List<Object> script = reply.script();
-            resizing.observed(table, call.shard(), TableState.of(script), nowMillis);
+            resizing.observed(table, call.shard(), FingerprintTable.State.of(script), nowMillis);
             if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
                 stale[call.shard()].increment();
                 if (!STALE.another(attempt)) {
@@ -171,7 +184,7 @@ final class ClaimCalls {
      * {@code call} declaring besides its buckets the images of those among the next {@value #IMAGES_AHEAD} to be
      * split in {@code view}: where their items go if another agent splits them before the call runs.
      */
-    private ShardCalls.Call withImages(FingerprintTable table, ShardCalls.Call call, TableState view) {
+    private ShardCalls.Call withImages(FingerprintTable table, ShardCalls.Call call, FingerprintTable.State view) {
         long low = 1L << (baseBits + view.level());
         Set<Long> named = new HashSet<>();
         for (long b : call.buckets()) {
@@ -225,14 +238,16 @@ final class ClaimCalls {
      * The items at {@code positions} for {@link ShardCalls}, addressed by {@code view}: a bucket is the shard in
      * its high 32 bits and the bucket's number in the low ones.
      */
-    private ShardCalls.Packing packing(FingerprintTable table, Items items, int[] positions, TableState[] view) {
+    private ShardCalls.Packing packing(
+            FingerprintTable table, Items items, int[] positions, FingerprintTable.State[] view) {
         Batch batch = items.batch();
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int j) {
                 int i = positions[j];
                 int shard = items.shard()[i];
-                return ((long) shard << 32) | view[shard].bucket(baseBits, FingerprintRecord.lowRoute(batch.route(i)));
+                return ((long) shard << 32)
+                        | view[shard].bucket(baseBits, FingerprintTable.Records.lowRoute(batch.route(i)));
             }
 
             @Override
@@ -247,18 +262,18 @@ final class ClaimCalls {
 
             @Override
             public int itemBytes() {
-                return FingerprintRecord.ITEM_BYTES;
+                return FingerprintTable.Records.ITEM_BYTES;
             }
 
             @Override
             public void write(byte[] a, int at, int keyIndex, int j) {
                 int i = positions[j];
-                FingerprintRecord.item(
+                FingerprintTable.Records.item(
                         a,
                         at,
                         keyIndex,
                         batch.key(i),
-                        FingerprintRecord.lowRoute(batch.route(i)),
+                        FingerprintTable.Records.lowRoute(batch.route(i)),
                         baseBits,
                         items.value()[i]);
             }
@@ -269,8 +284,8 @@ final class ClaimCalls {
      * Reads a table's state on a shard (a look-up of no item), and splits or merges buckets if it is due: tests
      * wait with it for a table to settle.
      */
-    CompletionStage<TableState> refresh(FingerprintTable table, int shard, long nowMillis) {
-        ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, TableState.EMPTY, nowMillis);
+    CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
+        ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
         return port.eval(
                         shard,
                         RedisScript.CLAIMS,
@@ -278,7 +293,7 @@ final class ClaimCalls {
                         claims.tableKeys(),
                         claims.args(new byte[0], new long[0]))
                 .thenApply(reply -> {
-                    TableState state = TableState.of(reply);
+                    FingerprintTable.State state = FingerprintTable.State.of(reply);
                     resizing.observed(table, shard, state, nowMillis);
                     return state;
                 });
@@ -299,10 +314,10 @@ final class ClaimCalls {
         private final FingerprintTable table;
         private final int shard;
         private final Mode mode;
-        private final TableState view;
+        private final FingerprintTable.State view;
         private final long nowMillis;
 
-        ClaimsCall(FingerprintTable table, int shard, Mode mode, TableState view, long nowMillis) {
+        ClaimsCall(FingerprintTable table, int shard, Mode mode, FingerprintTable.State view, long nowMillis) {
             this.table = table;
             this.shard = shard;
             this.mode = mode;
@@ -327,7 +342,8 @@ final class ClaimCalls {
          * <ol>
          *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what the shard holds of
          *       each id);
-         *   <li>the items, {@value FingerprintRecord#ITEM_BYTES} bytes each ({@link FingerprintRecord#item});
+         *   <li>the items, {@value FingerprintTable.Records#ITEM_BYTES} bytes each ({@link
+         *       FingerprintTable.Records#item});
          *   <li>now: whole seconds modulo 2^28;
          *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
          *   <li>per key, the bucket it is: u32 big-endian;
@@ -353,7 +369,7 @@ final class ClaimCalls {
             return new byte[][] {
                 mode.arg(),
                 items,
-                FingerprintRecord.now(nowMillis),
+                FingerprintTable.Records.now(nowMillis),
                 view.view().getBytes(StandardCharsets.US_ASCII),
                 numbers,
                 table.slidingArg(),
@@ -362,7 +378,9 @@ final class ClaimCalls {
                 table.nameArg,
                 {(byte) (keys.clustered() ? '1' : '0')},
                 table.bucketHeads[shard],
-                ShardCalls.distinct(items, FingerprintRecord.ITEM_BYTES, FingerprintRecord.FIELD_AT) ? ONE : ZERO
+                ShardCalls.distinct(items, FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT)
+                        ? ONE
+                        : ZERO
             };
         }
     }

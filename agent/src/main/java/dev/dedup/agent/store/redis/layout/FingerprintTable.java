@@ -7,13 +7,14 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One window's fingerprint table: its name in Redis ({@code f<window ms>}, or {@code s<window ms>} when the window
- * slides), its keys on every shard, and per shard the {@link TableState} this agent last saw, by which it addresses
- * the table's buckets.
+ * slides), its keys on every shard, and per shard the {@link State} this agent last saw, by which it addresses the
+ * table's buckets; and the records those buckets hold, byte by byte ({@link Records}).
  */
 final class FingerprintTable {
 
@@ -28,7 +29,7 @@ final class FingerprintTable {
     /** Per shard, what every bucket key of the table starts with; the bucket's number follows in 4 bytes. */
     final byte[][] bucketHeads;
 
-    final AtomicReferenceArray<TableState> states;
+    final AtomicReferenceArray<State> states;
     /** Per shard, whether a split or merge of this agent's is under way. */
     final AtomicBoolean[] resizing;
 
@@ -46,7 +47,7 @@ final class FingerprintTable {
             stateKeys[s] = keys.tableState(s, name);
             setKeys[s] = keys.tables(s);
             bucketHeads[s] = keys.bucketHead(s, name);
-            states.set(s, TableState.EMPTY);
+            states.set(s, State.EMPTY);
             resizing[s] = new AtomicBoolean();
             int shard = s;
             Gauge.builder(
@@ -82,5 +83,117 @@ final class FingerprintTable {
     /** {@code '1'} when the window slides, else {@code '0'}: how the scripts are told. */
     byte[] slidingArg() {
         return new byte[] {(byte) (sliding ? '1' : '0')};
+    }
+
+    /**
+     * Where a fingerprint table stands on one shard: its linear-hashing level and split pointer, which say how many
+     * buckets it has and which bucket holds an id, and the records it holds. A table of base {@code b} at level
+     * {@code L} with split pointer {@code p} has {@code 2^b * 2^L + p} buckets: an id whose route's low bits
+     * {@code h} give {@code a = h mod 2^(b+L)} is in bucket {@code a}, unless {@code a < p} (bucket {@code a} has
+     * been split), then in {@code h mod 2^(b+L+1)}.
+     *
+     * @param level  doublings of the base so far
+     * @param split  the next bucket to split, below {@code 2^(base + level)}
+     * @param claims records the table holds (live, ended but not yet dropped, released): what sizes it
+     */
+    record State(int level, long split, long claims) {
+
+        static final State EMPTY = new State(0, 0, 0);
+
+        /** Buckets of a table of {@code baseBits} in this state. */
+        long buckets(int baseBits) {
+            return (1L << (baseBits + level)) + split;
+        }
+
+        /** The bucket holding an id whose route's low bits are {@code route} (only the low {@code base + 16} count). */
+        long bucket(int baseBits, long route) {
+            long low = 1L << (baseBits + level);
+            long a = route & (low - 1);
+            return a < split ? route & (2 * low - 1) : a;
+        }
+
+        /** What the scripts are told: {@code "<level> <split>"}. */
+        String view() {
+            return level + " " + split;
+        }
+
+        /** The state a script answered as its values 1 to 3: level, split, claims. */
+        static State of(List<Object> script) {
+            return new State(number(script, 1).intValue(), number(script, 2), number(script, 3));
+        }
+
+        private static Long number(List<Object> script, int i) {
+            return script.size() > i && script.get(i) instanceof Long n ? n : 0L;
+        }
+    }
+
+    /**
+     * The table's records, and the item a claim call carries for one, byte by byte: the Java side of {@code
+     * records.lua}, whose header describes the record (16 bytes: the id's 7-byte field, the 16 bits of its route
+     * above the table's base bits, the owner's 28-bit tag and the second its claim ends, modulo 2^28). An id's
+     * 64-bit route places it: its high half picks the shard, its low half the bucket. An item is the record behind
+     * a u16 key index (1-based: the bucket's key among the call's keys) and the low 16 bits of the route, by which
+     * {@code claims.lua} finds a bucket that moved.
+     */
+    static final class Records {
+
+        static final int FIELD_BYTES = 7;
+        /** u16 key index, u16 low bits of the route, the 16-byte record. */
+        static final int ITEM_BYTES = 20;
+        /** Where an item's field starts. */
+        static final int FIELD_AT = 4;
+        /** Route bits a record keeps above the base: what a table can split by. */
+        static final int ROUTE_BITS = 16;
+
+        static final int OWNER_TAG_BITS = 28;
+        /** Ends of claims are kept modulo this many seconds (8.5 years). */
+        static final long END_RANGE = 1L << 28;
+
+        private Records() {}
+
+        /** What places an id among shards: the high half of its route. */
+        static long shardKey(long route) {
+            return route >>> 32;
+        }
+
+        /** What places an id in its shard's table: the low half of its route. */
+        static long lowRoute(long route) {
+            return route & 0xffff_ffffL;
+        }
+
+        static int ownerTag(long ownerFingerprint) {
+            int tag = (int) (ownerFingerprint & ((1 << OWNER_TAG_BITS) - 1));
+            return tag == 0 ? 1 : tag;
+        }
+
+        /** A record's last 7 bytes as a long: the owner's tag, then the second its claim ends (modulo 2^28). */
+        static long ownerAndEnd(int ownerTag, long endSecond) {
+            return ((long) ownerTag << OWNER_TAG_BITS) | endSecond;
+        }
+
+        /** Now as the scripts compare ends with it: whole seconds modulo 2^28, in ASCII. */
+        static byte[] now(long nowMillis) {
+            return RedisKeys.ascii(Math.floorMod(Math.floorDiv(nowMillis, 1000L), END_RANGE));
+        }
+
+        /**
+         * Writes one item at {@code at}: u16 key index (1-based), the low 16 bits of the route, then the record: the
+         * 7-byte field, the route's 16 bits above the base, the 7-byte owner tag and end.
+         */
+        static void item(byte[] a, int at, int keyIndex, long key, long route, int baseBits, long value) {
+            a[at] = (byte) (keyIndex >>> 8);
+            a[at + 1] = (byte) keyIndex;
+            a[at + 2] = (byte) (route >>> 8);
+            a[at + 3] = (byte) route;
+            for (int i = 0; i < FIELD_BYTES; i++) {
+                a[at + 4 + i] = (byte) (key >>> (56 - 8 * i));
+            }
+            long high = route >>> baseBits;
+            a[at + 11] = (byte) (high >>> 8);
+            a[at + 12] = (byte) high;
+            for (int i = 0; i < 7; i++) {
+                a[at + 13 + i] = (byte) (value >>> (48 - 8 * i));
+            }
+        }
     }
 }

@@ -12,14 +12,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * The fingerprint layout: claims of namespaces not filed by event time, in tables that size themselves.
  *
  * <p>Every window (and window mode) has its own <b>table</b> on every shard, so that the claims of one bucket end
  * in the order they were written. An id's route picks its shard (jump hash of its high half) and, by its low
- * bits, its bucket in that shard's table ({@link TableState}). A bucket is a Redis string of 16-byte records
- * ({@code records.lua}): a claim reads its bucket whole and writes its record into the next free slot, or writes
+ * bits, its bucket in that shard's table ({@link FingerprintTable.State}). A bucket is a Redis string of 16-byte
+ * records ({@code records.lua}): a claim reads its bucket whole and writes its record into the next free slot, or writes
  * the bucket again without the claims that have ended at its front and with room to grow. A table grows by
  * linear hashing: whenever it holds more than {@value TableResizing#SPLIT_ABOVE} records a bucket on average, the
  * agent that sees it splits the next buckets in turn ({@code table.lua}), and it merges them back below {@value
@@ -43,8 +44,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * list to another.
  *
  * <p>This class is the layout's face: which table a batch goes to, and on which shard each item is.
- * The rest is one idea a class, each with its script: {@link FingerprintRecord}, a record and an item byte by byte
- * ({@code records.lua}); {@link FingerprintTable}, one table's keys and the states last seen; {@link ClaimCalls},
+ * The rest is one idea a class, each with its script: {@link FingerprintTable}, one table's keys, the states last
+ * seen and its records and items byte by byte ({@code records.lua}); {@link ClaimCalls},
  * how a batch's items become {@code claims.lua} calls and are addressed anew when buckets move; {@link
  * TableResizing}, when and how a table splits or merges ({@code table.lua}); {@link RedisSweeper}, the sweep of
  * ended claims ({@code sweep.lua}), which reports what it finds through {@link #observed}.
@@ -52,7 +53,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FingerprintTables {
 
     /** Bytes of an id's field: what the release channel carries per released id. */
-    public static final int FIELD_BYTES = FingerprintRecord.FIELD_BYTES;
+    public static final int FIELD_BYTES = FingerprintTable.Records.FIELD_BYTES;
     /**
      * Base buckets of a table (2^10) on each standalone shard, or over all the groups of a Redis Cluster: what a
      * table starts from, and what 16 route bits can split 65,536 times.
@@ -69,14 +70,15 @@ public final class FingerprintTables {
     private final TableResizing resizing;
     private final ClaimCalls calls;
 
-    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry) {
+    /** {@code ticker}: the store's monotonic clock, in nanoseconds, for how long gathered calls wait. */
+    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
         this.port = port;
         this.keys = keys;
         this.registry = registry;
         int perShard = keys.clustered() ? Integer.numberOfTrailingZeros(port.shards()) : 0;
         this.baseBits = Math.max(0, BASE_BITS - perShard);
         this.resizing = new TableResizing(port, baseBits, registry);
-        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry);
+        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry, ticker);
     }
 
     int baseBits() {
@@ -104,12 +106,13 @@ public final class FingerprintTables {
      */
     public CompletionStage<byte[]> claim(Routing where, Batch batch, ClaimPolicy policy, long nowMillis, Held copied) {
         FingerprintTable table = table(FingerprintTable.nameOf(policy));
-        long end = Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), FingerprintRecord.END_RANGE);
+        long end = Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), FingerprintTable.Records.END_RANGE);
         long[] value = values(batch, end);
         for (int j = 0; j < copied.positions().length; j++) {
             if (copied.answers()[j] != 0) {
                 long held = copied.values()[j];
-                value[copied.positions()[j]] = table.sliding ? (held & ~(FingerprintRecord.END_RANGE - 1)) | end : held;
+                value[copied.positions()[j]] =
+                        table.sliding ? (held & ~(FingerprintTable.Records.END_RANGE - 1)) | end : held;
             }
         }
         return send(
@@ -151,7 +154,7 @@ public final class FingerprintTables {
 
     /** What places item {@code i} of a batch among the shards of a list ({@link Routing#shard}). */
     public static long placement(Batch batch, int i) {
-        return FingerprintRecord.shardKey(batch.route(i));
+        return FingerprintTable.Records.shardKey(batch.route(i));
     }
 
     private static int[] shards(Routing where, Batch batch) {
@@ -166,7 +169,7 @@ public final class FingerprintTables {
     private static long[] values(Batch batch, long end) {
         long[] value = new long[batch.size()];
         for (int i = 0; i < value.length; i++) {
-            value[i] = FingerprintRecord.ownerAndEnd(FingerprintRecord.ownerTag(batch.owner(i)), end);
+            value[i] = FingerprintTable.Records.ownerAndEnd(FingerprintTable.Records.ownerTag(batch.owner(i)), end);
         }
         return value;
     }
@@ -189,12 +192,12 @@ public final class FingerprintTables {
      * Reads a table's state on a shard, and splits or merges buckets if it is due: tests wait with it for a table
      * to settle.
      */
-    CompletionStage<TableState> refresh(FingerprintTable table, int shard, long nowMillis) {
+    CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
         return calls.refresh(table, shard, nowMillis);
     }
 
     /** Records what a shard said of a table (the sweep's findings), and splits or merges buckets when it is due. */
-    void observed(FingerprintTable table, int shard, TableState state, long nowMillis) {
+    void observed(FingerprintTable table, int shard, FingerprintTable.State state, long nowMillis) {
         resizing.observed(table, shard, state, nowMillis);
     }
 
@@ -203,7 +206,7 @@ public final class FingerprintTables {
         for (int s = 0; s < shards.size(); s++) {
             Map<String, Object> perTable = new LinkedHashMap<>();
             for (FingerprintTable table : tables()) {
-                TableState state = table.states.get(s);
+                FingerprintTable.State state = table.states.get(s);
                 Map<String, Object> t = new LinkedHashMap<>();
                 long buckets = state.buckets(baseBits);
                 t.put("level", state.level());

@@ -181,15 +181,15 @@ public final class RedisSweeper implements AutoCloseable {
                             continue; // not a table of this agent's
                         }
                         FingerprintTable table = layout.table(name);
-                        TableState seen =
-                                new TableState(((Long) t.get(1)).intValue(), (Long) t.get(2), (Long) t.get(3));
+                        FingerprintTable.State seen = new FingerprintTable.State(
+                                ((Long) t.get(1)).intValue(), (Long) t.get(2), (Long) t.get(3));
                         layout.observed(table, s, seen, nowMillis);
                     }
                 });
     }
 
     private CompletionStage<Long> sweep(FingerprintTable table, int shard, Swept[] last, long nowMillis) {
-        TableState state = table.states.get(shard);
+        FingerprintTable.State state = table.states.get(shard);
         long buckets = state.buckets(layout.baseBits());
         long ranges = (buckets + RANGE_BUCKETS - 1) / RANGE_BUCKETS;
         long periodSeconds = periodSeconds(table.windowMillis);
@@ -261,14 +261,18 @@ public final class RedisSweeper implements AutoCloseable {
         }
         byte[][] args = {
             RedisKeys.ascii(period),
-            FingerprintRecord.now(nowMillis),
+            FingerprintTable.Records.now(nowMillis),
             RedisKeys.ascii(2 * periodSeconds * 1000),
             table.slidingArg()
         };
         return port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args).thenApply(reply -> {
             if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {
-                TableState now = table.states.get(shard);
-                layout.observed(table, shard, new TableState(now.level(), now.split(), (Long) reply.get(2)), nowMillis);
+                FingerprintTable.State now = table.states.get(shard);
+                layout.observed(
+                        table,
+                        shard,
+                        new FingerprintTable.State(now.level(), now.split(), (Long) reply.get(2)),
+                        nowMillis);
                 return gone;
             }
             return 0L;

@@ -18,7 +18,7 @@ import java.util.Arrays;
  * {@linkplain #observed observed}; when the table holds more than {@value #SPLIT_ABOVE} records a bucket on
  * average the agent splits the next buckets in turn, and below {@value #MERGE_BELOW} it merges the last split back,
  * up to {@value #PAIRS_PER_CALL} pairs a call of {@code table.lua}, one call at a time per table and shard.
- * {@link TableState} says which bucket an id is in at each state.
+ * {@link FingerprintTable.State} says which bucket an id is in at each state.
  */
 final class TableResizing {
 
@@ -72,9 +72,9 @@ final class TableResizing {
      * #SPLIT_ABOVE} records a bucket (and may still split by the records' route bits), a merge when it holds fewer
      * than {@value #MERGE_BELOW} and has more than its base; null when neither.
      */
-    static Op due(TableState state, int baseBits) {
+    static Op due(FingerprintTable.State state, int baseBits) {
         long buckets = state.buckets(baseBits);
-        if (state.claims() > SPLIT_ABOVE * buckets && state.level() < FingerprintRecord.ROUTE_BITS) {
+        if (state.claims() > SPLIT_ABOVE * buckets && state.level() < FingerprintTable.Records.ROUTE_BITS) {
             return Op.SPLIT;
         }
         if (state.claims() < MERGE_BELOW * buckets && buckets > (1L << baseBits)) {
@@ -90,7 +90,7 @@ final class TableResizing {
      * to its mean (to {@value #SPLIT_ABOVE} records a bucket when it grows, between the two bounds when it shrinks),
      * at least one and at most {@value #PAIRS_PER_CALL}.
      */
-    static long[] pairs(TableState state, Op op, int baseBits) {
+    static long[] pairs(FingerprintTable.State state, Op op, int baseBits) {
         long buckets = state.buckets(baseBits);
         int level = state.level();
         long split = state.split();
@@ -127,7 +127,7 @@ final class TableResizing {
     }
 
     /** Records what a shard said of a table, and splits or merges buckets when it has outgrown its size. */
-    void observed(FingerprintTable table, int shard, TableState state, long nowMillis) {
+    void observed(FingerprintTable table, int shard, FingerprintTable.State state, long nowMillis) {
         table.states.set(shard, state);
         Op op = due(state, baseBits);
         if (op != null && table.resizing[shard].compareAndSet(false, true)) {
@@ -154,7 +154,7 @@ final class TableResizing {
      *
      * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.GuardedPort}).
      */
-    private void resize(FingerprintTable table, int shard, TableState state, Op op, long nowMillis) {
+    private void resize(FingerprintTable table, int shard, FingerprintTable.State state, Op op, long nowMillis) {
         long buckets = state.buckets(baseBits);
         long[] pairs = pairs(state, op, baseBits);
         byte[][] k = new byte[1 + pairs.length][];
@@ -165,7 +165,7 @@ final class TableResizing {
         byte[][] args = {
             {op.arg},
             state.view().getBytes(StandardCharsets.US_ASCII),
-            FingerprintRecord.now(nowMillis),
+            FingerprintTable.Records.now(nowMillis),
             baseArg,
             table.slidingArg()
         };
@@ -178,8 +178,8 @@ final class TableResizing {
                         "redis: resizing table " + table.name + " on " + port.name(shard) + " failed: " + failure);
                 return;
             }
-            TableState after =
-                    new TableState(((Long) reply.get(0)).intValue(), (Long) reply.get(1), (Long) reply.get(2));
+            FingerprintTable.State after = new FingerprintTable.State(
+                    ((Long) reply.get(0)).intValue(), (Long) reply.get(1), (Long) reply.get(2));
             if (after.buckets(baseBits) != buckets) {
                 (op == Op.SPLIT ? splits : merges)[shard].increment(done);
             }

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 
 /**
  * The event-time layout: claims of namespaces filed by event time, written by {@code timed.lua}. It is
@@ -65,13 +66,16 @@ public final class TimeBuckets {
     private final Counter[] overfull;
     private final CallGathering gathering;
 
-    /** {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. */
-    public TimeBuckets(RedisPort port, int bucketRecords, RedisKeys keys, MeterRegistry registry) {
+    /**
+     * {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. {@code ticker}:
+     * the store's monotonic clock, in nanoseconds, for how long gathered calls wait.
+     */
+    public TimeBuckets(RedisPort port, int bucketRecords, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
         this.capArg = RedisKeys.ascii(bucketRecords);
-        this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry);
+        this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry, ticker);
         this.overfull = ShardCounters.of(
                 registry,
                 port,
@@ -218,7 +222,7 @@ public final class TimeBuckets {
     static void item(byte[] a, int at, int keyIndex, long key, int ownerTag) {
         a[at] = (byte) (keyIndex >>> 8);
         a[at + 1] = (byte) keyIndex;
-        for (int i = 0; i < FingerprintRecord.FIELD_BYTES; i++) {
+        for (int i = 0; i < FingerprintTable.Records.FIELD_BYTES; i++) {
             a[at + 2 + i] = (byte) (key >>> (56 - 8 * i));
         }
         a[at + 9] = (byte) (ownerTag >>> 24);

@@ -2,7 +2,7 @@ package dev.dedup.agent.store.redis.topology;
 
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
 import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -87,7 +87,7 @@ public final class GuardedPort implements RedisPort {
     }
 
     @Override
-    public List<EvictionPolicy.Reading> evictionPolicies() {
+    public List<EvictionReading> evictionPolicies() {
         return port.evictionPolicies();
     }
 

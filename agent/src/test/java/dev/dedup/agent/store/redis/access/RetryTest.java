@@ -11,7 +11,7 @@ class RetryTest {
 
     @Test
     void pausesDoubleUpToTheirBound_andTheLastTryHasNoSuccessor() {
-        Retry retry = LettuceRedis.TRYAGAIN;
+        Retry retry = new Retry(8, 10, 100);
         assertEquals(10, retry.pauseMillis(1));
         assertEquals(20, retry.pauseMillis(2));
         assertEquals(80, retry.pauseMillis(4));

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.EvictionPolicy;
+import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
 import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -274,7 +274,7 @@ class ShardCallsTest {
         }
 
         @Override
-        public List<EvictionPolicy.Reading> evictionPolicies() {
+        public List<EvictionReading> evictionPolicies() {
             throw new UnsupportedOperationException();
         }
 

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.Housekeeping;
-import dev.dedup.agent.store.redis.access.LettuceRedis;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.connections.LettuceRedis;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
@@ -92,7 +92,7 @@ class FingerprintTablesIT {
                 registry);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
-        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry);
+        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry, System::nanoTime);
         ports.put(layout, guarded);
         return layout;
     }
@@ -117,7 +117,7 @@ class FingerprintTablesIT {
         for (int from = 0; from < ids; from += 5_000) {
             assertAll(0, claim(layout, batch("a", from, from + 5_000, "w1"), DAY), "fresh ids");
         }
-        TableState state = settled(layout, DAY);
+        FingerprintTable.State state = settled(layout, DAY);
         long buckets = state.buckets(layout.baseBits());
         assertEquals(ids, state.claims());
         assertTrue(
@@ -149,7 +149,7 @@ class FingerprintTablesIT {
                         "b-" + (from + i) + " answered " + x[i] + " and " + y[i]);
             }
         }
-        TableState state = settled(one, DAY);
+        FingerprintTable.State state = settled(one, DAY);
         assertEquals(200_000, state.claims());
         assertAll(2, claimInBatches(two, "b", 200_000, "w3", DAY), "copies after the splits");
     }
@@ -160,7 +160,7 @@ class FingerprintTablesIT {
         RedisSweeper sweeper = sweeper(layout);
         claimInBatches(layout, "short", 100_000, "w1", HOUR);
         claim(layout, batch("long", 0, 5_000, "w1"), DAY);
-        TableState grown = settled(layout, HOUR);
+        FingerprintTable.State grown = settled(layout, HOUR);
         assertTrue(grown.buckets(layout.baseBits()) > 2000, grown.toString());
 
         clock.advance(Duration.ofHours(2)); // the hour-long claims have ended
@@ -169,7 +169,7 @@ class FingerprintTablesIT {
             sweep(sweeper); // merges drop ended claims too, as they meet them
             clock.advance(Duration.ofSeconds(5));
         }
-        TableState shrunk = settled(layout, HOUR);
+        FingerprintTable.State shrunk = settled(layout, HOUR);
         assertEquals(0, shrunk.claims());
         assertEquals(1L << layout.baseBits(), shrunk.buckets(layout.baseBits()), "merged back to its base");
         assertEquals(5_000, settled(layout, DAY).claims(), "the day-long table keeps its claims");
@@ -261,11 +261,11 @@ class FingerprintTablesIT {
     }
 
     /** The table's state once no split or merge is due. */
-    private TableState settled(FingerprintTables layout, ClaimPolicy policy) throws InterruptedException {
+    private FingerprintTable.State settled(FingerprintTables layout, ClaimPolicy policy) throws InterruptedException {
         FingerprintTable table = layout.table(FingerprintTable.nameOf(policy));
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
-            TableState s = layout.refresh(table, 0, clock.getAsLong())
+            FingerprintTable.State s = layout.refresh(table, 0, clock.getAsLong())
                     .toCompletableFuture()
                     .join();
             if (TableResizing.due(s, layout.baseBits()) == null && !table.resizing[0].get()) {

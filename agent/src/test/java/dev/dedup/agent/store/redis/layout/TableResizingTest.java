@@ -13,33 +13,38 @@ class TableResizingTest {
 
     @Test
     void aTableSplitsPast48RecordsABucket_mergesBelow16_andNeverBelowItsBase() {
-        assertNull(TableResizing.due(new TableState(0, 0, 48 * 1024), BASE), "48 a bucket: as planned");
-        assertEquals(TableResizing.Op.SPLIT, TableResizing.due(new TableState(0, 0, 48 * 1024 + 1), BASE));
-        assertNull(TableResizing.due(new TableState(0, 0, 0), BASE), "empty at its base: nothing to merge");
-        assertNull(TableResizing.due(new TableState(1, 0, 16 * 2048), BASE));
-        assertEquals(TableResizing.Op.MERGE, TableResizing.due(new TableState(1, 0, 16 * 2048 - 1), BASE));
-        assertEquals(TableResizing.Op.MERGE, TableResizing.due(new TableState(0, 1, 0), BASE), "one bucket split");
+        assertNull(TableResizing.due(new FingerprintTable.State(0, 0, 48 * 1024), BASE), "48 a bucket: as planned");
+        assertEquals(TableResizing.Op.SPLIT, TableResizing.due(new FingerprintTable.State(0, 0, 48 * 1024 + 1), BASE));
+        assertNull(TableResizing.due(new FingerprintTable.State(0, 0, 0), BASE), "empty at its base: nothing to merge");
+        assertNull(TableResizing.due(new FingerprintTable.State(1, 0, 16 * 2048), BASE));
+        assertEquals(TableResizing.Op.MERGE, TableResizing.due(new FingerprintTable.State(1, 0, 16 * 2048 - 1), BASE));
+        assertEquals(
+                TableResizing.Op.MERGE,
+                TableResizing.due(new FingerprintTable.State(0, 1, 0), BASE),
+                "one bucket split");
         assertNull(
-                TableResizing.due(new TableState(FingerprintRecord.ROUTE_BITS, 0, Long.MAX_VALUE / 2), BASE),
+                TableResizing.due(
+                        new FingerprintTable.State(FingerprintTable.Records.ROUTE_BITS, 0, Long.MAX_VALUE / 2), BASE),
                 "split as far as the records' route bits go");
     }
 
     @Test
     void aSplitPairsTheBucketsFromThePointer_asManyAsTheClaimsWant_upTo64_andNotPastItsLevel() {
         assertArrayEquals(
-                new long[] {0, 1024}, TableResizing.pairs(new TableState(0, 0, 48 * 1024 + 1), split(), BASE));
+                new long[] {0, 1024},
+                TableResizing.pairs(new FingerprintTable.State(0, 0, 48 * 1024 + 1), split(), BASE));
         assertArrayEquals(
                 new long[] {5, 1029, 6, 1030, 7, 1031},
-                TableResizing.pairs(new TableState(0, 5, 48 * 1032), split(), BASE),
+                TableResizing.pairs(new FingerprintTable.State(0, 5, 48 * 1032), split(), BASE),
                 "1,029 buckets for the claims of 1,032");
-        long[] most = TableResizing.pairs(new TableState(2, 100, 1L << 30), split(), BASE);
+        long[] most = TableResizing.pairs(new FingerprintTable.State(2, 100, 1L << 30), split(), BASE);
         assertEquals(2 * 64, most.length);
         assertEquals(100, most[0]);
         assertEquals(100 + 4096, most[1], "the image is a level's size above");
         assertEquals(163 + 4096, most[127]);
         assertArrayEquals(
                 new long[] {1022, 2046, 1023, 2047},
-                TableResizing.pairs(new TableState(0, 1022, 1L << 30), split(), BASE),
+                TableResizing.pairs(new FingerprintTable.State(0, 1022, 1L << 30), split(), BASE),
                 "the level's last splits; the next call starts the next level");
     }
 
@@ -47,16 +52,16 @@ class TableResizingTest {
     void aMergeUndoesTheLastSplitsFirst_steppingBackALevelWhenThePointerIsAt0() {
         assertArrayEquals(
                 new long[] {2, 1026, 1, 1025, 0, 1024},
-                TableResizing.pairs(new TableState(0, 3, 0), merge(), BASE),
+                TableResizing.pairs(new FingerprintTable.State(0, 3, 0), merge(), BASE),
                 "back to the base and no further");
-        long[] back = TableResizing.pairs(new TableState(1, 0, 0), merge(), BASE);
+        long[] back = TableResizing.pairs(new FingerprintTable.State(1, 0, 0), merge(), BASE);
         assertEquals(2 * 64, back.length);
         assertArrayEquals(new long[] {1023, 2047, 1022, 2046}, java.util.Arrays.copyOf(back, 4));
         assertArrayEquals(
                 new long[] {9, 1033},
-                TableResizing.pairs(new TableState(0, 10, 32 * 1033), merge(), BASE),
+                TableResizing.pairs(new FingerprintTable.State(0, 10, 32 * 1033), merge(), BASE),
                 "one pair when the claims fill all but one bucket at 32 a bucket");
-        assertArrayEquals(new long[0], TableResizing.pairs(new TableState(0, 0, 0), merge(), BASE));
+        assertArrayEquals(new long[0], TableResizing.pairs(new FingerprintTable.State(0, 0, 0), merge(), BASE));
     }
 
     private static TableResizing.Op split() {

@@ -1,7 +1,9 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.redis.access.Housekeeping;
+import dev.dedup.agent.store.redis.access.RedisFailures;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -239,7 +241,7 @@ final class ShardLink implements AutoCloseable {
             channels.remove(this);
             StatefulRedisPubSubConnection<byte[], byte[]> c = connection;
             if (c != null) {
-                LettuceRedis.closeWithin(c, "release channel subscription");
+                Connections.closeWithin(c, "release channel subscription");
             }
         }
     }
@@ -248,9 +250,9 @@ final class ShardLink implements AutoCloseable {
     public void close() {
         channels.forEach(Channel::close);
         if (connection != null) {
-            LettuceRedis.closeWithin(connection, "redis shard " + name + ": connection");
+            Connections.closeWithin(connection, "redis shard " + name + ": connection");
         }
-        client.shutdown(0, LettuceRedis.CLOSE_SECONDS, TimeUnit.SECONDS);
+        client.shutdown(0, Connections.CLOSE_SECONDS, TimeUnit.SECONDS);
         if (sentinels != null) {
             sentinels.close();
         }

@@ -1,7 +1,11 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.redis.access.RedisFailures;
+import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -80,7 +84,7 @@ final class ClusterNodes implements Nodes {
         try {
             return new ClusterNodes(name, options.clusterGroups(), client, client.connect(ByteArrayCodec.INSTANCE));
         } catch (RuntimeException e) {
-            client.shutdown(0, LettuceRedis.CLOSE_SECONDS, TimeUnit.SECONDS);
+            client.shutdown(0, Connections.CLOSE_SECONDS, TimeUnit.SECONDS);
             throw new IllegalStateException(
                     "redis cluster " + name + ": cannot connect: " + RedisFailures.rootMessage(e), e);
         }
@@ -163,7 +167,7 @@ final class ClusterNodes implements Nodes {
     @Override
     public void load(List<RedisScript> scripts) {
         try {
-            LettuceRedis.load(connection.async(), scripts);
+            Connections.load(connection.async(), scripts);
         } catch (RuntimeException e) {
             throw new IllegalStateException(
                     "redis cluster " + name + ": cannot load the scripts: " + RedisFailures.rootMessage(e), e);
@@ -198,12 +202,12 @@ final class ClusterNodes implements Nodes {
             c.addListener((RedisConnectionStateListener) state);
             RedisFailures.await(c.async().subscribe(channel));
         } catch (RuntimeException e) {
-            LettuceRedis.closeWithin(c, "release channel subscription");
+            Connections.closeWithin(c, "release channel subscription");
             throw e;
         }
         AutoCloseable closing = () -> {
             state.close();
-            LettuceRedis.closeWithin(c, "release channel subscription");
+            Connections.closeWithin(c, "release channel subscription");
         };
         return new ChannelSubscription(List.of(closing), subscribed, 1);
     }
@@ -229,7 +233,7 @@ final class ClusterNodes implements Nodes {
 
     @Override
     public void close() {
-        LettuceRedis.closeWithin(connection, "redis cluster " + name + ": connection");
-        client.shutdown(0, LettuceRedis.CLOSE_SECONDS, TimeUnit.SECONDS);
+        Connections.closeWithin(connection, "redis cluster " + name + ": connection");
+        client.shutdown(0, Connections.CLOSE_SECONDS, TimeUnit.SECONDS);
     }
 }

@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -136,8 +136,8 @@ final class SentinelMaster implements AutoCloseable {
         connections
                 .values()
                 .forEach(c -> c.thenAccept(connection ->
-                        LettuceRedis.closeWithin(connection, "redis shard " + name + ": sentinel connection")));
-        client.shutdown(0, LettuceRedis.CLOSE_SECONDS, TimeUnit.SECONDS);
+                        Connections.closeWithin(connection, "redis shard " + name + ": sentinel connection")));
+        client.shutdown(0, Connections.CLOSE_SECONDS, TimeUnit.SECONDS);
     }
 
     /**

@@ -1,6 +1,8 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;

@@ -1,6 +1,8 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.health;
 
 import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.redis.access.EvictionReading;
+import dev.dedup.agent.store.redis.access.RedisPort;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,7 +68,7 @@ public final class ShardMemory implements AutoCloseable {
                     used.set(shard, m.used());
                     max.set(shard, m.max());
                     noeviction.set(
-                            shard, m.policy() == null ? -1 : m.policy().equals(EvictionPolicy.NOEVICTION) ? 1 : 0);
+                            shard, m.policy() == null ? -1 : m.policy().equals(EvictionReading.NOEVICTION) ? 1 : 0);
                 }
             });
         }

@@ -1,7 +1,10 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.redis.access.RedisFailures;
+import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
@@ -79,7 +82,7 @@ final class ShardNodes implements Nodes {
     public void load(List<RedisScript> scripts) {
         for (ShardLink shard : shards) {
             try {
-                LettuceRedis.load(shard.connection().async(), scripts);
+                Connections.load(shard.connection().async(), scripts);
             } catch (RuntimeException e) {
                 throw new IllegalStateException(
                         "redis shard " + shard.name() + ": cannot load the scripts: " + RedisFailures.rootMessage(e),

@@ -1,5 +1,6 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
+import dev.dedup.agent.store.redis.access.RedisPort;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

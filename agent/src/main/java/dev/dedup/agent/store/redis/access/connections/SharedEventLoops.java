@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.netty.channel.EventLoopGroup;

@@ -1,7 +1,10 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.health;
 
 import dev.dedup.agent.config.EvictionCheck;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
+import dev.dedup.agent.store.redis.access.EvictionReading;
+import dev.dedup.agent.store.redis.access.MemoryInfo;
+import dev.dedup.agent.store.redis.access.RedisFailures;
 import io.lettuce.core.api.async.RedisServerAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -20,27 +23,7 @@ public final class EvictionPolicy {
 
     private static final System.Logger LOG = System.getLogger(EvictionPolicy.class.getName());
 
-    static final String NOEVICTION = "noeviction";
-
     private EvictionPolicy() {}
-
-    /**
-     * What one server said.
-     *
-     * @param server   the server for messages ({@code redis shard redis://host:6379}, a cluster's node)
-     * @param policy   its {@code maxmemory-policy}, or null when neither command told it
-     * @param evidence the command the policy was read with, or why it could not be read
-     */
-    public record Reading(String server, String policy, String evidence) {
-
-        boolean known() {
-            return policy != null;
-        }
-
-        boolean safe() {
-            return NOEVICTION.equals(policy);
-        }
-    }
 
     /**
      * Reads the policy of the server behind {@code commands}: {@code CONFIG GET}, else {@code INFO memory}. The
@@ -48,13 +31,13 @@ public final class EvictionPolicy {
      * method table costs a tenth of a second of start-up to build, per connection. Commands time out on their
      * own (the connections' {@code TimeoutOptions}).
      */
-    static Reading read(String server, RedisServerAsyncCommands<?, ?> commands) {
+    public static EvictionReading read(String server, RedisServerAsyncCommands<?, ?> commands) {
         String config;
         try {
             Map<String, String> reply = RedisFailures.await(commands.configGet("maxmemory-policy"));
             String policy = reply.get("maxmemory-policy");
             if (policy != null) {
-                return new Reading(server, policy, "CONFIG GET");
+                return new EvictionReading(server, policy, "CONFIG GET");
             }
             config = "CONFIG GET maxmemory-policy answered nothing";
         } catch (RuntimeException e) {
@@ -64,11 +47,11 @@ public final class EvictionPolicy {
             String policy = MemoryInfo.parse(RedisFailures.await(commands.info("memory")))
                     .policy();
             if (policy != null) {
-                return new Reading(server, policy, "INFO memory, CONFIG GET being refused");
+                return new EvictionReading(server, policy, "INFO memory, CONFIG GET being refused");
             }
-            return new Reading(server, null, config + ", and INFO memory has no maxmemory_policy line");
+            return new EvictionReading(server, null, config + ", and INFO memory has no maxmemory_policy line");
         } catch (RuntimeException e) {
-            return new Reading(
+            return new EvictionReading(
                     server, null, config + ", and INFO memory failed: " + firstLine(RedisFailures.rootMessage(e)));
         }
     }
@@ -79,8 +62,8 @@ public final class EvictionPolicy {
      *
      * @throws IncompatibleDeploymentException naming the server, what it said and what to do (the agent exits 2)
      */
-    public static void judge(List<Reading> readings, EvictionCheck check) {
-        for (Reading r : readings) {
+    public static void judge(List<EvictionReading> readings, EvictionCheck check) {
+        for (EvictionReading r : readings) {
             if (r.safe()) {
                 continue;
             }

@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.health;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,17 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.EvictionCheck;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
+import dev.dedup.agent.store.redis.access.EvictionReading;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What the start does with what the servers said of their eviction policy (the reading itself: RedisEvictionCheckIT). */
 class EvictionPolicyTest {
 
-    private static final EvictionPolicy.Reading SAFE =
-            new EvictionPolicy.Reading("redis shard redis://a:6379", "noeviction", "CONFIG GET");
-    private static final EvictionPolicy.Reading EVICTS = new EvictionPolicy.Reading(
-            "redis shard redis://b:6379", "volatile-lru", "INFO memory, CONFIG GET being refused");
-    private static final EvictionPolicy.Reading UNKNOWN = new EvictionPolicy.Reading(
+    private static final EvictionReading SAFE =
+            new EvictionReading("redis shard redis://a:6379", "noeviction", "CONFIG GET");
+    private static final EvictionReading EVICTS =
+            new EvictionReading("redis shard redis://b:6379", "volatile-lru", "INFO memory, CONFIG GET being refused");
+    private static final EvictionReading UNKNOWN = new EvictionReading(
             "redis shard redis://c:6379",
             null,
             "CONFIG GET maxmemory-policy failed: NOPERM, and INFO memory failed: NOPERM");
