@@ -116,6 +116,16 @@ public final class Agent implements AutoCloseable {
                             + " (store " + store.kind() + ": " + describe(options, stores) + ")"
                             + sinceJvmStart());
             metrics.bindProcessMeters();
+            if (stores.ranges() instanceof EmbeddedStore embedded) {
+                String notAdvised = embedded.adviseRandomAccess();
+                if (notAdvised != null) {
+                    LOG.log(
+                            System.Logger.Level.INFO,
+                            "embedded store: a claim that misses a page of the slot file reads the device's read-ahead"
+                                    + " around it (" + notAdvised
+                                    + "); under a memory limit, count the file's size in it");
+                }
+            }
             return agent;
         } catch (Exception e) {
             store.close();

@@ -140,6 +140,19 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         return table == null ? closed() : CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * Advises the kernel that the slot file is read at random, so that a claim that misses a page of it reads
+     * that page alone instead of the device's read-ahead around it: within a memory limit below the file's size,
+     * read-ahead fills the limit with pages no claim asked for and the store slows to the disk's pace. Linking the
+     * call takes tens of milliseconds of CPU the first time, which the agent spends once it listens.
+     *
+     * @return null when the kernel took the advice (or the store is closed), else one line saying why not
+     */
+    public String adviseRandomAccess() {
+        ClaimTable t = table;
+        return t == null ? null : t.file().adviseRandomAccess();
+    }
+
     /** Slots holding a claim, live or expired: the table's fill in ids. */
     public long occupiedSlots() {
         ClaimTable t = table;

@@ -19,7 +19,8 @@ import java.nio.file.StandardOpenOption;
  * SlotFileHeader#SLOT_BYTES} bytes. It is mapped in chunks of at most 1 GiB, each a whole number of
  * sets, because one {@link MappedByteBuffer} cannot pass 2 GiB and a set read across two chunks would
  * cost a branch on every probe. Writes to the mapping reach the page cache at once, so a killed agent
- * loses nothing; {@link #force()} is only needed against a machine crash.
+ * loses nothing; {@link #force()} is only needed against a machine crash. {@link #adviseRandomAccess()} tells
+ * the kernel that the chunks are probed at random.
  *
  * <p>A new file is written under a temporary name and renamed into place, so a crash while creating it
  * never leaves a headerless file behind. The slot area is sparse until written.
@@ -149,6 +150,21 @@ final class SlotFile {
             }
         }
         return occupied;
+    }
+
+    /**
+     * Advises the kernel that every chunk is read at random ({@link RandomAccessAdvice}).
+     *
+     * @return null when it took the advice, else one line saying why not
+     */
+    String adviseRandomAccess() {
+        for (MappedByteBuffer chunk : chunks) {
+            String notAdvised = RandomAccessAdvice.advise(chunk);
+            if (notAdvised != null) {
+                return notAdvised;
+            }
+        }
+        return null;
     }
 
     /** Writes every changed page of the mapping to disk (msync). */
