@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -169,18 +170,7 @@ class BuildersTest {
 
     @Test
     void theItem_isTheHeaderTheOwnerAndTheTimestampInSeconds() {
-        LoopSettings<String, byte[]> settings = new LoopSettings<>(
-                "DedupingConsumer",
-                consumer,
-                "consumer",
-                CLAIMS,
-                List.of("clicks"),
-                null,
-                "message-id",
-                "idFromHeader",
-                true,
-                Duration.ofMillis(500),
-                Duration.ofSeconds(1));
+        LoopSettings<String, byte[]> settings = fromHeader(true, Duration.ofSeconds(1));
         assertEquals(
                 new Item("m-1", "clicks:3:1042", 1_700_000_000L), settings.item(record(1_700_000_000_999L, "m-1")));
         assertEquals(new Item("m-1", "clicks:3:1042", 1L), settings.item(record(-1L, "m-1")), "no timestamp");
@@ -188,35 +178,13 @@ class BuildersTest {
 
     @Test
     void withoutEventTime_theItemHasNone() {
-        LoopSettings<String, byte[]> settings = new LoopSettings<>(
-                "DedupingConsumer",
-                consumer,
-                "consumer",
-                CLAIMS,
-                List.of("clicks"),
-                r -> r.key() + "-id",
-                null,
-                "id",
-                false,
-                Duration.ofMillis(500),
-                Duration.ofSeconds(1));
+        LoopSettings<String, byte[]> settings = withIdFunction(r -> r.key() + "-id", false);
         assertEquals(new Item("user-7-id", "clicks:3:1042"), settings.item(record(1_700_000_000_999L, "m-1")));
     }
 
     @Test
     void anIdFunctionGivingNothing_isRefused_sayingWhere() {
-        LoopSettings<String, byte[]> settings = new LoopSettings<>(
-                "DedupingConsumer",
-                consumer,
-                "consumer",
-                CLAIMS,
-                List.of("clicks"),
-                r -> "",
-                null,
-                "id",
-                true,
-                Duration.ofMillis(500),
-                Duration.ofSeconds(1));
+        LoopSettings<String, byte[]> settings = withIdFunction(r -> "", true);
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> settings.item(record(0L, "m-1")));
         assertEquals("the record at clicks:3:1042 has no id: the id function gave an empty id", e.getMessage());
@@ -224,18 +192,7 @@ class BuildersTest {
 
     @Test
     void afterASinkFailure_theLoopWaitsItsBackoff_unlessStopped() throws InterruptedException {
-        LoopSettings<String, byte[]> settings = new LoopSettings<>(
-                "DedupingConsumer",
-                consumer,
-                "consumer",
-                CLAIMS,
-                List.of("clicks"),
-                null,
-                "message-id",
-                "idFromHeader",
-                false,
-                Duration.ofMillis(500),
-                Duration.ofMillis(300));
+        LoopSettings<String, byte[]> settings = fromHeader(false, Duration.ofMillis(300));
         long start = System.nanoTime();
         settings.backOff(new CountDownLatch(1));
         assertTrue(System.nanoTime() - start >= Duration.ofMillis(300).toNanos(), "waited the backoff");
@@ -244,5 +201,38 @@ class BuildersTest {
         start = System.nanoTime();
         settings.backOff(stopped);
         assertTrue(System.nanoTime() - start < Duration.ofMillis(300).toNanos(), "a stopped loop does not wait");
+    }
+
+    /** Settings of a consumer loop on topic clicks reading the id from the message-id header. */
+    private LoopSettings<String, byte[]> fromHeader(boolean eventTime, Duration failureBackoff) {
+        return new LoopSettings<>(
+                "DedupingConsumer",
+                consumer,
+                "consumer",
+                CLAIMS,
+                List.of("clicks"),
+                null,
+                "message-id",
+                "idFromHeader",
+                eventTime,
+                Duration.ofMillis(500),
+                failureBackoff);
+    }
+
+    /** The same with an id function. */
+    private LoopSettings<String, byte[]> withIdFunction(
+            Function<ConsumerRecord<String, byte[]>, String> idOf, boolean eventTime) {
+        return new LoopSettings<>(
+                "DedupingConsumer",
+                consumer,
+                "consumer",
+                CLAIMS,
+                List.of("clicks"),
+                idOf,
+                null,
+                "id",
+                eventTime,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1));
     }
 }
