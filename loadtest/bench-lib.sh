@@ -305,6 +305,14 @@ field() { grep -o "\"$2\":[-0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
 
 # median: of the numbers on stdin, 0 when there are none.
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+# ledger_errors FILE: the wrong verdicts (false drops and missed duplicates) over every JSON line of FILE.
+ledger_errors() {
+  local errors=0 l
+  while read -r l; do
+    errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
+  done <"$1"
+  echo "$errors"
+}
 
 # start_agent PORT ARGS...: the agent jar, waited for until /health/ready answers.
 start_agent() {

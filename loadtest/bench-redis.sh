@@ -192,10 +192,8 @@ fill_mode() {
     grep -h "\"side\":\"$1\",\"fill\":\"$2\"," "$work/rows.jsonl" | grep "\"scenario\":\"$3\"" \
       | while read -r l; do field "$l" "$4"; done | median
   }
-  local errors=0 l
-  while read -r l; do
-    errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
-  done <"$work/rows.jsonl"
+  local errors l
+  errors=$(ledger_errors "$work/rows.jsonl")
   echo
   echo "$(machine) · $ids new ids measured a row, then the same ids again (retry), batch $batch, $workers workers," \
     "medians of $rounds · ledger errors: $errors"
@@ -426,10 +424,8 @@ net_mode() {
     grep -h "\"side\":\"$1\",\"path\":\"$2\"," "$work/rows.jsonl" | grep "\"scenario\":\"$3\"" \
       | while read -r l; do field "$l" "$4"; done | median
   }
-  local errors=0 l
-  while read -r l; do
-    errors=$(( errors + $(field "$l" false_drops) + $(field "$l" missed_duplicates) ))
-  done <"$work/rows.jsonl"
+  local errors l
+  errors=$(ledger_errors "$work/rows.jsonl")
   echo
   echo "$(machine) · shards on hosts of their own (veth), the agent's and Tapjoy's calls through one delaying" \
     "proxy · $ids new ids, then the same ids again (retry), batch $batch, $workers workers, medians of $rounds" \

@@ -72,46 +72,34 @@ final class SlowLink implements AutoCloseable {
         if (lossPercent > 0) {
             String ports = proxies.stream().map(p -> String.valueOf(p.port())).collect(Collectors.joining(","));
             String probability = String.valueOf(lossPercent / 100);
-            lossRules.add(List.of(
-                    "OUTPUT",
-                    "-p",
-                    "tcp",
-                    "-d",
-                    gateway,
-                    "-m",
-                    "multiport",
-                    "--dports",
-                    ports,
-                    "-m",
-                    "statistic",
-                    "--mode",
-                    "random",
-                    "--probability",
-                    probability,
-                    "-j",
-                    "DROP"));
-            lossRules.add(List.of(
-                    "INPUT",
-                    "-p",
-                    "tcp",
-                    "-s",
-                    gateway,
-                    "-m",
-                    "multiport",
-                    "--sports",
-                    ports,
-                    "-m",
-                    "statistic",
-                    "--mode",
-                    "random",
-                    "--probability",
-                    probability,
-                    "-j",
-                    "DROP"));
+            lossRules.add(lossRule("OUTPUT", "-d", "--dports", ports, probability)); // to the proxies
+            lossRules.add(lossRule("INPUT", "-s", "--sports", ports, probability)); // from them
             for (List<String> rule : lossRules) {
                 iptables("-A", rule);
             }
         }
+    }
+
+    /** An iptables rule dropping {@code probability} of the TCP packets between here and the proxies' ports. */
+    private List<String> lossRule(String chain, String address, String portMatch, String ports, String probability) {
+        return List.of(
+                chain,
+                "-p",
+                "tcp",
+                address,
+                gateway,
+                "-m",
+                "multiport",
+                portMatch,
+                ports,
+                "-m",
+                "statistic",
+                "--mode",
+                "random",
+                "--probability",
+                probability,
+                "-j",
+                "DROP");
     }
 
     /** Back to a fast, lossless path ({@link Network#healAll} may have flushed the loss rules already). */
