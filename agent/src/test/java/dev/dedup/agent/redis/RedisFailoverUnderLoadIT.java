@@ -110,7 +110,12 @@ class RedisFailoverUnderLoadIT {
                 RedisSentinel s1 = RedisSentinel.start(d.resolve("s1"), MASTER, primary.port());
                 RedisSentinel s2 = RedisSentinel.start(d.resolve("s2"), MASTER, primary.port());
                 RedisSentinel s3 = RedisSentinel.start(d.resolve("s3"), MASTER, primary.port())) {
-            RedisServer.await(Duration.ofSeconds(10), () -> replicaLinked(replica));
+            RedisServer.await(
+                    Duration.ofSeconds(10),
+                    () -> replicaLinked(replica)
+                            && masterIs(s1, primary.port())
+                            && masterIs(s2, primary.port())
+                            && masterIs(s3, primary.port()));
             String uri = "redis-sentinel://127.0.0.1:" + s1.port() + ",127.0.0.1:" + s2.port() + ",127.0.0.1:"
                     + s3.port() + "#" + MASTER;
             try (Agent agent = RedisTier.agentAt(
