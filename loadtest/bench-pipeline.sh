@@ -12,6 +12,7 @@
 #
 #   loadtest/bench-pipeline.sh          # RATE ids/s for DURATION, WINDOW
 #   loadtest/bench-pipeline.sh short    # 200 ids/s, a 20 s window, 40 s of load per side
+#   RATES="2000 4000 8000" loadtest/bench-pipeline.sh   # one run per rate, then which side kept up at which
 #
 # Environment: RATE (unique ids a second, default 1000), WINDOW (default 10m: the agent's --window and Spark's
 # watermark delay; late copies and late originals come 0.3 to 0.6 of it late), DURATION (default 30m of writes per
@@ -50,15 +51,48 @@ spark_flags="$(sed -n 's:.*<spark.java17.flags>\(.*\)</spark.java17.flags>.*:\1:
 echo "$name: $(lscpu | grep 'Model name' | sed 's/Model name: *//'), $(nproc) cores; work in $work" >&2
 
 cd "$examples"
-# shellcheck disable=SC2086
-java ${BENCH_JAVA_OPTS:--Xmx2g} $spark_flags \
-  -Dpipeline.agent.jar="$work/dedup-agent.jar" \
-  -Dpipeline.classpath.file="$examples/target/test-classpath.txt" \
-  -Dpipeline.spark.jvm.flags="$spark_flags" \
-  -cp "target/test-classes:target/classes:$(cat target/test-classpath.txt)" \
-  dev.dedup.examples.bench.PipelineBench \
-  --rate "${RATE:-1000}" --window "${WINDOW:-10m}" --duration "${DURATION:-30m}" --trigger "${TRIGGER:-5s}" \
-  --partitions "${PARTITIONS:-4}" --sides "${SIDES:-ours-embedded,spark-rocksdb}" --kill-at "${KILL_AT:-0}" \
-  --out "$root/loadtest/target" --work "$work" &
-pids+=($!)
-wait "$!"
+# One run of every side at rate $1; its results go to their own directory.
+run_at() {
+  local out="$work/results-$1" status=0
+  mkdir -p "$out" "$work/run-$1"
+  # shellcheck disable=SC2086
+  java ${BENCH_JAVA_OPTS:--Xmx2g} $spark_flags \
+    -Dpipeline.agent.jar="$work/dedup-agent.jar" \
+    -Dpipeline.classpath.file="$examples/target/test-classpath.txt" \
+    -Dpipeline.spark.jvm.flags="$spark_flags" \
+    -cp "target/test-classes:target/classes:$(cat target/test-classpath.txt)" \
+    dev.dedup.examples.bench.PipelineBench \
+    --rate "$1" --window "${WINDOW:-10m}" --duration "${DURATION:-30m}" --trigger "${TRIGGER:-5s}" \
+    --partitions "${PARTITIONS:-4}" --sides "${SIDES:-ours-embedded,spark-rocksdb}" --kill-at "${KILL_AT:-0}" \
+    --out "$out" --work "$work/run-$1" &
+  pids+=($!)
+  wait "$!" || status=$?
+  cp "$out"/pipeline-bench-* "$root/loadtest/target/"
+  return "$status"
+}
+
+if [ -z "${RATES:-}" ]; then
+  run_at "${RATE:-1000}"
+  exit
+fi
+# The sweep: a side kept up at a rate when a batch read to the topic's end within two triggers of the last record
+# written (the run's exit status says when one did not, so it is not this script's).
+for rate in $RATES; do
+  run_at "$rate" || true
+done
+python3 - "$work" ${RATES} <<'PY'
+import json, sys, pathlib
+work, rates = pathlib.Path(sys.argv[1]), sys.argv[2:]
+print("| ids/s | side | kept up | drain s | lag at the last record | batch p50 / p99 ms | job CPU µs/id | agent CPU µs/id | lost, twice |")
+print("|---|---|---|---|---|---|---|---|---|")
+for rate in rates:
+    for f in sorted((work / f"results-{rate}").glob("pipeline-bench-*.json")):
+        for line in f.read_text().splitlines():
+            run = json.loads(line); r = run["result"]; unique = max(r["unique"], 1)
+            agent = "—" if r["agentCpuMillis"] < 0 else f'{r["agentCpuMillis"] * 1000 / unique:.1f}'
+            trigger_ms = float(run["trigger"].removeprefix("PT").removesuffix("S")) * 1000
+            kept = r["caughtUp"] and r["drainMillis"] <= 2 * trigger_ms
+            print(f'| {run["rate"]:,} | {r["side"]} | {"yes" if kept else "no"} | '
+                  f'{r["drainMillis"] / 1000:.1f} | {r["lagAtEnd"]:,} | {r["batchP50Ms"]} / {r["batchP99Ms"]} | '
+                  f'{r["jobCpuMillis"] * 1000 / unique:.1f} | {agent} | {r["lost"]}, {r["countedTwice"]} |')
+PY
