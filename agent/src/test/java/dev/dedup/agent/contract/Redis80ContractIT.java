@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * Debian trixie's redis-server, which .ci/run provides), with the near-cache in front. Fails, not skips, when
  * {@code redis-server-8.0} is missing.
  */
-class Redis80ContractIT extends RedisContractTest {
+class Redis80ContractIT extends RedisContractIT {
 
     @Override
     protected RedisServer.Binary binary() {

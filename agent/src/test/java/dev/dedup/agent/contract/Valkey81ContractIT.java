@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * The contract against one Valkey 8.1 shard ({@code valkey-server-8.1}: Debian trixie's valkey-server, which .ci/run
  * provides), with the near-cache in front. Fails, not skips, when {@code valkey-server-8.1} is missing.
  */
-class Valkey81ContractIT extends RedisContractTest {
+class Valkey81ContractIT extends RedisContractIT {
 
     @Override
     protected RedisServer.Binary binary() {

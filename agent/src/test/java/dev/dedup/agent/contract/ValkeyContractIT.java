@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  * bookworm-backports), with the near-cache in front: the agent's scripts and replies must work unchanged on
  * Valkey. Fails, not skips, when {@code valkey-server} is missing.
  */
-class ValkeyContractIT extends RedisContractTest {
+class ValkeyContractIT extends RedisContractIT {
 
     @Override
     protected RedisServer.Binary binary() {

@@ -4,7 +4,7 @@ import dev.dedup.agent.config.WindowOptions;
 
 /**
  * The contract against one Valkey 8 shard with every namespace filed by event time: Tapjoy's layout
- * ({@code timed.lua}) on Valkey, as {@link RedisEventTimeContractTest} runs it on Redis.
+ * ({@code timed.lua}) on Valkey, as {@link RedisEventTimeContractIT} runs it on Redis.
  */
 class ValkeyEventTimeContractIT extends ValkeyContractIT {
 

@@ -7,22 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.redis.access.EvictionReading;
-import dev.dedup.agent.store.redis.access.MemoryInfo;
 import dev.dedup.agent.store.redis.access.Mode;
-import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.testing.FakeRedisPort;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -35,68 +30,7 @@ class CallGatheringTest {
 
     private static final int ITEM_BYTES = 4;
 
-    /** A port whose calls complete when the test completes them. */
-    private static final class HeldPort implements RedisPort {
-        record Sent(int shard, Mode mode, byte[][] keys, byte[][] args, CompletableFuture<List<Object>> reply) {}
-
-        final List<Sent> sent = new ArrayList<>();
-
-        @Override
-        public int shards() {
-            return 2;
-        }
-
-        @Override
-        public String name(int shard) {
-            return "shard-" + shard;
-        }
-
-        @Override
-        public synchronized CompletionStage<List<Object>> eval(
-                int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
-            Sent s = new Sent(shard, mode, keys, args, new CompletableFuture<>());
-            sent.add(s);
-            return s.reply();
-        }
-
-        synchronized Sent sent(int i) {
-            return sent.get(i);
-        }
-
-        synchronized int count() {
-            return sent.size();
-        }
-
-        @Override
-        public CompletionStage<Void> ping() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public List<EvictionReading> evictionPolicies() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<MemoryInfo> memory(int shard) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Map<String, Object> stats(int shard) {
-            return Map.of();
-        }
-
-        @Override
-        public void close() {}
-    }
-
-    private final HeldPort port = new HeldPort();
+    private final FakeRedisPort port = new FakeRedisPort(2);
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final CallGathering gathering =
@@ -133,7 +67,7 @@ class CallGatheringTest {
     }
 
     /** A sent call's items as (bucket, tag) pairs, the bucket read from the call's keys. */
-    private static List<String> items(HeldPort.Sent sent) {
+    private static List<String> items(FakeRedisPort.Sent sent) {
         List<String> out = new ArrayList<>();
         ByteBuffer items = ByteBuffer.wrap(sent.args()[1]);
         while (items.hasRemaining()) {
@@ -175,7 +109,7 @@ class CallGatheringTest {
         port.sent(0).reply().complete(reply("\0\1", 0));
         assertArrayEquals(new byte[] {0, 1}, a.join().answers());
         assertEquals(3, port.count(), "what waited went out when the shard answered, as one call");
-        HeldPort.Sent merged = port.sent(2);
+        FakeRedisPort.Sent merged = port.sent(2);
         assertEquals(List.of("b5/20", "b6/21", "b6/30", "b7/31", "b5/32"), items(merged), "in the order they came");
         assertEquals(3, merged.keys().length, "each bucket declared once");
         assertFalse(c.isDone());

@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.EvictionReading;
-import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.testing.FakeRedisPort;
 import dev.dedup.codec.Batch;
 import dev.dedup.routing.JumpHash;
 import java.nio.ByteBuffer;
@@ -20,12 +17,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class ShardCallsTest {
@@ -233,7 +227,7 @@ class ShardCallsTest {
                 .join();
         assertArrayEquals(new byte[] {10, 1, 12, 3}, answers);
 
-        RedisPort named = new NamedPort();
+        RedisPort named = new FakeRedisPort(2);
         CompletionException e = assertThrows(
                 CompletionException.class,
                 () -> calls.run(named, call -> CompletableFuture.completedFuture(new byte[call.shard() == 1 ? 1 : 2]))
@@ -243,53 +237,6 @@ class ShardCallsTest {
         assertEquals(
                 "redis shard shard-1 answered 1 verdicts for 2 items",
                 e.getCause().getMessage());
-    }
-
-    /** Only names its shards: what {@link ShardCalls#run} asks of a port. */
-    private static final class NamedPort implements RedisPort {
-        @Override
-        public int shards() {
-            return 2;
-        }
-
-        @Override
-        public String name(int shard) {
-            return "shard-" + shard;
-        }
-
-        @Override
-        public CompletionStage<List<Object>> eval(
-                int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<Void> ping() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public List<EvictionReading> evictionPolicies() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletionStage<MemoryInfo> memory(int shard) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Map<String, Object> stats(int shard) {
-            return Map.of();
-        }
-
-        @Override
-        public void close() {}
     }
 
     /** Items of {@code itemBytes = 20}: u16 key index, u16 other, then the 7-byte field at 4. */

@@ -1,4 +1,4 @@
-package dev.dedup.agent.redis;
+package dev.dedup.agent.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,7 +1,7 @@
 package dev.dedup.agent.contract;
 
 /** The contract against three Redis shards, with the near-cache in front. */
-class ShardedRedisContractTest extends RedisContractTest {
+class ShardedRedisContractIT extends RedisContractIT {
 
     @Override
     protected int shards() {

@@ -1,4 +1,4 @@
-package dev.dedup.agent.redis;
+package dev.dedup.agent.store.redis;
 
 import dev.dedup.agent.testing.RedisServer;
 

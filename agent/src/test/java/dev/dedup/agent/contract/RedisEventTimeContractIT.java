@@ -8,7 +8,7 @@ import dev.dedup.agent.config.WindowOptions;
  * {@code timed.lua}. A low event rate (2 buckets a second) and 16 planned records a bucket make the
  * suite's claims share buckets and overfill them.
  */
-class RedisEventTimeContractTest extends RedisContractTest {
+class RedisEventTimeContractIT extends RedisContractIT {
 
     @Override
     protected boolean eventTimes() {

@@ -1,7 +1,7 @@
 package dev.dedup.agent.contract;
 
 /** The ranges contract against three Redis shards. */
-class ShardedRedisRangeContractTest extends RedisRangeContractTest {
+class ShardedRedisRangeContractIT extends RedisRangeContractIT {
 
     @Override
     protected int shards() {

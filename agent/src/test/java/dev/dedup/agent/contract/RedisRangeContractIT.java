@@ -10,31 +10,30 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The contract against one Redis shard started by the test, with the near-cache in front. */
-class RedisContractTest extends ClaimContractSuite {
+/** The ranges contract against one Redis shard started by the test. */
+class RedisRangeContractIT extends RangeContractSuite {
 
     @TempDir
     static Path dir;
 
-    protected final List<RedisServer> servers = new ArrayList<>();
+    private final List<RedisServer> servers = new ArrayList<>();
 
     protected int shards() {
         return 1;
     }
 
-    protected long nearCacheSize() {
-        return NearCacheOptions.DEFAULT_MAX_ENTRIES;
-    }
-
-    /** The server program of the shards. */
-    protected RedisServer.Binary binary() {
-        return RedisServer.Binary.REDIS;
-    }
-
     @Override
     protected Agent startAgent(FakeClock clock) {
         return ContractAgents.redis(
-                dir, servers, binary(), shards(), nearCacheSize(), MAX_BATCH, MAX_BODY, windows(), clock);
+                dir,
+                servers,
+                RedisServer.Binary.REDIS,
+                shards(),
+                NearCacheOptions.DEFAULT_MAX_ENTRIES,
+                MAX_BATCH,
+                MAX_BODY,
+                windows(),
+                clock);
     }
 
     @AfterAll

@@ -3,7 +3,7 @@ package dev.dedup.agent.contract;
 import dev.dedup.agent.config.WindowOptions;
 
 /** The contract against three Redis shards with every namespace filed by event time. */
-class ShardedRedisEventTimeContractTest extends RedisContractTest {
+class ShardedRedisEventTimeContractIT extends RedisContractIT {
 
     @Override
     protected int shards() {

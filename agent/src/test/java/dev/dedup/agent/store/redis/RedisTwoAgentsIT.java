@@ -1,7 +1,7 @@
-package dev.dedup.agent.redis;
+package dev.dedup.agent.store.redis;
 
-import static dev.dedup.agent.redis.RedisTier.items;
-import static dev.dedup.agent.redis.RedisTier.withOwner;
+import static dev.dedup.agent.store.redis.RedisTier.items;
+import static dev.dedup.agent.store.redis.RedisTier.withOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dedup.agent.Agent;
