@@ -18,7 +18,8 @@
 # watermark delay; late copies and late originals come 0.3 to 0.6 of it late), DURATION (default 30m of writes per
 # side), TRIGGER (micro-batch interval, default 5s), PARTITIONS (default 4), SIDES (default
 # ours-embedded,spark-rocksdb; also ours-redis-3, and spark-3.5-rocksdb: Spark's own on Spark 3.5 for Scala 2.13,
-# which needs shared/examples/spark-3.5 built), KILL_AT (kill -9 of each side's Spark job that long into the stream, then a restart
+# which needs shared/examples/spark-3.5 built), SHARD_ROUND_TRIP (0; e.g. 0.3ms or 1ms: ours-redis-3's shards behind
+# loadtest's delaying proxy, that much further away, SHARD_JITTER more or less), KILL_AT (kill -9 of each side's Spark job that long into the stream, then a restart
 # from its checkpoint; default 0, none), BENCH_JAVA_OPTS (the main JVM's flags). Note that Kafka, Spark, the agent
 # and PostgreSQL share this machine's cores.
 set -euo pipefail
@@ -44,6 +45,10 @@ for f in "$agent_jar" "$examples/target/test-classes/dev/dedup/examples/bench/Pi
 done
 # the agent from the work directory, so that a build cannot swap it under a running agent
 cp "$agent_jar" "$work/dedup-agent.jar"
+if [ "${SHARD_ROUND_TRIP:-0}" != 0 ]; then
+  [ -f "$loadtest_jar" ] || { echo "$name: $loadtest_jar is missing; run 'mvn -B -DskipTests package' first" >&2; exit 2; }
+  cp "$loadtest_jar" "$work/dedup-loadtest.jar"
+fi
 mkdir -p "$root/loadtest/target"
 
 # What Spark needs on Java 17: the examples' failsafe flags (their POM's spark.java17.flags), for the jobs' JVMs.
@@ -60,10 +65,12 @@ run_at() {
     -Dpipeline.agent.jar="$work/dedup-agent.jar" \
     -Dpipeline.classpath.file="$examples/target/test-classpath.txt" \
     -Dpipeline.spark.jvm.flags="$spark_flags" \
+    -Dpipeline.delay.proxy.jar="$work/dedup-loadtest.jar" \
     -cp "target/test-classes:target/classes:$(cat target/test-classpath.txt)" \
     dev.dedup.examples.bench.PipelineBench \
     --rate "$1" --window "${WINDOW:-10m}" --duration "${DURATION:-30m}" --trigger "${TRIGGER:-5s}" \
     --partitions "${PARTITIONS:-4}" --sides "${SIDES:-ours-embedded,spark-rocksdb}" --kill-at "${KILL_AT:-0}" \
+    --shard-round-trip "${SHARD_ROUND_TRIP:-0}" --shard-jitter "${SHARD_JITTER:-0}" \
     --out "$out" --work "$work/run-$1" &
   pids+=($!)
   wait "$!" || status=$?
@@ -83,16 +90,17 @@ done
 python3 - "$work" ${RATES} <<'PY'
 import json, sys, pathlib
 work, rates = pathlib.Path(sys.argv[1]), sys.argv[2:]
-print("| ids/s | side | kept up | drain s | lag at the last record | batch p50 / p99 ms | job CPU µs/id | agent CPU µs/id | lost, twice |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| ids/s | side | kept up | drain s | lag at the last record | batch p50 / p99 ms | job CPU µs/id | agent CPU µs/id | proxy CPU µs/id | lost, twice |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for rate in rates:
     for f in sorted((work / f"results-{rate}").glob("pipeline-bench-*.json")):
         for line in f.read_text().splitlines():
             run = json.loads(line); r = run["result"]; unique = max(r["unique"], 1)
             agent = "—" if r["agentCpuMillis"] < 0 else f'{r["agentCpuMillis"] * 1000 / unique:.1f}'
+            proxy = "—" if r["proxyCpuMillis"] < 0 else f'{r["proxyCpuMillis"] * 1000 / unique:.1f}'
             trigger_ms = float(run["trigger"].removeprefix("PT").removesuffix("S")) * 1000
             kept = r["caughtUp"] and r["drainMillis"] <= 2 * trigger_ms
             print(f'| {run["rate"]:,} | {r["side"]} | {"yes" if kept else "no"} | '
                   f'{r["drainMillis"] / 1000:.1f} | {r["lagAtEnd"]:,} | {r["batchP50Ms"]} / {r["batchP99Ms"]} | '
-                  f'{r["jobCpuMillis"] * 1000 / unique:.1f} | {agent} | {r["lost"]}, {r["countedTwice"]} |')
+                  f'{r["jobCpuMillis"] * 1000 / unique:.1f} | {agent} | {proxy} | {r["lost"]}, {r["countedTwice"]} |')
 PY

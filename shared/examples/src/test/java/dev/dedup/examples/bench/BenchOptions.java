@@ -18,6 +18,9 @@ import java.util.stream.Collectors;
  * @param trigger     the micro-batch interval ({@code Trigger.ProcessingTime})
  * @param killAt      when set, the Spark job is killed ({@code kill -9}) that long into the stream and restarted from
  *                    its checkpoint; zero for none
+ * @param shardRoundTrip the round trip added between the agent and its Redis shards by a delaying proxy
+ *                    ({@link ShardDelay}); zero for none, the shards on loopback
+ * @param shardJitter  each round trip {@code shardRoundTrip} ± this much
  * @param out         where the JSON and TSV results are written
  * @param work        a directory for the broker, the agents and the checkpoints (removed by the caller)
  */
@@ -29,6 +32,8 @@ public record BenchOptions(
         int partitions,
         List<Side> sides,
         Duration killAt,
+        Duration shardRoundTrip,
+        Duration shardJitter,
         Path out,
         Path work,
         long seed) {
@@ -76,6 +81,10 @@ public record BenchOptions(
         if (duration.compareTo(window) < 0) {
             throw new IllegalArgumentException("--duration: " + duration + " is shorter than the window " + window);
         }
+        if (shardJitter.compareTo(shardRoundTrip) > 0) {
+            throw new IllegalArgumentException(
+                    "--shard-jitter: " + shardJitter + " is more than the round trip " + shardRoundTrip);
+        }
         if (sides.isEmpty()) {
             throw new IllegalArgumentException("--sides: none");
         }
@@ -88,7 +97,8 @@ public record BenchOptions(
 
     /**
      * Parses {@code --rate N --window 10m --duration 30m --trigger 5s --partitions 4 --sides a,b --kill-at 0
-     * --out DIR --work DIR --seed N}; durations as the agent writes them ({@code 500ms}, {@code 30s}, {@code 15m}).
+     * --shard-round-trip 0 --shard-jitter 0 --out DIR --work DIR --seed N}; durations as the agent writes them
+     * ({@code 500ms}, {@code 30s}, {@code 15m}), and {@code 300us} or {@code 0.3ms}.
      */
     public static BenchOptions parse(String[] args) {
         int rate = 1_000;
@@ -98,6 +108,8 @@ public record BenchOptions(
         int partitions = 4;
         List<Side> sides = List.of(Side.OURS_EMBEDDED, Side.SPARK);
         Duration killAt = Duration.ZERO;
+        Duration shardRoundTrip = Duration.ZERO;
+        Duration shardJitter = Duration.ZERO;
         Path out = Path.of("target");
         Path work = null;
         long seed = 42;
@@ -121,6 +133,8 @@ public record BenchOptions(
                     sides = s;
                 }
                 case "--kill-at" -> killAt = duration(flag, v);
+                case "--shard-round-trip" -> shardRoundTrip = duration(flag, v);
+                case "--shard-jitter" -> shardJitter = duration(flag, v);
                 case "--out" -> out = Path.of(v);
                 case "--work" -> work = Path.of(v);
                 case "--seed" -> seed = Long.parseLong(v);
@@ -130,18 +144,33 @@ public record BenchOptions(
         if (work == null) {
             throw new IllegalArgumentException("--work: required (a directory the caller removes)");
         }
-        return new BenchOptions(rate, window, duration, trigger, partitions, sides, killAt, out, work, seed);
+        return new BenchOptions(
+                rate,
+                window,
+                duration,
+                trigger,
+                partitions,
+                sides,
+                killAt,
+                shardRoundTrip,
+                shardJitter,
+                out,
+                work,
+                seed);
     }
 
-    /** {@code 500ms}, {@code 30s}, {@code 15m}, {@code 2h}, or {@code 0}. */
+    /** {@code 300us}, {@code 500ms}, {@code 30s}, {@code 15m}, {@code 2h}, or {@code 0}. */
     static Duration duration(String flag, String v) {
         String s = v.trim().toLowerCase(Locale.ROOT);
         try {
             if (s.equals("0")) {
                 return Duration.ZERO;
             }
-            if (s.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            if (s.endsWith("us")) {
+                return Duration.ofNanos(Long.parseLong(s.substring(0, s.length() - 2)) * 1000);
+            }
+            if (s.endsWith("ms")) { // 0.3ms as well as 500ms
+                return Duration.ofNanos(Math.round(Double.parseDouble(s.substring(0, s.length() - 2)) * 1e6));
             }
             long n = Long.parseLong(s.substring(0, s.length() - 1));
             return switch (s.charAt(s.length() - 1)) {
@@ -151,7 +180,7 @@ public record BenchOptions(
                 default -> throw new NumberFormatException(s);
             };
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            throw new IllegalArgumentException(flag + ": " + v + " is not a duration (500ms, 30s, 15m, 2h)");
+            throw new IllegalArgumentException(flag + ": " + v + " is not a duration (300us, 500ms, 30s, 15m, 2h)");
         }
     }
 }

@@ -43,7 +43,7 @@ public final class PipelineBench {
         List<SideResult> results = new ArrayList<>();
         log(String.format(
                 Locale.ROOT,
-                "%d ids/s for %s, window %s (copies %d-%d s late), trigger %s, %d partitions, %d cores: %s",
+                "%d ids/s for %s, window %s (copies %d-%d s late), trigger %s, %d partitions, %d cores: %s%s",
                 options.rate(),
                 options.duration(),
                 options.window(),
@@ -52,7 +52,11 @@ public final class PipelineBench {
                 options.trigger(),
                 options.partitions(),
                 Runtime.getRuntime().availableProcessors(),
-                options.sides()));
+                options.sides(),
+                options.shardRoundTrip().isZero()
+                        ? ""
+                        : "; Redis shards " + options.shardRoundTrip().toNanos() / 1000 + " µs ± "
+                                + options.shardJitter().toNanos() / 1000 + " µs away"));
         try (KafkaBroker broker = KafkaBroker.start(options.work().resolve("kafka"))) {
             for (BenchOptions.Side side : options.sides()) {
                 log(side.label + ": starting");
@@ -84,7 +88,15 @@ public final class PipelineBench {
     }
 
     /** A JSON line: the run's settings and one side's figures. */
-    record Run(int rate, String window, String duration, String trigger, int partitions, SideResult result) {
+    record Run(
+            int rate,
+            String window,
+            String duration,
+            String trigger,
+            int partitions,
+            String shardRoundTrip,
+            String shardJitter,
+            SideResult result) {
         Run(BenchOptions o, SideResult r) {
             this(
                     o.rate(),
@@ -92,6 +104,8 @@ public final class PipelineBench {
                     o.duration().toString(),
                     o.trigger().toString(),
                     o.partitions(),
+                    o.shardRoundTrip().toString(),
+                    o.shardJitter().toString(),
                     r);
         }
     }

@@ -37,6 +37,8 @@ class PipelineBenchIT {
                 4,
                 List.of(BenchOptions.Side.OURS_EMBEDDED, BenchOptions.Side.SPARK),
                 Duration.ZERO,
+                Duration.ZERO,
+                Duration.ZERO,
                 out,
                 work,
                 42);

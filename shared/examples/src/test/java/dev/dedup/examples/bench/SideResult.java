@@ -21,6 +21,8 @@ import java.util.Locale;
  * @param checkpointDiskBytes the checkpoint directory's size at the end
  * @param jobCpuMillis     the Spark job's JVM (driver and executor in local mode) from the first record to caught up
  * @param agentCpuMillis   the agent's over the same span, and the Redis shards' with it on Redis
+ * @param proxyCpuMillis   the delaying proxy's in front of the shards ({@code --shard-round-trip}) over the same
+ *                         span; -1 without one
  * @param drainMillis      from the last record written until a batch had read to the topic's end
  * @param lagAtEnd         records written and not yet read when the last one was written
  * @param recoveryMillis   from {@code kill -9} of the job until a batch after its restart read all the topic held
@@ -51,6 +53,7 @@ public record SideResult(
         long agentRssMaxBytes,
         long jobCpuMillis,
         long agentCpuMillis,
+        long proxyCpuMillis,
         long drainMillis,
         long lagAtEnd,
         boolean caughtUp,

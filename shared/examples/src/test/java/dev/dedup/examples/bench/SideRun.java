@@ -46,6 +46,7 @@ final class SideRun implements AutoCloseable {
     private final Path dir;
     private final String topic;
     private final List<RedisServer> shards = new ArrayList<>();
+    private ShardDelay shardDelay;
     private final AtomicReference<ChildJvm> job = new AtomicReference<>();
     private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
     private final Map<Path, Long> checkpointFiles = new ConcurrentHashMap<>();
@@ -78,11 +79,16 @@ final class SideRun implements AutoCloseable {
             for (int i = 0; i < 3; i++) {
                 shards.add(RedisServer.start(dir.resolve("redis-" + i)));
             }
-            agent = Agent.redis(
-                    "agent",
-                    dir.resolve("agent"),
-                    shards.stream().map(RedisServer::uri).toList(),
-                    window);
+            List<String> uris = shards.stream().map(RedisServer::uri).toList();
+            if (!options.shardRoundTrip().isZero()) {
+                shardDelay = ShardDelay.start(
+                        shards.stream().map(RedisServer::port).toList(),
+                        options.shardRoundTrip(),
+                        options.shardJitter(),
+                        dir.resolve("delay-proxy.log"));
+                uris = shardDelay.uris();
+            }
+            agent = Agent.redis("agent", dir.resolve("agent"), uris, window);
         }
         long redisBefore = usedMemory();
         Path progress = dir.resolve("progress.jsonl");
@@ -109,6 +115,7 @@ final class SideRun implements AutoCloseable {
                 w * 6 / 10);
         long jobCpuStart = jobCpuMillis();
         long agentCpuStart = agentCpuMillis();
+        long proxyCpuStart = proxyCpuMillis();
         AtomicLong killedAt = new AtomicLong(-1);
         if (!options.killAt().isZero()) {
             sampler.schedule(
@@ -141,6 +148,7 @@ final class SideRun implements AutoCloseable {
         sample();
         long jobCpuEnd = jobCpuMillis();
         long agentCpuEnd = agentCpuMillis();
+        long proxyCpuEnd = proxyCpuMillis();
         JsonNode stats = agent == null ? null : stats();
         long redisAfter = usedMemory();
         job.get().terminate(Duration.ofSeconds(30));
@@ -201,6 +209,7 @@ final class SideRun implements AutoCloseable {
                 agentRss.get(),
                 jobCpuEnd - jobCpuStart,
                 agent == null ? -1 : agentCpuEnd - agentCpuStart,
+                shardDelay == null ? -1 : proxyCpuEnd - proxyCpuStart,
                 drain,
                 lagAtEnd,
                 caughtUp,
@@ -319,6 +328,10 @@ final class SideRun implements AutoCloseable {
         return cpu;
     }
 
+    private long proxyCpuMillis() {
+        return shardDelay == null ? 0 : Proc.cpuMillis(shardDelay.pid());
+    }
+
     private long usedMemory() throws IOException {
         long sum = 0;
         for (RedisServer s : shards) {
@@ -360,6 +373,9 @@ final class SideRun implements AutoCloseable {
         }
         if (agent != null) {
             agent.close();
+        }
+        if (shardDelay != null) {
+            shardDelay.close();
         }
         shards.forEach(RedisServer::close);
         if (db != null) {
