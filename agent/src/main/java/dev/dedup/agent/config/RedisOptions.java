@@ -13,10 +13,6 @@ import java.util.List;
  *                    the URI, or {@code redis-sentinel://s1:26379,s2:26379#master} for a Sentinel-managed
  *                    primary, followed to its replica on failover); empty means the embedded store
  * @param timeout     how long one script call may take before the batch is answered 503
- * @param timeBucketRecords claims a bucket of a namespace filed by event time is planned to hold (its
- *                    event rate sizes the buckets for about 100); a bucket takes any number, and claims
- *                    beyond this are counted ({@code dedup_redis_overfull_total}) as a sign that the
- *                    namespace's event rate is set below its real rate
  * @param keyPrefix   first bytes of every key, and of the release channel's name
  * @param maxInFlight script calls queued per shard before new batches are answered 503
  * @param caFile      PEM file of the certificate authorities trusted for {@code rediss://} shards, or null for
@@ -37,7 +33,6 @@ import java.util.List;
 public record RedisOptions(
         List<String> uris,
         Duration timeout,
-        int timeBucketRecords,
         String keyPrefix,
         int maxInFlight,
         Path caFile,
@@ -48,7 +43,6 @@ public record RedisOptions(
         int clusterGroups) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
-    public static final int DEFAULT_TIME_BUCKET_RECORDS = 384;
     public static final String DEFAULT_KEY_PREFIX = "dd";
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_WAIT_REPLICAS = 0;
@@ -96,11 +90,6 @@ public record RedisOptions(
                 "redis-timeout",
                 Durations.format(timeout),
                 "use 10ms or more");
-        ConfigException.require(
-                timeBucketRecords >= 1 && timeBucketRecords <= 1_000_000,
-                "redis-time-bucket-records",
-                timeBucketRecords,
-                "use 1 to 1000000");
         ConfigException.require(
                 keyPrefix != null
                         && !keyPrefix.isEmpty()
@@ -150,7 +139,6 @@ public record RedisOptions(
     public Builder toBuilder() {
         return new Builder(uris)
                 .timeout(timeout)
-                .timeBucketRecords(timeBucketRecords)
                 .keyPrefix(keyPrefix)
                 .maxInFlight(maxInFlight)
                 .caFile(caFile)
@@ -165,7 +153,6 @@ public record RedisOptions(
     public static final class Builder {
         private List<String> uris;
         private Duration timeout = DEFAULT_TIMEOUT;
-        private int timeBucketRecords = DEFAULT_TIME_BUCKET_RECORDS;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private Path caFile;
@@ -186,11 +173,6 @@ public record RedisOptions(
 
         public Builder timeout(Duration timeout) {
             this.timeout = timeout;
-            return this;
-        }
-
-        public Builder timeBucketRecords(int records) {
-            this.timeBucketRecords = records;
             return this;
         }
 
@@ -238,7 +220,6 @@ public record RedisOptions(
             return new RedisOptions(
                     uris,
                     timeout,
-                    timeBucketRecords,
                     keyPrefix,
                     maxInFlight,
                     caFile,
