@@ -38,7 +38,13 @@ final class Draft {
         WindowOptions windows = new WindowOptions(window, namespaceWindows, eventRates, windowModes);
         RedisOptions redisTier =
                 redisOptions.uris(redis).transition(transition()).build();
-        return new AgentOptions(http, embedded, windows, redisTier, new NearCacheOptions(nearCacheSize));
+        return AgentOptions.builder()
+                .http(http)
+                .embedded(embedded)
+                .windows(windows)
+                .redis(redisTier)
+                .nearCache(new NearCacheOptions(nearCacheSize))
+                .build();
     }
 
     /** {@code ops-port}, with {@code ops-host}; null when no ops-port is given. */
