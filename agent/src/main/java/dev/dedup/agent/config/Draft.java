@@ -13,7 +13,7 @@ import java.util.TreeMap;
 final class Draft {
 
     final HttpOptions.Builder httpOptions = HttpOptions.builder();
-    Setting.Value opsPort;
+    Integer opsPort;
     Setting.Value opsHost;
 
     Path dataDir = EmbeddedStoreOptions.DEFAULT_DATA_DIR;
@@ -55,7 +55,7 @@ final class Draft {
             }
             return null;
         }
-        return new OpsOptions(opsHost == null ? OpsOptions.DEFAULT_HOST : opsHost.text(), opsPort.integer());
+        return new OpsOptions(opsHost == null ? OpsOptions.DEFAULT_HOST : opsHost.text(), opsPort);
     }
 
     /** {@code redis-previous} and {@code redis-cutover}, both or neither. */
