@@ -87,7 +87,7 @@ HEAD = b'dd:b' + TABLE + b':'
 CHANNEL = b'dd:released'
 TOPOLOGY = b'dd:topology'
 TOPOLOGY_RECORD = b'dedup-topology v1 deployment=scripts epoch=1 shard=0 of=1'
-TIME_BUCKET_RECORDS = b'384'  # RedisOptions.DEFAULT_TIME_BUCKET_RECORDS
+TIME_BUCKET_RECORDS = b'384'  # TimeBuckets.OVERFULL_RECORDS
 NAMESPACE_TAG = 7
 EPOCH_SECOND = 1700000000
 

@@ -76,8 +76,7 @@ public final class Agent implements AutoCloseable {
         }
         AgentOptions options = http == requested.http()
                 ? requested
-                : new AgentOptions(
-                        http, requested.embedded(), requested.windows(), requested.redis(), requested.nearCache());
+                : requested.toBuilder().http(http).build();
         AgentMetrics metrics = new AgentMetrics();
         // First the event loops: the Redis client's connections share them with the HTTP servers.
         Vertx vertx = Vertx.vertx(

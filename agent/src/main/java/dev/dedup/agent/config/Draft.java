@@ -13,7 +13,7 @@ import java.util.TreeMap;
 final class Draft {
 
     final HttpOptions.Builder httpOptions = HttpOptions.builder();
-    Setting.Value opsPort;
+    Integer opsPort;
     Setting.Value opsHost;
 
     Path dataDir = EmbeddedStoreOptions.DEFAULT_DATA_DIR;
@@ -38,7 +38,13 @@ final class Draft {
         WindowOptions windows = new WindowOptions(window, namespaceWindows, eventRates, windowModes);
         RedisOptions redisTier =
                 redisOptions.uris(redis).transition(transition()).build();
-        return new AgentOptions(http, embedded, windows, redisTier, new NearCacheOptions(nearCacheSize));
+        return AgentOptions.builder()
+                .http(http)
+                .embedded(embedded)
+                .windows(windows)
+                .redis(redisTier)
+                .nearCache(new NearCacheOptions(nearCacheSize))
+                .build();
     }
 
     /** {@code ops-port}, with {@code ops-host}; null when no ops-port is given. */
@@ -49,7 +55,7 @@ final class Draft {
             }
             return null;
         }
-        return new OpsOptions(opsHost == null ? OpsOptions.DEFAULT_HOST : opsHost.text(), opsPort.integer());
+        return new OpsOptions(opsHost == null ? OpsOptions.DEFAULT_HOST : opsHost.text(), opsPort);
     }
 
     /** {@code redis-previous} and {@code redis-cutover}, both or neither. */

@@ -16,18 +16,15 @@ public record EmbeddedStoreOptions(Path dataDir, long slots, int ways) {
     public static final long DEFAULT_SLOTS = 1L << 24;
 
     public static final int DEFAULT_WAYS = 8;
-    public static final long MIN_SLOTS = 1024;
-    /** 2^36 slots: a 1 TiB file. */
-    public static final long MAX_SLOTS = 1L << 36;
+    /** Up to 2^36 slots: a 1 TiB file. */
+    public static final Bounds<Long> SLOTS_BOUNDS = Bounds.longs(1024, 1L << 36);
+
+    public static final Bounds<Integer> WAYS_BOUNDS = Bounds.intChoices(4, 8, 16);
 
     public EmbeddedStoreOptions {
         ConfigException.require(dataDir != null, "data-dir", dataDir, "give a directory");
-        ConfigException.require(
-                slots >= MIN_SLOTS && slots <= MAX_SLOTS,
-                "embedded-slots",
-                slots,
-                "use " + MIN_SLOTS + " to " + MAX_SLOTS);
-        ConfigException.require(ways == 4 || ways == 8 || ways == 16, "embedded-ways", ways, "use 4, 8 or 16");
+        SLOTS_BOUNDS.check("embedded-slots", slots);
+        WAYS_BOUNDS.check("embedded-ways", ways);
     }
 
     public static EmbeddedStoreOptions defaults() {

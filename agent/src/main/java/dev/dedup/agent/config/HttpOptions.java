@@ -35,19 +35,26 @@ public record HttpOptions(
     public static final long DEFAULT_MAX_BODY = 8L << 20;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
-    /** 1 GiB: bodies are held in memory whole. */
-    public static final long MAX_MAX_BODY = 1L << 30;
+
+    /** A port to bind, the claim port's or the operations port's: 0 picks a free one. */
+    public static final Bounds<Integer> PORT_BOUNDS = Bounds.ints(0, 65535);
+
+    public static final Bounds<Integer> MAX_BATCH_BOUNDS = Bounds.ints(1, 1_000_000);
+    /** Up to 1 GiB: bodies are held in memory whole. */
+    public static final Bounds<Long> MAX_BODY_BOUNDS = Bounds.sizes(64, 1L << 30);
+
+    public static final Bounds<Duration> IDLE_TIMEOUT_BOUNDS = Bounds.durationsFrom(Duration.ofSeconds(1));
+    public static final Bounds<Integer> EVENT_LOOPS_BOUNDS = Bounds.ints(1, 256);
+    public static final Bounds<Duration> SHUTDOWN_GRACE_BOUNDS = Bounds.durationsFrom(Duration.ZERO);
 
     public HttpOptions {
         ConfigException.require(host != null && !host.isBlank(), "host", host, "give an address to bind");
-        ConfigException.require(port >= 0 && port <= 65535, "port", port, "use 1 to 65535");
-        ConfigException.require(maxBatch >= 1 && maxBatch <= 1_000_000, "max-batch", maxBatch, "use 1 to 1000000");
-        ConfigException.require(maxBody >= 64 && maxBody <= MAX_MAX_BODY, "max-body", maxBody, "use 64 bytes to 1GiB");
-        ConfigException.require(
-                idleTimeout.toMillis() >= 1000, "idle-timeout", Durations.format(idleTimeout), "use 1s or more");
-        ConfigException.require(eventLoops >= 1 && eventLoops <= 256, "event-loops", eventLoops, "use 1 to 256");
-        ConfigException.require(
-                !shutdownGrace.isNegative(), "shutdown-grace", Durations.format(shutdownGrace), "use 0s or more");
+        PORT_BOUNDS.check("port", port);
+        MAX_BATCH_BOUNDS.check("max-batch", maxBatch);
+        MAX_BODY_BOUNDS.check("max-body", maxBody);
+        IDLE_TIMEOUT_BOUNDS.check("idle-timeout", idleTimeout);
+        EVENT_LOOPS_BOUNDS.check("event-loops", eventLoops);
+        SHUTDOWN_GRACE_BOUNDS.check("shutdown-grace", shutdownGrace);
         if (token != null) {
             // The value is a secret: the message names the setting, never the value.
             ConfigException.require(

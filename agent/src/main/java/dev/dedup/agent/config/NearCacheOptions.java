@@ -10,15 +10,12 @@ public record NearCacheOptions(long maxEntries) {
 
     /** 1 Mi ids, 24 MiB of heap. */
     public static final long DEFAULT_MAX_ENTRIES = 1L << 20;
-    /** 512 Mi ids, 12 GiB of heap. */
-    public static final long MAX_ENTRIES = 1L << 29;
+    /** Up to 512 Mi ids, 12 GiB of heap; 0 turns the cache off. */
+    public static final Bounds<Long> SIZE_BOUNDS =
+            Bounds.longs(8, 1L << 29).orOff(0L).in("entries");
 
     public NearCacheOptions {
-        ConfigException.require(
-                maxEntries == 0 || (maxEntries >= 8 && maxEntries <= MAX_ENTRIES),
-                "near-cache-size",
-                maxEntries,
-                "use 0 (off) or 8 to 2^29 entries");
+        SIZE_BOUNDS.check("near-cache-size", maxEntries);
     }
 
     public static NearCacheOptions defaults() {

@@ -18,7 +18,7 @@ public record OpsOptions(String host, int port) {
 
     public OpsOptions {
         ConfigException.require(host != null && !host.isBlank(), "ops-host", host, "give an address to bind");
-        ConfigException.require(port >= 0 && port <= 65535, "ops-port", port, "use 1 to 65535");
+        HttpOptions.PORT_BOUNDS.check("ops-port", port);
         try {
             java.net.InetAddress.getByName(host);
         } catch (java.net.UnknownHostException e) {

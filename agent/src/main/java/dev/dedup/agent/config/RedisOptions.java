@@ -13,10 +13,6 @@ import java.util.List;
  *                    the URI, or {@code redis-sentinel://s1:26379,s2:26379#master} for a Sentinel-managed
  *                    primary, followed to its replica on failover); empty means the embedded store
  * @param timeout     how long one script call may take before the batch is answered 503
- * @param timeBucketRecords claims a bucket of a namespace filed by event time is planned to hold (its
- *                    event rate sizes the buckets for about 100); a bucket takes any number, and claims
- *                    beyond this are counted ({@code dedup_redis_overfull_total}) as a sign that the
- *                    namespace's event rate is set below its real rate
  * @param keyPrefix   first bytes of every key, and of the release channel's name
  * @param maxInFlight script calls queued per shard before new batches are answered 503
  * @param caFile      PEM file of the certificate authorities trusted for {@code rediss://} shards, or null for
@@ -32,12 +28,11 @@ import java.util.List;
  * @param transition  a declared change from a previous shard list to {@code uris}, or null (docs/redis.md)
  * @param clusterGroups with a Redis Cluster ({@code redis-cluster://} or {@code rediss-cluster://}, the only
  *                    URI): the groups ids are spread over, each one hash slot of its own, in place of shards;
- *                    a power of two from 1 to 1024
+ *                    within {@link #CLUSTER_GROUPS_BOUNDS}
  */
 public record RedisOptions(
         List<String> uris,
         Duration timeout,
-        int timeBucketRecords,
         String keyPrefix,
         int maxInFlight,
         Path caFile,
@@ -48,12 +43,20 @@ public record RedisOptions(
         int clusterGroups) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
-    public static final int DEFAULT_TIME_BUCKET_RECORDS = 384;
     public static final String DEFAULT_KEY_PREFIX = "dd";
     public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
     public static final int DEFAULT_WAIT_REPLICAS = 0;
     /** Groups (one hash slot each) of a Redis Cluster: see docs/redis.md#redis-cluster for the measurement. */
     public static final int DEFAULT_CLUSTER_GROUPS = 32;
+
+    public static final Bounds<Duration> TIMEOUT_BOUNDS = Bounds.durationsFrom(Duration.ofMillis(10));
+    public static final Bounds<Integer> MAX_IN_FLIGHT_BOUNDS = Bounds.intsFrom(1);
+    public static final Bounds<Integer> WAIT_REPLICAS_BOUNDS = Bounds.ints(0, 16);
+    /** Each group is one hash slot of the Cluster's 16,384. */
+    public static final Bounds<Integer> CLUSTER_GROUPS_BOUNDS =
+            Bounds.ints(1, 1024).powersOfTwo();
+    /** Longest key prefix: it starts every key. */
+    public static final int MAX_KEY_PREFIX_LENGTH = 32;
 
     public static final String CLUSTER_SCHEME = "redis-cluster://";
     public static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
@@ -80,46 +83,29 @@ public record RedisOptions(
                             + " clusters (name several of its nodes inside it: redis-cluster://h1:port,h2:port)");
         }
         boolean cluster = uris.size() == 1 && isCluster(uris.get(0));
-        ConfigException.require(
-                validClusterGroups(clusterGroups),
-                "redis-cluster-groups",
-                clusterGroups,
-                "use a power of two from 1 to 1024");
+        CLUSTER_GROUPS_BOUNDS.check("redis-cluster-groups", clusterGroups);
         ConfigException.require(
                 !cluster || transition == null,
                 "redis-previous",
                 transition == null ? null : transition.previous(),
                 "a Redis Cluster moves its slots itself (redis-cli --cluster reshard): there is no shard list to"
                         + " change; drop redis-previous and redis-cutover");
-        ConfigException.require(
-                !timeout.isNegative() && timeout.toMillis() >= 10,
-                "redis-timeout",
-                Durations.format(timeout),
-                "use 10ms or more");
-        ConfigException.require(
-                timeBucketRecords >= 1 && timeBucketRecords <= 1_000_000,
-                "redis-time-bucket-records",
-                timeBucketRecords,
-                "use 1 to 1000000");
+        TIMEOUT_BOUNDS.check("redis-timeout", timeout);
         ConfigException.require(
                 keyPrefix != null
                         && !keyPrefix.isEmpty()
-                        && keyPrefix.length() <= 32
+                        && keyPrefix.length() <= MAX_KEY_PREFIX_LENGTH
                         && keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '{' && c != '}'),
                 "redis-prefix",
                 keyPrefix,
-                "use 1 to 32 printable characters other than { and }");
-        ConfigException.require(maxInFlight >= 1, "redis-max-in-flight", maxInFlight, "use 1 or more");
+                "use 1 to " + MAX_KEY_PREFIX_LENGTH + " printable characters other than { and }");
+        MAX_IN_FLIGHT_BOUNDS.check("redis-max-in-flight", maxInFlight);
         ConfigException.require(
                 caFile == null || Files.isRegularFile(caFile) && Files.isReadable(caFile),
                 "redis-ca-file",
                 caFile,
                 "not a readable file");
-        ConfigException.require(
-                waitReplicas >= 0 && waitReplicas <= 16,
-                "redis-wait-replicas",
-                waitReplicas,
-                "use 0 (do not wait) to 16");
+        WAIT_REPLICAS_BOUNDS.check("redis-wait-replicas", waitReplicas);
         ConfigException.require(
                 transition == null || !uris.isEmpty(),
                 "redis-previous",
@@ -150,7 +136,6 @@ public record RedisOptions(
     public Builder toBuilder() {
         return new Builder(uris)
                 .timeout(timeout)
-                .timeBucketRecords(timeBucketRecords)
                 .keyPrefix(keyPrefix)
                 .maxInFlight(maxInFlight)
                 .caFile(caFile)
@@ -165,7 +150,6 @@ public record RedisOptions(
     public static final class Builder {
         private List<String> uris;
         private Duration timeout = DEFAULT_TIMEOUT;
-        private int timeBucketRecords = DEFAULT_TIME_BUCKET_RECORDS;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private Path caFile;
@@ -186,11 +170,6 @@ public record RedisOptions(
 
         public Builder timeout(Duration timeout) {
             this.timeout = timeout;
-            return this;
-        }
-
-        public Builder timeBucketRecords(int records) {
-            this.timeBucketRecords = records;
             return this;
         }
 
@@ -238,7 +217,6 @@ public record RedisOptions(
             return new RedisOptions(
                     uris,
                     timeout,
-                    timeBucketRecords,
                     keyPrefix,
                     maxInFlight,
                     caFile,
@@ -248,11 +226,6 @@ public record RedisOptions(
                     transition,
                     clusterGroups);
         }
-    }
-
-    /** Whether {@code groups} is a {@code redis-cluster-groups} the agent takes: a power of two from 1 to 1,024. */
-    public static boolean validClusterGroups(int groups) {
-        return groups >= 1 && groups <= 1024 && Integer.bitCount(groups) == 1;
     }
 
     /** Whether {@code uri} names a Redis Cluster (by some of its nodes) rather than one shard. */

@@ -12,11 +12,15 @@ import java.util.Locale;
  * <p>A per-namespace setting ({@code --namespace-window clicks=48h}) is a list of {@code ns=value} entries
  * under a flag, a plural environment variable ({@code DEDUP_NAMESPACE_WINDOWS}) and one file key per
  * namespace ({@code namespace.clicks.window}).
+ *
+ * <p>A setting with {@link Bounds} parses its value with them and refuses one out of them, naming the setting
+ * ({@code max-batch}, {@code namespace.clicks.event-rate}); its doc writes them where it says {@value #BOUNDS}.
  */
 record Setting(
         String name,
         String defaultText,
         String doc,
+        Bounds<?> bounds,
         boolean flagAlone,
         Setting.Apply apply,
         Setting.ApplyToNamespace applyToNamespace,
@@ -36,6 +40,31 @@ record Setting(
         void apply(Draft draft, String namespace, Value value);
     }
 
+    /** How a value read and checked by the setting's bounds enters the options. */
+    @FunctionalInterface
+    interface ApplyChecked<T> {
+        void apply(Draft draft, T value);
+    }
+
+    /** How one {@code ns=value} entry, its value read and checked by the setting's bounds, enters them. */
+    @FunctionalInterface
+    interface ApplyCheckedToNamespace<T> {
+        void apply(Draft draft, String namespace, T value);
+    }
+
+    /** Where a doc writes its setting's bounds. */
+    static final String BOUNDS = "{bounds}";
+
+    Setting {
+        if ((bounds != null) != doc.contains(BOUNDS)) {
+            throw new IllegalArgumentException(
+                    name + ": a setting with bounds writes them in its doc as " + BOUNDS + ", and only such a setting");
+        }
+        if (bounds != null) {
+            doc = doc.replace(BOUNDS, bounds.markdown());
+        }
+    }
+
     /**
      * A setting with one value.
      *
@@ -44,12 +73,28 @@ record Setting(
      * @param doc what it does, in Markdown; links are relative to {@code docs/}
      */
     static Setting of(String name, String defaultText, String doc, Apply apply) {
-        return new Setting(name, defaultText, doc, false, apply, null, null, null, null);
+        return new Setting(name, defaultText, doc, null, false, apply, null, null, null, null);
+    }
+
+    /** A setting whose value is read and checked by {@code bounds}, which its doc writes at {@value #BOUNDS}. */
+    static <T extends Comparable<? super T>> Setting of(
+            String name, String defaultText, Bounds<T> bounds, String doc, ApplyChecked<T> apply) {
+        return new Setting(
+                name,
+                defaultText,
+                doc,
+                bounds,
+                false,
+                (d, v) -> apply.apply(d, bounds.parse(name, v)),
+                null,
+                null,
+                null,
+                null);
     }
 
     /** A boolean setting: the flag alone means {@code true}. */
     static Setting flag(String name, String doc, Apply apply) {
-        return new Setting(name, "`false`", doc, true, apply, null, null, null, null);
+        return new Setting(name, "`false`", doc, null, true, apply, null, null, null, null);
     }
 
     /**
@@ -67,12 +112,38 @@ record Setting(
             String defaultText,
             String doc,
             ApplyToNamespace apply) {
-        return new Setting(name, defaultText, doc, false, null, apply, env, fileSuffix, entryForm);
+        return new Setting(name, defaultText, doc, null, false, null, apply, env, fileSuffix, entryForm);
+    }
+
+    /**
+     * A list of {@code ns=value} entries, each value read and checked by {@code bounds}: a value out of them is
+     * refused naming the namespace's file key ({@code namespace.clicks.event-rate}).
+     */
+    static <T extends Comparable<? super T>> Setting perNamespace(
+            String name,
+            String env,
+            String fileSuffix,
+            String entryForm,
+            String defaultText,
+            Bounds<T> bounds,
+            String doc,
+            ApplyCheckedToNamespace<T> apply) {
+        return new Setting(
+                name,
+                defaultText,
+                doc,
+                bounds,
+                false,
+                null,
+                (d, ns, v) -> apply.apply(d, ns, bounds.parse(Settings.NAMESPACE_PREFIX + ns + fileSuffix, v)),
+                env,
+                fileSuffix,
+                entryForm);
     }
 
     /** {@code --config}: read by the loader itself, and not from a file. */
     static Setting configFile(String doc) {
-        return new Setting("config", "none", doc, false, null, null, null, null, null);
+        return new Setting("config", "none", doc, null, false, null, null, null, null, null);
     }
 
     String flag() {

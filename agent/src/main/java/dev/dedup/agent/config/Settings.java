@@ -30,17 +30,19 @@ public final class Settings {
             Setting.of(
                     "port",
                     code(HttpOptions.DEFAULT_PORT),
-                    "Port to bind; `0` picks a free one.",
-                    (d, v) -> d.httpOptions.port(v.integer())),
+                    HttpOptions.PORT_BOUNDS,
+                    "Port to bind, {bounds}; `0` picks a free one.",
+                    (d, port) -> d.httpOptions.port(port)),
             Setting.of(
                     "ops-port",
                     "none: the operations endpoints are on `--port` alone",
-                    "A port of its own for `/health/live`, `/health/ready`, `/metrics` and `/v1/stats` (besides "
+                    HttpOptions.PORT_BOUNDS,
+                    "A port of its own ({bounds}) for `/health/live`, `/health/ready`, `/metrics` and `/v1/stats` (besides "
                             + "`--port`, where they stay); anything else is 404 there. Binding it to any address needs no "
                             + "`--token`, so that the kubelet's probes and Prometheus reach it while the claim API stays on "
                             + "loopback; with a token, `/metrics` and `/v1/stats` require it there too, the probes never. Must "
                             + "differ from `--port`.",
-                    (d, v) -> d.opsPort = v),
+                    (d, port) -> d.opsPort = port),
             Setting.of(
                     "ops-host",
                     code(OpsOptions.DEFAULT_HOST) + " with `--ops-port`",
@@ -55,15 +57,17 @@ public final class Settings {
             Setting.of(
                     "embedded-slots",
                     code(EmbeddedStoreOptions.DEFAULT_SLOTS),
-                    "Capacity of the embedded store in ids, 16 bytes each (the default file is 256 MiB); 1,024 to "
-                            + "2^36, rounded up to whole sets. Fixed when the file is created: opening it with another value "
+                    EmbeddedStoreOptions.SLOTS_BOUNDS,
+                    "Capacity of the embedded store in ids, 16 bytes each (the default file is 256 MiB); {bounds},"
+                            + " rounded up to whole sets. Fixed when the file is created: opening it with another value "
                             + "fails, naming the value to use. See [embedded-store.md](embedded-store.md#sizing).",
-                    (d, v) -> d.embeddedSlots = v.longValue()),
+                    (d, slots) -> d.embeddedSlots = slots),
             Setting.of(
                     "embedded-ways",
                     code(EmbeddedStoreOptions.DEFAULT_WAYS),
-                    "Slots per set of the embedded store: 4, 8 or 16. Fixed when the file is created.",
-                    (d, v) -> d.embeddedWays = v.integer()),
+                    EmbeddedStoreOptions.WAYS_BOUNDS,
+                    "Slots per set of the embedded store: {bounds}. Fixed when the file is created.",
+                    (d, ways) -> d.embeddedWays = ways),
             Setting.of(
                     "redis",
                     "none: the embedded store",
@@ -91,28 +95,30 @@ public final class Settings {
             Setting.of(
                     "redis-cluster-groups",
                     code(RedisOptions.DEFAULT_CLUSTER_GROUPS),
+                    RedisOptions.CLUSTER_GROUPS_BOUNDS,
                     "With a Redis Cluster: the groups ids are spread over in place of shards, each one hash slot (so "
-                            + "one script call's keys share a slot), a power of two from 1 to 1,024. Every agent of a "
-                            + "deployment must use the same. See [redis.md](redis.md#redis-cluster).",
-                    (d, v) -> d.redisOptions.clusterGroups(v.integer())),
+                            + "one script call's keys share a slot), {bounds}. Every agent of a deployment must use "
+                            + "the same. See [redis.md](redis.md#redis-cluster).",
+                    (d, groups) -> d.redisOptions.clusterGroups(groups)),
             Setting.of(
                     "redis-timeout",
                     code(Durations.format(RedisOptions.DEFAULT_TIMEOUT)),
-                    "How long a shard may take to answer (and to connect) before the batch is answered 503; at least "
-                            + "`10ms`.",
-                    (d, v) -> d.redisOptions.timeout(v.duration())),
+                    RedisOptions.TIMEOUT_BOUNDS,
+                    "How long a shard may take to answer (and to connect) before the batch is answered 503; {bounds}.",
+                    (d, timeout) -> d.redisOptions.timeout(timeout)),
             Setting.of(
                     "redis-prefix",
                     code(RedisOptions.DEFAULT_KEY_PREFIX),
-                    "First bytes of every key and of the release channel (`<prefix>:released`): 1 to 32 printable "
-                            + "characters other than `{` and `}`.",
+                    "First bytes of every key and of the release channel (`<prefix>:released`): 1 to "
+                            + RedisOptions.MAX_KEY_PREFIX_LENGTH + " printable characters other than `{` and `}`.",
                     (d, v) -> d.redisOptions.keyPrefix(v.text())),
             Setting.of(
                     "redis-max-in-flight",
                     code(RedisOptions.DEFAULT_MAX_IN_FLIGHT),
-                    "Script calls queued per shard; past it batches are answered 503 "
+                    RedisOptions.MAX_IN_FLIGHT_BOUNDS,
+                    "Script calls queued per shard, {bounds}; past it batches are answered 503 "
                             + "(`dedup_store_errors_total{kind=\"overloaded\"}`).",
-                    (d, v) -> d.redisOptions.maxInFlight(v.integer())),
+                    (d, calls) -> d.redisOptions.maxInFlight(calls)),
             Setting.of(
                     "redis-ca-file",
                     "none: the JVM's trust store",
@@ -121,10 +127,11 @@ public final class Settings {
             Setting.of(
                     "redis-wait-replicas",
                     code(RedisOptions.DEFAULT_WAIT_REPLICAS),
+                    RedisOptions.WAIT_REPLICAS_BOUNDS,
                     "Replicas that must acknowledge each script call (`WAIT`, within 3/4 of `--redis-timeout`) before"
-                            + " its batch is answered, 0 to 16; else 503. 0 answers once the primary has written. See "
+                            + " its batch is answered, {bounds}; else 503. 0 answers once the primary has written. See "
                             + "[guarantees.md](guarantees.md).",
-                    (d, v) -> d.redisOptions.waitReplicas(v.integer())),
+                    (d, replicas) -> d.redisOptions.waitReplicas(replicas)),
             Setting.flag(
                     "redis-adopt-empty-shards",
                     "Stamp shards that hold no topology record while the others do (they lost their data, or were "
@@ -146,23 +153,26 @@ public final class Settings {
             Setting.of(
                     "near-cache-size",
                     code(NearCacheOptions.DEFAULT_MAX_ENTRIES),
+                    NearCacheOptions.SIZE_BOUNDS,
                     "Ids the near-cache in front of Redis keeps, 24 bytes of heap each, taken in pages of 16,384 ids"
-                            + " as claims first fall into them (all of it within minutes at full rate); `0` turns it"
-                            + " off, else 8 to 2^29. Unused with the embedded store.",
-                    (d, v) -> d.nearCacheSize = v.longValue()),
+                            + " as claims first fall into them (all of it within minutes at full rate): {bounds}."
+                            + " Unused with the embedded store.",
+                    (d, entries) -> d.nearCacheSize = entries),
             Setting.of(
                     "window",
                     code(Durations.format(WindowOptions.DEFAULT_WINDOW)),
-                    "How long a claim is remembered: `1s` to `365d`.",
-                    (d, v) -> d.window = v.duration()),
+                    WindowOptions.WINDOW_BOUNDS,
+                    "How long a claim is remembered: {bounds}.",
+                    (d, window) -> d.window = window),
             Setting.perNamespace(
                     "namespace-window",
                     "DEDUP_NAMESPACE_WINDOWS",
                     WINDOW_SUFFIX,
                     "ns=duration, e.g. clicks=48h",
                     "the `--window`",
-                    "The window of one namespace, `ns=duration` (see below).",
-                    (d, ns, v) -> d.namespaceWindows.put(ns, v.duration())),
+                    WindowOptions.WINDOW_BOUNDS,
+                    "The window of one namespace, `ns=duration`, {bounds} (see below).",
+                    (d, ns, window) -> d.namespaceWindows.put(ns, window)),
             Setting.perNamespace(
                     "namespace-window-mode",
                     "DEDUP_NAMESPACE_WINDOW_MODES",
@@ -178,34 +188,40 @@ public final class Settings {
                     EVENT_RATE_SUFFIX,
                     "ns=ids per second, e.g. clicks=33334",
                     "none: no namespace is filed by event time",
+                    WindowOptions.EVENT_RATE_BOUNDS,
                     "Files one namespace's claims by the items' event time (`ts`, then required on every item), "
-                            + "`ns=ids per second`: its peak over all workers, 1 to 100,000,000 (see below).",
-                    (d, ns, v) -> d.eventRates.put(ns, v.integer())),
+                            + "`ns=ids per second`: its peak over all workers, {bounds} (see below).",
+                    (d, ns, rate) -> d.eventRates.put(ns, rate)),
             Setting.of(
                     "max-batch",
                     code(HttpOptions.DEFAULT_MAX_BATCH),
-                    "Most items per request, 1 to 1,000,000 (413 above).",
-                    (d, v) -> d.httpOptions.maxBatch(v.integer())),
+                    HttpOptions.MAX_BATCH_BOUNDS,
+                    "Most items per request, {bounds} (413 above).",
+                    (d, items) -> d.httpOptions.maxBatch(items)),
             Setting.of(
                     "max-body",
                     code(Sizes.format(HttpOptions.DEFAULT_MAX_BODY)),
-                    "Largest request body, 64 bytes to `1GiB` (413 above). Bodies are held in memory whole.",
-                    (d, v) -> d.httpOptions.maxBody(v.size())),
+                    HttpOptions.MAX_BODY_BOUNDS,
+                    "Largest request body, {bounds} (413 above). Bodies are held in memory whole.",
+                    (d, bytes) -> d.httpOptions.maxBody(bytes)),
             Setting.of(
                     "idle-timeout",
                     code(Durations.format(HttpOptions.DEFAULT_IDLE_TIMEOUT)),
-                    "A connection that sends nothing this long is closed; at least `1s`.",
-                    (d, v) -> d.httpOptions.idleTimeout(v.duration())),
+                    HttpOptions.IDLE_TIMEOUT_BOUNDS,
+                    "A connection that sends nothing this long is closed; {bounds}.",
+                    (d, timeout) -> d.httpOptions.idleTimeout(timeout)),
             Setting.of(
                     "event-loops",
                     "one per core",
-                    "HTTP event loops, 1 to 256.",
-                    (d, v) -> d.httpOptions.eventLoops(v.integer())),
+                    HttpOptions.EVENT_LOOPS_BOUNDS,
+                    "HTTP event loops, {bounds}.",
+                    (d, loops) -> d.httpOptions.eventLoops(loops)),
             Setting.of(
                     "shutdown-grace",
                     code(Durations.format(HttpOptions.DEFAULT_SHUTDOWN_GRACE)),
-                    "How long SIGTERM waits for requests in flight.",
-                    (d, v) -> d.httpOptions.shutdownGrace(v.duration())),
+                    HttpOptions.SHUTDOWN_GRACE_BOUNDS,
+                    "How long SIGTERM waits for requests in flight; {bounds}.",
+                    (d, grace) -> d.httpOptions.shutdownGrace(grace)),
             Setting.of(
                     "token",
                     "none",

@@ -33,6 +33,9 @@ public record WindowOptions(
     /** The largest event rate: 100 million ids per second. */
     public static final int MAX_EVENT_RATE = 100_000_000;
 
+    public static final Bounds<Integer> EVENT_RATE_BOUNDS =
+            Bounds.ints(1, MAX_EVENT_RATE).in("ids per second");
+
     /** The event-rate entry that applies to every namespace not named: {@code namespace.*.event-rate}. */
     public static final String EVERY_NAMESPACE = "*";
 
@@ -46,18 +49,18 @@ public record WindowOptions(
     }
 
     public static final Duration DEFAULT_WINDOW = Duration.ofHours(24);
-    public static final Duration MIN_WINDOW = Duration.ofSeconds(1);
-    public static final Duration MAX_WINDOW = Duration.ofDays(365);
+    /** The window of every namespace, and of each named one. */
+    public static final Bounds<Duration> WINDOW_BOUNDS = Bounds.durations(Duration.ofSeconds(1), Duration.ofDays(365));
 
     public WindowOptions {
-        check("window", defaultWindow);
+        WINDOW_BOUNDS.check("window", defaultWindow);
         perNamespace.forEach((ns, w) -> {
             ConfigException.require(
                     Limits.isValidNamespace(ns),
                     "namespace." + ns + ".window",
                     ns,
                     "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -");
-            check("namespace." + ns + ".window", w);
+            WINDOW_BOUNDS.check("namespace." + ns + ".window", w);
         });
         perNamespace = Map.copyOf(perNamespace);
         eventRates.forEach((ns, rate) -> {
@@ -67,11 +70,7 @@ public record WindowOptions(
                     setting,
                     ns,
                     "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace");
-            ConfigException.require(
-                    rate != null && rate >= 1 && rate <= MAX_EVENT_RATE,
-                    setting,
-                    String.valueOf(rate),
-                    "use 1 to " + MAX_EVENT_RATE + " ids per second");
+            EVENT_RATE_BOUNDS.check(setting, rate);
         });
         eventRates = Map.copyOf(eventRates);
         windowModes.forEach((ns, mode) -> ConfigException.require(
@@ -106,14 +105,6 @@ public record WindowOptions(
     public int eventRate(String namespace) {
         Integer rate = eventRates.get(namespace);
         return rate != null ? rate : eventRates.getOrDefault(EVERY_NAMESPACE, 0);
-    }
-
-    private static void check(String setting, Duration w) {
-        ConfigException.require(
-                w != null && w.compareTo(MIN_WINDOW) >= 0 && w.compareTo(MAX_WINDOW) <= 0,
-                setting,
-                w == null ? null : Durations.format(w),
-                "use 1s to 365d");
     }
 
     public static WindowOptions defaults() {

@@ -123,7 +123,7 @@ public final class PlanCommand {
         return new Request(new Plan(rate, window, layout, maxMemory), groups, kustomize);
     }
 
-    /** The agents' {@code --redis-cluster-groups}, as the agent accepts it: a power of two up to 1,024. */
+    /** The agents' {@code --redis-cluster-groups}, as the agent accepts it ({@link RedisOptions#CLUSTER_GROUPS_BOUNDS}). */
     static int groups(String text) {
         int groups;
         try {
@@ -131,9 +131,9 @@ public final class PlanCommand {
         } catch (NumberFormatException e) {
             groups = 0;
         }
-        if (!RedisOptions.validClusterGroups(groups)) {
-            throw new ConfigException(
-                    "--redis-cluster-groups: '" + text + "' is not a power of two from 1 to 1024, as the agent's");
+        if (!RedisOptions.CLUSTER_GROUPS_BOUNDS.accepts(groups)) {
+            throw new ConfigException("--redis-cluster-groups: '" + text + "' is not "
+                    + RedisOptions.CLUSTER_GROUPS_BOUNDS.describe() + ", as the agent's");
         }
         return groups;
     }

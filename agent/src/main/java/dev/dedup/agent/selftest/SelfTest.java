@@ -124,7 +124,7 @@ public final class SelfTest {
                         scratch,
                         requested.embedded().slots(),
                         requested.embedded().ways());
-        return new AgentOptions(http, embedded, requested.windows(), requested.redis(), requested.nearCache());
+        return requested.toBuilder().http(http).embedded(embedded).build();
     }
 
     private void claims() throws Failure {

@@ -99,7 +99,6 @@ final class ContractAgents {
             FakeClock clock) {
         RedisOptions redis = RedisOptions.builder(uris)
                 .timeout(Duration.ofSeconds(5))
-                .timeBucketRecords(16)
                 .clusterGroups(groups)
                 .build();
         return Agent.start(

@@ -124,7 +124,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                 named.put(ns, ClaimPolicy.of(windows, ns));
             }
             namespaces.agreeOrRefuse(named);
-            this.times = new TimeBuckets(port, options.timeBucketRecords(), keys, registry, housekeeping.ticker());
+            this.times = new TimeBuckets(port, keys, registry, housekeeping.ticker());
             RedisRanges ranges = new RedisRanges(port, keys);
             this.claims = lists.changing()
                     ? new ShardListChange(

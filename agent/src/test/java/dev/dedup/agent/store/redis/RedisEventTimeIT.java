@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
+import dev.dedup.agent.store.redis.layout.TimeBuckets;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
@@ -41,11 +42,11 @@ class RedisEventTimeIT {
     @TempDir
     Path dir;
 
-    private Agent agent(RedisServer redis, int bucketRecords, long nearCache) {
+    private Agent agent(RedisServer redis, long nearCache) {
         return RedisTier.agentAt(
                 dir,
                 List.of(redis.uri()),
-                new RedisTier.Layout(TIMEOUT, bucketRecords),
+                RedisTier.Layout.defaults(TIMEOUT),
                 nearCache,
                 new FakeClock(RedisTier.EPOCH),
                 0,
@@ -83,7 +84,7 @@ class RedisEventTimeIT {
     @Test
     void aBurstAboveTheRate_makesItsBucketLonger_countedAsOverfull_andForgetsNothing() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 16, 0)) {
+                Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             for (int batch = 0; batch < 3; batch++) {
@@ -99,10 +100,10 @@ class RedisEventTimeIT {
             assertEquals(1, buckets.size(), "one bucket a second: " + buckets);
             assertEquals(900L, total(buckets));
             assertEquals(
-                    900 - 16,
+                    900 - TimeBuckets.OVERFULL_RECORDS,
                     RedisTier.metric(http, "dedup_redis_overfull_total", ""),
                     0.0,
-                    "claims beyond the 16 planned");
+                    "claims beyond the bucket's first " + TimeBuckets.OVERFULL_RECORDS);
 
             List<String> copies = http.claim(RedisTier.NS, withOwner(claimed.subList(0, 450), "other"));
             assertEquals(List.of(), RedisTier.slippedDuplicates(claimed.subList(0, 450), copies));
@@ -118,7 +119,7 @@ class RedisEventTimeIT {
                 Agent agent = RedisTier.agentAt(
                         dir,
                         List.of(redis.uri()),
-                        new RedisTier.Layout(TIMEOUT, 384),
+                        RedisTier.Layout.defaults(TIMEOUT),
                         0,
                         new FakeClock(RedisTier.EPOCH),
                         0,
@@ -147,7 +148,7 @@ class RedisEventTimeIT {
     @Test
     void aBucketGrowsByAppends_andFromItsSettledFillIsWrittenWhole_exactlySized() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 384, 0)) {
+                Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             int perBatch = 10;
@@ -180,7 +181,7 @@ class RedisEventTimeIT {
     @Test
     void aReleaseLeavesATombstone_thatTheNextClaimOfTheIdReuses() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 16, 0)) {
+                Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("tomb", 0, 48, "o", NOW);
             assertEquals(Collections.nCopies(48, "new"), http.claim(RedisTier.NS, items));
@@ -203,7 +204,7 @@ class RedisEventTimeIT {
     @Test
     void keysExpireWithTheirSecond_andMessagesOlderThanTheWindowAreNotKept() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 64, 0)) {
+                Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             long window = RedisTier.WINDOW.toSeconds();
 
@@ -241,8 +242,8 @@ class RedisEventTimeIT {
     @Test
     void twoAgentsShareTheBuckets_andAReleaseReachesTheOthersNearCache() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent a = agent(redis, 64, 4096);
-                Agent b = agent(redis, 64, 4096)) {
+                Agent a = agent(redis, 4096);
+                Agent b = agent(redis, 4096)) {
             AgentHttp httpA = new AgentHttp(a.port());
             AgentHttp httpB = new AgentHttp(b.port());
             List<Item> items = stamped("shared", 0, 200, "a", NOW - 1);
@@ -270,12 +271,12 @@ class RedisEventTimeIT {
     void aChangedEventRate_isRefused_insteadOfForgetting() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
             List<Item> claimed = stamped("r", 0, 500, "o1", NOW - 10);
-            try (Agent first = agent(redis, 64, 0)) {
+            try (Agent first = agent(redis, 0)) {
                 assertEquals(
                         500,
                         new AgentHttp(first.port()).claim(RedisTier.NS, claimed).size());
             }
-            RedisTier.Layout layout = new RedisTier.Layout(TIMEOUT, 64);
+            RedisTier.Layout layout = RedisTier.Layout.defaults(TIMEOUT);
             IncompatibleDeploymentException e = assertThrows(
                     IncompatibleDeploymentException.class,
                     () -> RedisTier.agentAt(

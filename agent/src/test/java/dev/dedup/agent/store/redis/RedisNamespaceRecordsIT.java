@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RedisNamespaceRecordsIT {
 
-    private static final RedisTier.Layout LAYOUT = new RedisTier.Layout(Duration.ofSeconds(5), 64);
+    private static final RedisTier.Layout LAYOUT = RedisTier.Layout.defaults(Duration.ofSeconds(5));
     private static final Duration WEEK = Duration.ofDays(7);
 
     @TempDir

@@ -37,10 +37,10 @@ final class RedisTier {
 
     private RedisTier() {}
 
-    /** The Redis settings a test varies: the call timeout, and the claims an event-time bucket is planned for. */
-    record Layout(Duration timeout, int timeBucketRecords) {
+    /** The Redis settings a test varies: the call timeout. */
+    record Layout(Duration timeout) {
         static Layout defaults(Duration timeout) {
-            return new Layout(timeout, 64);
+            return new Layout(timeout);
         }
     }
 
@@ -98,7 +98,6 @@ final class RedisTier {
         RedisOptions redis = RedisOptions.builder(uris)
                 .timeout(layout.timeout())
                 .waitReplicas(waitReplicas)
-                .timeBucketRecords(layout.timeBucketRecords())
                 .adoptEmptyShards(adoptEmptyShards)
                 .transition(transition)
                 .build();

@@ -1,6 +1,5 @@
 package dev.dedup.agent.store.redis.layout;
 
-import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.Mode;
@@ -36,7 +35,7 @@ import java.util.function.LongSupplier;
  * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
  * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
  * append. A second with more claims than planned just makes its buckets longer (counted past
- * {@code RedisOptions.DEFAULT_TIME_BUCKET_RECORDS} records). Keys expire at their second plus the window (a relative
+ * {@link #OVERFULL_RECORDS} records). Keys expire at their second plus the window (a relative
  * expiry set when the key is created, so the agent's clock decides as everywhere else): no sweep. A
  * release writes owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
  */
@@ -54,33 +53,35 @@ public final class TimeBuckets {
      * every bucket of a second at the planned rate reaches, so that it ends exactly sized.
      */
     static final int SETTLE_RECORDS = TARGET_FILL * 3 / 4;
+    /**
+     * Records from which a bucket counts the claims appended to it as overfull ({@code dedup_redis_overfull_total}):
+     * about four times the planned fill, a sign that the namespace's event rate is set below its real rate. A bucket
+     * still takes any number.
+     */
+    public static final int OVERFULL_RECORDS = 384;
 
     private static final byte[] SETTLE_ARG = RedisKeys.ascii(SETTLE_RECORDS);
+    private static final byte[] OVERFULL_ARG = RedisKeys.ascii(OVERFULL_RECORDS);
     private static final byte[] ONE = {'1'};
     private static final byte[] ZERO = {'0'};
 
     private final RedisPort port;
     private final RedisKeys keys;
     private final byte[] channel;
-    private final byte[] capArg;
     private final Counter[] overfull;
     private final CallGathering gathering;
 
-    /**
-     * {@code bucketRecords}: records a bucket is planned to hold; claims beyond are counted overfull. {@code ticker}:
-     * the store's monotonic clock, in nanoseconds, for how long gathered calls wait.
-     */
-    public TimeBuckets(RedisPort port, int bucketRecords, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
+    /** {@code ticker}: the store's monotonic clock, in nanoseconds, for how long gathered calls wait. */
+    public TimeBuckets(RedisPort port, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
-        this.capArg = RedisKeys.ascii(bucketRecords);
         this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry, ticker);
         this.overfull = ShardCounters.of(
                 registry,
                 port,
                 MetricNames.REDIS_OVERFULL,
-                "Claims filed by event time into a bucket already holding " + RedisOptions.DEFAULT_TIME_BUCKET_RECORDS
+                "Claims filed by event time into a bucket already holding " + OVERFULL_RECORDS
                         + " claims (about four times the planned 100): the"
                         + " namespace's event rate is set below its real rate");
     }
@@ -162,7 +163,7 @@ public final class TimeBuckets {
             ttls[at + 3] = (byte) ttl;
         }
         byte[] distinct = ShardCalls.distinct(call.items(), ITEM_BYTES, 2) ? ONE : ZERO;
-        return new byte[][] {mode.arg(), call.items(), capArg, channel, ttls, distinct, SETTLE_ARG};
+        return new byte[][] {mode.arg(), call.items(), OVERFULL_ARG, channel, ttls, distinct, SETTLE_ARG};
     }
 
     /** Per shard, its overfull claims. */
