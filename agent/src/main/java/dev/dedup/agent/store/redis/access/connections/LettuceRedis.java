@@ -209,7 +209,7 @@ public final class LettuceRedis implements RedisPort {
     }
 
     private static boolean isTryAgain(Throwable failure) {
-        return "TRYAGAIN".equals(RedisFailures.code(failure));
+        return RedisFailures.code(failure) == RedisFailures.ReplyCode.TRYAGAIN;
     }
 
     /** {@code failure} as the store reports it; the shard is told, in case it moved. */
