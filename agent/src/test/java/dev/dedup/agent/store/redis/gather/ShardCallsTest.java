@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.codec.Batch;
@@ -258,8 +258,7 @@ class ShardCallsTest {
         }
 
         @Override
-        public CompletionStage<List<Object>> eval(
-                int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+        public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
             throw new UnsupportedOperationException();
         }
 
