@@ -45,7 +45,7 @@ final class BatchRoutes {
             ErrorReplies.reject(
                     metrics,
                     ctx.response(),
-                    ErrorReplies.UNSUPPORTED_MEDIA_TYPE,
+                    ErrorReplies.Code.UNSUPPORTED_MEDIA_TYPE,
                     "Content-Type: "
                             + (type == null ? "missing" : "'" + type + "'")
                             + "; send " + MediaTypes.JSON + " or " + MediaTypes.BATCH);
@@ -54,10 +54,9 @@ final class BatchRoutes {
         ctx.next();
     }
 
-    /** {@code "json"}, {@code "binary"} or null, from the media type without parameters. */
-    private static String format(RoutingContext ctx) {
-        WireFormat format = WireFormat.ofContentType(ctx.request().getHeader("Content-Type"));
-        return format == null ? null : format.label();
+    /** The request's format, from its media type without parameters; null when it names neither. */
+    private static WireFormat format(RoutingContext ctx) {
+        return WireFormat.ofContentType(ctx.request().getHeader("Content-Type"));
     }
 
     void claims(RoutingContext ctx) {
@@ -70,27 +69,24 @@ final class BatchRoutes {
 
     private void handle(RoutingContext ctx, Endpoint endpoint, Function<Batch, CompletionStage<byte[]>> action) {
         long start = System.nanoTime();
-        String format = format(ctx);
+        WireFormat format = format(ctx);
         String endpointName = endpoint.name().toLowerCase(Locale.ROOT);
         Buffer body = ctx.body().buffer();
         byte[] bytes = body == null ? new byte[0] : body.getBytes();
         Batch batch;
         try {
-            batch = format.equals("json")
+            batch = format == WireFormat.JSON
                     ? JsonBatchDecoder.decode(bytes, maxBatch)
                     : BinaryBatchDecoder.decode(bytes, maxBatch);
         } catch (BatchRejectedException e) {
-            String code = e.reason() == BatchRejectedException.Reason.TOO_LARGE
-                    ? ErrorReplies.TOO_LARGE
-                    : ErrorReplies.BAD_REQUEST;
-            fail(ctx, endpointName, format, code, e.getMessage(), start);
+            fail(ctx, endpointName, format, ErrorReplies.Code.of(e), e.getMessage(), start);
             return;
         }
         CompletionStage<byte[]> stage;
         try {
             stage = action.apply(batch);
         } catch (BatchRejectedException e) { // checked against the namespace's settings, before any claim
-            fail(ctx, endpointName, format, ErrorReplies.BAD_REQUEST, e.getMessage(), start);
+            fail(ctx, endpointName, format, ErrorReplies.Code.BAD_REQUEST, e.getMessage(), start);
             return;
         } catch (RuntimeException e) {
             stage = java.util.concurrent.CompletableFuture.failedFuture(e);
@@ -106,18 +102,21 @@ final class BatchRoutes {
         });
     }
 
-    private void fail(RoutingContext ctx, String endpoint, String format, String code, String message, long start) {
+    private void fail(
+            RoutingContext ctx,
+            String endpoint,
+            WireFormat format,
+            ErrorReplies.Code code,
+            String message,
+            long start) {
         ErrorReplies.reject(metrics, ctx.response(), code, message);
-        metrics.recordRequest(endpoint, format, code, System.nanoTime() - start);
+        metrics.recordRequest(endpoint, format, code.wire(), System.nanoTime() - start);
     }
 
-    private static void reply(HttpServerResponse response, Endpoint endpoint, String format, byte[] codes) {
-        if (format.equals("binary")) {
-            response.putHeader("Content-Type", MediaTypes.VERDICTS).end(Buffer.buffer(codes));
-        } else {
-            byte[] json =
-                    endpoint == Endpoint.CLAIMS ? VerdictEncoder.claimsJson(codes) : VerdictEncoder.releasesJson(codes);
-            response.putHeader("Content-Type", MediaTypes.JSON).end(Buffer.buffer(json));
-        }
+    private static void reply(HttpServerResponse response, Endpoint endpoint, WireFormat format, byte[] codes) {
+        byte[] body = format == WireFormat.BINARY
+                ? codes
+                : endpoint == Endpoint.CLAIMS ? VerdictEncoder.claimsJson(codes) : VerdictEncoder.releasesJson(codes);
+        response.putHeader("Content-Type", format.responseType()).end(Buffer.buffer(body));
     }
 }

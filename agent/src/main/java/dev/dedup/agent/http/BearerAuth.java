@@ -15,7 +15,6 @@ import java.security.MessageDigest;
  */
 final class BearerAuth {
 
-    static final String UNAUTHORIZED = "unauthorized";
     /** Context key: false on a probe that came without the right token (absent when no token is set). */
     static final String AUTHENTICATED = "dedup.authenticated";
 
@@ -39,7 +38,10 @@ final class BearerAuth {
         }
         ctx.response().putHeader("WWW-Authenticate", "Bearer");
         ErrorReplies.reject(
-                metrics, ctx.response(), UNAUTHORIZED, "missing or wrong bearer token (Authorization: Bearer <token>)");
+                metrics,
+                ctx.response(),
+                ErrorReplies.Code.UNAUTHORIZED,
+                "missing or wrong bearer token (Authorization: Bearer <token>)");
     }
 
     private boolean matches(String header) {

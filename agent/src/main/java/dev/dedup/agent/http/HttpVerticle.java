@@ -124,25 +124,27 @@ public final class HttpVerticle extends VerticleBase {
                 404,
                 ctx -> error(
                         ctx,
-                        ErrorReplies.NOT_FOUND,
+                        ErrorReplies.Code.NOT_FOUND,
                         "no endpoint " + ctx.request().method() + " "
                                 + ctx.request().path()));
         router.errorHandler(
                 405,
                 ctx -> error(
                         ctx,
-                        ErrorReplies.METHOD_NOT_ALLOWED,
+                        ErrorReplies.Code.METHOD_NOT_ALLOWED,
                         ctx.request().method() + " is not allowed on "
                                 + ctx.request().path()));
         router.errorHandler(
                 413,
                 ctx -> error(
-                        ctx, ErrorReplies.TOO_LARGE, "body: larger than max-body (" + options.maxBody() + " bytes)"));
+                        ctx,
+                        ErrorReplies.Code.TOO_LARGE,
+                        "body: larger than max-body (" + options.maxBody() + " bytes)"));
         router.errorHandler(
                 400,
                 ctx -> error(
                         ctx,
-                        ErrorReplies.BAD_REQUEST,
+                        ErrorReplies.Code.BAD_REQUEST,
                         "body: "
                                 + (ctx.failure() == null
                                         ? "unreadable"
@@ -153,13 +155,13 @@ public final class HttpVerticle extends VerticleBase {
         router.errorHandler(200, ctx -> {
             if (!ctx.response().closed()) {
                 ctx.response().putHeader("Connection", "close");
-                error(ctx, ErrorReplies.BAD_REQUEST, "body: unreadable: " + describe(ctx.failure()));
+                error(ctx, ErrorReplies.Code.BAD_REQUEST, "body: unreadable: " + describe(ctx.failure()));
                 ctx.request().connection().close();
             }
         });
         router.errorHandler(500, ctx -> {
             LOG.log(Level.ERROR, "unexpected failure on " + ctx.request().path(), ctx.failure());
-            error(ctx, ErrorReplies.INTERNAL, "internal error");
+            error(ctx, ErrorReplies.Code.INTERNAL, "internal error");
         });
         return router;
     }
@@ -174,7 +176,7 @@ public final class HttpVerticle extends VerticleBase {
         String reason = result == null || result.cause() == null ? "unparseable" : describe(result.cause());
         HttpServerResponse response = request.response();
         response.putHeader("Connection", "close");
-        ErrorReplies.reject(metrics, response, ErrorReplies.BAD_REQUEST, "request: " + reason);
+        ErrorReplies.reject(metrics, response, ErrorReplies.Code.BAD_REQUEST, "request: " + reason);
         request.connection().close();
     }
 
@@ -186,7 +188,7 @@ public final class HttpVerticle extends VerticleBase {
         return message == null || message.isBlank() ? failure.getClass().getSimpleName() : message;
     }
 
-    private void error(io.vertx.ext.web.RoutingContext ctx, String code, String message) {
+    private void error(io.vertx.ext.web.RoutingContext ctx, ErrorReplies.Code code, String message) {
         ErrorReplies.reject(metrics, ctx.response(), code, message);
     }
 

@@ -39,12 +39,12 @@ final class OpsRoutes {
                         // a probe without the token learns the status, not which shard failed
                         ErrorReplies.send(
                                 ctx.response(),
-                                ErrorReplies.UNAVAILABLE,
+                                ErrorReplies.Code.UNAVAILABLE,
                                 "store " + claims.store().kind() + " not ready");
                     } else {
                         ErrorReplies.send(
                                 ctx.response(),
-                                ErrorReplies.UNAVAILABLE,
+                                ErrorReplies.Code.UNAVAILABLE,
                                 "store " + claims.store().kind() + " not ready: "
                                         + ar.cause().getMessage());
                     }

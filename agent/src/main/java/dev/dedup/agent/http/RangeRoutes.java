@@ -38,7 +38,7 @@ final class RangeRoutes {
             ErrorReplies.reject(
                     metrics,
                     ctx.response(),
-                    ErrorReplies.UNSUPPORTED_MEDIA_TYPE,
+                    ErrorReplies.Code.UNSUPPORTED_MEDIA_TYPE,
                     "Content-Type: "
                             + (type == null ? "missing" : "'" + type + "'") + "; the ranges endpoints take "
                             + MediaTypes.JSON);
@@ -67,10 +67,7 @@ final class RangeRoutes {
         try {
             request = JsonRangeDecoder.decode(body == null ? new byte[0] : body.getBytes(), maxRanges);
         } catch (BatchRejectedException e) {
-            String code = e.reason() == BatchRejectedException.Reason.TOO_LARGE
-                    ? ErrorReplies.TOO_LARGE
-                    : ErrorReplies.BAD_REQUEST;
-            fail(ctx, endpoint, code, e.getMessage(), start);
+            fail(ctx, endpoint, ErrorReplies.Code.of(e), e.getMessage(), start);
             return;
         }
         CompletionStage<byte[]> stage;
@@ -81,8 +78,10 @@ final class RangeRoutes {
         }
         Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext()).onComplete(ar -> {
             if (ar.succeeded()) {
-                ctx.response().putHeader("Content-Type", MediaTypes.JSON).end(Buffer.buffer(ar.result()));
-                metrics.recordRequest(endpoint, "json", "ok", System.nanoTime() - start);
+                ctx.response()
+                        .putHeader("Content-Type", WireFormat.JSON.responseType())
+                        .end(Buffer.buffer(ar.result()));
+                metrics.recordRequest(endpoint, WireFormat.JSON, "ok", System.nanoTime() - start);
                 return;
             }
             ErrorReplies.Failure failure = ErrorReplies.ofStoreCall(ar.cause(), metrics, endpoint);
@@ -90,8 +89,8 @@ final class RangeRoutes {
         });
     }
 
-    private void fail(RoutingContext ctx, String endpoint, String code, String message, long start) {
+    private void fail(RoutingContext ctx, String endpoint, ErrorReplies.Code code, String message, long start) {
         ErrorReplies.reject(metrics, ctx.response(), code, message);
-        metrics.recordRequest(endpoint, "json", code, System.nanoTime() - start);
+        metrics.recordRequest(endpoint, WireFormat.JSON, code.wire(), System.nanoTime() - start);
     }
 }

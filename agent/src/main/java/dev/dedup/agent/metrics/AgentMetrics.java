@@ -1,6 +1,7 @@
 package dev.dedup.agent.metrics;
 
 import dev.dedup.wire.Verdict;
+import dev.dedup.wire.WireFormat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -175,8 +176,9 @@ public final class AgentMetrics implements AutoCloseable {
                 .increment();
     }
 
-    public void recordRequest(String endpoint, String format, String outcome, long nanos) {
-        String key = endpoint + '|' + format + '|' + outcome;
+    /** A request's time, tagged by endpoint, the {@link WireFormat#label() format} and the outcome. */
+    public void recordRequest(String endpoint, WireFormat format, String outcome, long nanos) {
+        String key = endpoint + '|' + format.label() + '|' + outcome;
         requests.computeIfAbsent(
                         key,
                         k -> Timer.builder(MetricNames.REQUESTS)
@@ -184,7 +186,7 @@ public final class AgentMetrics implements AutoCloseable {
                                         MetricNames.TAG_ENDPOINT,
                                         endpoint,
                                         MetricNames.TAG_FORMAT,
-                                        format,
+                                        format.label(),
                                         MetricNames.TAG_OUTCOME,
                                         outcome)
                                 .description("Claim and release requests")

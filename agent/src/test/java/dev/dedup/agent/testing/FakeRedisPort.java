@@ -2,7 +2,7 @@ package dev.dedup.agent.testing;
 
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.function.Consumer;
 public final class FakeRedisPort implements RedisPort {
 
     /** A script call as the port received it, and the reply the caller waits on. */
-    public record Sent(int shard, Mode mode, byte[][] keys, byte[][] args, CompletableFuture<List<Object>> reply) {}
+    public record Sent(int shard, Op op, byte[][] keys, byte[][] args, CompletableFuture<List<Object>> reply) {}
 
     private final int shards;
     private final List<Sent> sent = new ArrayList<>();
@@ -41,8 +41,8 @@ public final class FakeRedisPort implements RedisPort {
 
     @Override
     public synchronized CompletionStage<List<Object>> eval(
-            int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
-        Sent s = new Sent(shard, mode, keys, args, new CompletableFuture<>());
+            int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
+        Sent s = new Sent(shard, op, keys, args, new CompletableFuture<>());
         sent.add(s);
         return s.reply();
     }

@@ -18,7 +18,7 @@
  *       changes ({@code Topology}).
  *   <li>{@code access}: talking to Redis. At its root the one narrow port {@code RedisPort} and the terms it
  *       speaks in: the scripts ({@code RedisScript}, their Lua in the resource folder {@code
- *       dev/dedup/agent/store/redis/}), the key names ({@code RedisKeys}), {@code RedisFailures}, where Redis errors
+ *       dev/dedup/agent/store/redis/}), what each call is to the port ({@code Op}), the key names ({@code RedisKeys}), {@code RedisFailures}, where Redis errors
  *       become {@link dev.dedup.agent.store.StoreUnavailableException}s, and the tier's clocks and thread ({@code
  *       Housekeeping}). Under it, {@code connections}: {@code LettuceRedis}, the only class holding Lettuce clients
  *       (scripts by SHA with the {@code NOSCRIPT} reload, {@code WAIT}, retries, subscriptions, call timers), for

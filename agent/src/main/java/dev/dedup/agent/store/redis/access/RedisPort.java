@@ -22,10 +22,11 @@ public interface RedisPort extends AutoCloseable {
 
     /**
      * Runs {@code script} on {@code shard} with {@code keys} and {@code args} (by its SHA, sending it whole
-     * once when the shard answers {@code NOSCRIPT}), then waits for the configured replicas ({@code WAIT}), and
-     * times the call under {@code mode}. Completes with the script's reply, a list.
+     * once when the shard answers {@code NOSCRIPT}), then, for an {@code op} of {@link Durability#REPLICATED},
+     * waits for the configured replicas ({@code WAIT}), and times the call under {@code op}. Completes with the
+     * script's reply, a list.
      */
-    CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args);
+    CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args);
 
     /** Completes when every shard answers a {@code PING}. */
     CompletionStage<Void> ping();
@@ -56,6 +57,17 @@ public interface RedisPort extends AutoCloseable {
     /** Closes every connection, each within a bound, so that a gone shard cannot hold up a shutdown. */
     @Override
     void close();
+
+    /** Whether a call's writes must reach replicas before it completes. */
+    enum Durability {
+        /**
+         * A worker is answered on the strength of the call's writes: with {@code --redis-wait-replicas}, the call
+         * completes once that many replicas have them.
+         */
+        REPLICATED,
+        /** The primary's reply is enough: a read, or a write that is redone when lost. */
+        PRIMARY
+    }
 
     /** A subscription on every shard. */
     public interface Subscription extends AutoCloseable {

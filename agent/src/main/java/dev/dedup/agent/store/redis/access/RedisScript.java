@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -35,6 +36,38 @@ public record RedisScript(String name, byte[] body, String sha, boolean guarded)
     public static final RedisScript RANGES = of("guard.lua", "ranges.lua");
     /** Reads or stamps a shard's topology record. */
     public static final RedisScript TOPOLOGY = of("topology.lua");
+
+    /**
+     * The first argument of the scripts that take one, saying what the call does with its items: {@code claims.lua}
+     * ({@code c}, {@code r}, {@code k}), {@code timed.lua} ({@code c}, {@code r}) and {@code ranges.lua}
+     * ({@code k}, {@code m}).
+     */
+    public enum Mode {
+        CLAIM("c", Op.CLAIM),
+        RELEASE("r", Op.RELEASE),
+        /** {@code claims.lua}, reading only. */
+        LOOKUP("k", Op.LOOKUP),
+        RANGE_CHECK("k", Op.RANGE_CHECK),
+        RANGE_COMMIT("m", Op.RANGE_COMMIT);
+
+        private final byte[] arg;
+        private final Op op;
+
+        Mode(String arg, Op op) {
+            this.arg = arg.getBytes(StandardCharsets.US_ASCII);
+            this.op = op;
+        }
+
+        /** The script's {@code ARGV[1]}. */
+        public byte[] arg() {
+            return arg; // shared: callers pass it to Redis and never write it
+        }
+
+        /** What a call in this mode is to the port. */
+        public Op op() {
+            return op;
+        }
+    }
 
     static RedisScript of(String... resources) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();

@@ -1,7 +1,8 @@
 /**
  * What the rest of the Redis tier may ask of Redis, and in what terms: the one port every layout calls through
  * ({@link dev.dedup.agent.store.redis.access.RedisPort}) with the replies it gives ({@code MemoryInfo}, {@code
- * EvictionReading}), the scripts ({@code RedisScript}) and their modes, the key names ({@code RedisKeys}), the
+ * EvictionReading}), the calls it takes ({@code Op}: timer tag and whether it waits for replicas), the scripts
+ * ({@code RedisScript}) and the modes their first argument selects, the key names ({@code RedisKeys}), the
  * translation of Redis errors into store failures ({@code RedisFailures}), how a momentary failure is tried again
  * ({@code Retry}), per-shard counters, and the tier's clocks and housekeeping thread ({@link
  * dev.dedup.agent.store.redis.access.Housekeeping}), which the store is given.

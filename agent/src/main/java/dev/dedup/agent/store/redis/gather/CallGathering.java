@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.redis.gather;
 
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.access.ShardCounters;
@@ -89,8 +89,8 @@ public final class CallGathering {
      * arguments besides the items equal: mode, clock second, policy), whose arguments {@code argsOf} makes.
      */
     public CompletionStage<Reply> submit(
-            ShardCalls.Call call, Mode mode, Object sameArgs, Function<ShardCalls.Call, byte[][]> argsOf) {
-        return submit(call, mode, sameArgs, argsOf, NO_KEYS);
+            ShardCalls.Call call, Op op, Object sameArgs, Function<ShardCalls.Call, byte[][]> argsOf) {
+        return submit(call, op, sameArgs, argsOf, NO_KEYS);
     }
 
     /**
@@ -99,11 +99,11 @@ public final class CallGathering {
      */
     public CompletionStage<Reply> submit(
             ShardCalls.Call call,
-            Mode mode,
+            Op op,
             Object sameArgs,
             Function<ShardCalls.Call, byte[][]> argsOf,
             byte[][] moreKeys) {
-        Pending p = new Pending(call, mode, sameArgs, argsOf, moreKeys, ticker.getAsLong());
+        Pending p = new Pending(call, op, sameArgs, argsOf, moreKeys, ticker.getAsLong());
         lanes[call.shard()].submit(p);
         return p.reply;
     }
@@ -113,7 +113,7 @@ public final class CallGathering {
     /** A call submitted, waiting or in flight, with what it needs to be merged and answered. */
     record Pending(
             ShardCalls.Call call,
-            Mode mode,
+            Op op,
             Object sameArgs,
             Function<ShardCalls.Call, byte[][]> argsOf,
             byte[][] moreKeys,
@@ -121,12 +121,12 @@ public final class CallGathering {
             CompletableFuture<Reply> reply) {
         Pending(
                 ShardCalls.Call call,
-                Mode mode,
+                Op op,
                 Object sameArgs,
                 Function<ShardCalls.Call, byte[][]> argsOf,
                 byte[][] moreKeys,
                 long since) {
-            this(call, mode, sameArgs, argsOf, moreKeys, since, new CompletableFuture<>());
+            this(call, op, sameArgs, argsOf, moreKeys, since, new CompletableFuture<>());
         }
     }
 
@@ -174,7 +174,7 @@ public final class CallGathering {
                 sent = port.eval(
                         shard,
                         script,
-                        first.mode(),
+                        first.op(),
                         ShardCalls.withKeys(call.keys(), first.moreKeys()),
                         first.argsOf().apply(call));
             } catch (RuntimeException e) {
@@ -208,7 +208,7 @@ public final class CallGathering {
     }
 
     /**
-     * {@code waiting}, in order, as the calls that go out: runs of calls with the same mode and {@code sameArgs},
+     * {@code waiting}, in order, as the calls that go out: runs of calls with the same op and {@code sameArgs},
      * each run at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items (a call alone may hold more). A call never
      * joins one that came before a call with other arguments, so that every id's items stay in the order they
      * came.
@@ -221,7 +221,7 @@ public final class CallGathering {
             int n = next.call().indexes().length;
             if (!group.isEmpty()
                     && (items + n > ShardCalls.MAX_ITEMS_PER_CALL
-                            || next.mode() != group.get(0).mode()
+                            || next.op() != group.get(0).op()
                             || !next.sameArgs().equals(group.get(0).sameArgs()))) {
                 out.add(group);
                 group = new ArrayList<>();

@@ -3,10 +3,11 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisScript.Mode;
 import dev.dedup.agent.store.redis.access.Retry;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import dev.dedup.agent.store.redis.gather.CallGathering;
@@ -156,12 +157,13 @@ final class ClaimCalls {
                 ? port.eval(
                                 call.shard(),
                                 RedisScript.CLAIMS,
-                                Mode.LOOKUP,
+                                Op.LOOKUP,
                                 ShardCalls.withKeys(sendable.keys(), tableKeys),
                                 argsOf.apply(sendable))
                         .thenApply(script -> new CallGathering.Reply(
                                 script.get(0) instanceof byte[] b ? b : new byte[0], script, true))
-                : gathering.submit(sendable, items.mode(), List.of(table.name, view, nowSecond), argsOf, tableKeys);
+                : gathering.submit(
+                        sendable, items.mode().op(), List.of(table.name, view, nowSecond), argsOf, tableKeys);
         return sent.thenCompose(reply -> {
             List<Object> script = reply.script();
             resizing.observed(table, call.shard(), FingerprintTable.State.of(script), nowMillis);
@@ -287,11 +289,7 @@ final class ClaimCalls {
     CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
         ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
         return port.eval(
-                        shard,
-                        RedisScript.CLAIMS,
-                        Mode.LOOKUP,
-                        claims.tableKeys(),
-                        claims.args(new byte[0], new long[0]))
+                        shard, RedisScript.CLAIMS, Op.LOOKUP, claims.tableKeys(), claims.args(new byte[0], new long[0]))
                 .thenApply(reply -> {
                     FingerprintTable.State state = FingerprintTable.State.of(reply);
                     resizing.observed(table, shard, state, nowMillis);

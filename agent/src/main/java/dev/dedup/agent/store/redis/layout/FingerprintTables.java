@@ -1,9 +1,9 @@
 package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisScript.Mode;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -3,10 +3,10 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
-import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisScript.Mode;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
@@ -139,7 +139,7 @@ public final class RedisRanges {
             args[at + 3] = ascii(r.to().add(BigInteger.ONE));
         }
         byte[][] key = {keys.rangeKey(shard, request.namespace(), request.stream(), hash)};
-        return port.eval(shard, RedisScript.RANGES, mode, key, args);
+        return port.eval(shard, RedisScript.RANGES, mode.op(), key, args);
     }
 
     /** A stream's 64-bit hash (FNV-1a of the namespace, a zero byte and the stream). */

@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.redis.layout;
 
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
@@ -172,7 +172,7 @@ public final class RedisSweeper implements AutoCloseable {
      */
     private CompletionStage<Void> readTables(int s, long nowMillis) {
         byte[] head = keys.tableState(s, "");
-        return port.eval(s, RedisScript.TABLES, Mode.SWEEP, new byte[][] {keys.tables(s)}, new byte[][] {head})
+        return port.eval(s, RedisScript.TABLES, Op.SWEEP, new byte[][] {keys.tables(s)}, new byte[][] {head})
                 .thenAccept(reply -> {
                     for (Object o : reply) {
                         List<?> t = (List<?>) o;
@@ -265,7 +265,7 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(2 * periodSeconds * 1000),
             table.slidingArg()
         };
-        return port.eval(shard, RedisScript.SWEEP, Mode.SWEEP, k, args).thenApply(reply -> {
+        return port.eval(shard, RedisScript.SWEEP, Op.SWEEP, k, args).thenApply(reply -> {
             if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {
                 FingerprintTable.State now = table.states.get(shard);
                 layout.observed(

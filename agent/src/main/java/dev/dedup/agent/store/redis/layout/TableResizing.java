@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
@@ -41,13 +41,13 @@ final class TableResizing {
     static final int PAIRS_PER_CALL = 64;
 
     /** A change of a table's size: its {@code table.lua} argument. */
-    enum Op {
+    enum Change {
         SPLIT('s'),
         MERGE('m');
 
         final byte arg;
 
-        Op(char arg) {
+        Change(char arg) {
             this.arg = (byte) arg;
         }
     }
@@ -72,29 +72,29 @@ final class TableResizing {
      * #SPLIT_ABOVE} records a bucket (and may still split by the records' route bits), a merge when it holds fewer
      * than {@value #MERGE_BELOW} and has more than its base; null when neither.
      */
-    static Op due(FingerprintTable.State state, int baseBits) {
+    static Change due(FingerprintTable.State state, int baseBits) {
         long buckets = state.buckets(baseBits);
         if (state.claims() > SPLIT_ABOVE * buckets && state.level() < FingerprintTable.Records.ROUTE_BITS) {
-            return Op.SPLIT;
+            return Change.SPLIT;
         }
         if (state.claims() < MERGE_BELOW * buckets && buckets > (1L << baseBits)) {
-            return Op.MERGE;
+            return Change.MERGE;
         }
         return null;
     }
 
     /**
-     * The pairs one call of {@code op} splits or merges in {@code state}, as bucket numbers: bucket {@code q}, then
+     * The pairs one call of {@code change} splits or merges in {@code state}, as bucket numbers: bucket {@code q}, then
      * its image, pair after pair. A split takes the buckets from the split pointer on, up to the end of the level; a
      * merge the last split back, stepping back a level when the pointer reaches 0. As many pairs as bring the table
      * to its mean (to {@value #SPLIT_ABOVE} records a bucket when it grows, between the two bounds when it shrinks),
      * at least one and at most {@value #PAIRS_PER_CALL}.
      */
-    static long[] pairs(FingerprintTable.State state, Op op, int baseBits) {
+    static long[] pairs(FingerprintTable.State state, Change change, int baseBits) {
         long buckets = state.buckets(baseBits);
         int level = state.level();
         long split = state.split();
-        boolean grow = op == Op.SPLIT;
+        boolean grow = change == Change.SPLIT;
         long wanted = grow
                 ? (state.claims() + SPLIT_ABOVE - 1) / SPLIT_ABOVE - buckets
                 : buckets - Math.max(1L << baseBits, state.claims() / ((SPLIT_ABOVE + MERGE_BELOW) / 2));
@@ -129,9 +129,9 @@ final class TableResizing {
     /** Records what a shard said of a table, and splits or merges buckets when it has outgrown its size. */
     void observed(FingerprintTable table, int shard, FingerprintTable.State state, long nowMillis) {
         table.states.set(shard, state);
-        Op op = due(state, baseBits);
-        if (op != null && table.resizing[shard].compareAndSet(false, true)) {
-            resize(table, shard, state, op, nowMillis);
+        Change change = due(state, baseBits);
+        if (change != null && table.resizing[shard].compareAndSet(false, true)) {
+            resize(table, shard, state, change, nowMillis);
         }
     }
 
@@ -154,23 +154,24 @@ final class TableResizing {
      *
      * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.GuardedPort}).
      */
-    private void resize(FingerprintTable table, int shard, FingerprintTable.State state, Op op, long nowMillis) {
+    private void resize(
+            FingerprintTable table, int shard, FingerprintTable.State state, Change change, long nowMillis) {
         long buckets = state.buckets(baseBits);
-        long[] pairs = pairs(state, op, baseBits);
+        long[] pairs = pairs(state, change, baseBits);
         byte[][] k = new byte[1 + pairs.length][];
         k[0] = table.stateKeys[shard];
         for (int i = 0; i < pairs.length; i++) {
             k[1 + i] = table.bucketKey(shard, pairs[i]);
         }
         byte[][] args = {
-            {op.arg},
+            {change.arg},
             state.view().getBytes(StandardCharsets.US_ASCII),
             FingerprintTable.Records.now(nowMillis),
             baseArg,
             table.slidingArg()
         };
         int done = pairs.length / 2;
-        port.eval(shard, RedisScript.TABLE, Mode.TABLE, k, args).whenComplete((reply, failure) -> {
+        port.eval(shard, RedisScript.TABLE, Op.RESIZE, k, args).whenComplete((reply, failure) -> {
             table.resizing[shard].set(false);
             if (failure != null) {
                 LOG.log(
@@ -181,7 +182,7 @@ final class TableResizing {
             FingerprintTable.State after = new FingerprintTable.State(
                     ((Long) reply.get(0)).intValue(), (Long) reply.get(1), (Long) reply.get(2));
             if (after.buckets(baseBits) != buckets) {
-                (op == Op.SPLIT ? splits : merges)[shard].increment(done);
+                (change == Change.SPLIT ? splits : merges)[shard].increment(done);
             }
             observed(table, shard, after, nowMillis);
         });

@@ -2,10 +2,10 @@ package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisScript.Mode;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import dev.dedup.agent.store.redis.gather.CallGathering;
 import dev.dedup.agent.store.redis.gather.ShardCalls;
@@ -119,7 +119,7 @@ public final class TimeBuckets {
         java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> args(mode, policy, nowMillis, call);
         return calls.run(
                 port,
-                call -> gathering.submit(call, mode, sameArgs, argsOf).thenApply(reply -> {
+                call -> gathering.submit(call, mode.op(), sameArgs, argsOf).thenApply(reply -> {
                     if (reply.first() && reply.number(1) > 0) {
                         overfull[call.shard()].increment(reply.number(1));
                     }

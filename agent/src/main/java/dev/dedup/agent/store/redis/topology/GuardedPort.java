@@ -4,7 +4,7 @@ import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import java.util.Arrays;
@@ -41,15 +41,15 @@ public final class GuardedPort implements RedisPort {
     }
 
     @Override
-    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
         if (!script.guarded()) {
-            return port.eval(shard, script, mode, keys, args);
+            return port.eval(shard, script, op, keys, args);
         }
         byte[][] k = Arrays.copyOf(keys, keys.length + 1);
         k[keys.length] = key[shard];
         byte[][] a = Arrays.copyOf(args, args.length + 1);
         a[args.length] = expected.apply(shard);
-        return port.eval(shard, script, mode, k, a).whenComplete((reply, failure) -> {
+        return port.eval(shard, script, op, k, a).whenComplete((reply, failure) -> {
             if (failure != null && refusedByGuard(failure)) {
                 refused.accept(shard);
             }

@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.redis.topology;
 
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +39,7 @@ public final class RecordCall {
     }
 
     private static CompletionStage<String> call(RedisPort port, int shard, byte[] key, byte[]... args) {
-        return port.eval(shard, RedisScript.TOPOLOGY, Mode.TOPOLOGY, new byte[][] {key}, args)
+        return port.eval(shard, RedisScript.TOPOLOGY, Op.TOPOLOGY, new byte[][] {key}, args)
                 .thenApply(RecordCall::held);
     }
 

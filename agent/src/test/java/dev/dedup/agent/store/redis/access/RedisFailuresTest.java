@@ -1,15 +1,17 @@
 package dev.dedup.agent.store.redis.access;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
-/** Redis error replies become 503s of a kind, naming the shard (or a cluster's group). */
+/** Redis error replies and Lettuce's refusals become 503s of a kind, naming the shard (or a cluster's group). */
 class RedisFailuresTest {
 
     private static StoreUnavailableException translated(String reply) {
@@ -44,5 +46,36 @@ class RedisFailuresTest {
                 FailureKind.ERROR,
                 translated("CROSSSLOT Keys in request don't hash to the same slot")
                         .kind());
+    }
+
+    @Test
+    void aReplyIsReadByItsCode() {
+        assertEquals(
+                RedisFailures.ReplyCode.TRYAGAIN,
+                RedisFailures.code(
+                        new CompletionException(new RedisCommandExecutionException("TRYAGAIN slot moving"))));
+        assertEquals(RedisFailures.ReplyCode.OOM, RedisFailures.code(new RedisCommandExecutionException("OOM")));
+        assertEquals(RedisFailures.ReplyCode.OTHER, RedisFailures.code(new RedisCommandExecutionException("ERR x")));
+        assertNull(RedisFailures.code(new RedisException("Connection closed")));
+    }
+
+    @Test
+    void lettucesRefusalsAreConnectionOrOverload() {
+        // the messages Lettuce 7 raises, as plain RedisExceptions, when it will not send a command
+        for (String refused : new String[] {
+            "Connection closed", "Connection is closed", "Currently not connected. Commands are rejected."
+        }) {
+            assertEquals(
+                    FailureKind.CONNECTION,
+                    RedisFailures.translate("s0", new RedisException(refused)).kind());
+        }
+        for (String full : new String[] {
+            "Request queue size exceeded: 2. Commands are not accepted until the queue size drops.",
+            "Command buffer size exceeded: 2. Commands are not accepted until the queue size drops."
+        }) {
+            StoreUnavailableException e = RedisFailures.translate("s0", new RedisException(full));
+            assertEquals(FailureKind.OVERLOADED, e.kind(), full);
+            assertTrue(e.getMessage().contains("redis-max-in-flight"), e.getMessage());
+        }
     }
 }

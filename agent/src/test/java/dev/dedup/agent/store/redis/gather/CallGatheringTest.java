@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.testing.FakeRedisPort;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -36,7 +36,7 @@ class CallGatheringTest {
     private final CallGathering gathering =
             new CallGathering(port, RedisScript.CLAIMS, ITEM_BYTES, registry, nanos::get);
 
-    /** The script's arguments: the mode, then the items. */
+    /** The script's arguments: the op, then the items. */
     private static final Function<ShardCalls.Call, byte[][]> ARGS = c -> new byte[][] {{'x'}, c.items()};
 
     /**
@@ -79,7 +79,7 @@ class CallGatheringTest {
     }
 
     private CompletableFuture<CallGathering.Reply> submit(ShardCalls.Call call, Object sameArgs) {
-        return gathering.submit(call, Mode.CLAIM, sameArgs, ARGS).toCompletableFuture();
+        return gathering.submit(call, Op.CLAIM, sameArgs, ARGS).toCompletableFuture();
     }
 
     private static List<Object> reply(String answers, long more) {
@@ -149,13 +149,13 @@ class CallGatheringTest {
         submit(call(0, 20, 1), "x");
         submit(call(0, 30, 1), "y");
         submit(call(0, 40, 1), "x");
-        gathering.submit(call(0, 50, 1), Mode.RELEASE, "x", ARGS);
+        gathering.submit(call(0, 50, 1), Op.RELEASE, "x", ARGS);
         port.sent(0).reply().complete(reply("\0", 0));
         assertEquals(6, port.count());
         assertEquals(List.of("b1/20"), items(port.sent(2)));
         assertEquals(List.of("b1/30"), items(port.sent(3)));
         assertEquals(List.of("b1/40"), items(port.sent(4)));
-        assertEquals(Mode.RELEASE, port.sent(5).mode());
+        assertEquals(Op.RELEASE, port.sent(5).op());
     }
 
     @Test
@@ -185,13 +185,13 @@ class CallGatheringTest {
     @Test
     void waitingCalls_groupBySameArguments_upToMaxItemsACall_butABiggerCallStillGoesAlone() {
         List<CallGathering.Pending> waiting = List.of(
-                pending(3000, Mode.CLAIM, "x"),
-                pending(1000, Mode.CLAIM, "x"),
-                pending(200, Mode.CLAIM, "x"),
-                pending(5000, Mode.CLAIM, "x"),
-                pending(1, Mode.CLAIM, "x"),
-                pending(1, Mode.RELEASE, "x"),
-                pending(1, Mode.RELEASE, "x"));
+                pending(3000, Op.CLAIM, "x"),
+                pending(1000, Op.CLAIM, "x"),
+                pending(200, Op.CLAIM, "x"),
+                pending(5000, Op.CLAIM, "x"),
+                pending(1, Op.CLAIM, "x"),
+                pending(1, Op.RELEASE, "x"),
+                pending(1, Op.RELEASE, "x"));
         List<List<Integer>> sizes = CallGathering.groups(waiting).stream()
                 .map(g -> g.stream().map(p -> p.call().indexes().length).toList())
                 .toList();
@@ -199,10 +199,10 @@ class CallGatheringTest {
         assertEquals(List.of(), CallGathering.groups(List.of()));
     }
 
-    private static CallGathering.Pending pending(int items, Mode mode, Object sameArgs) {
+    private static CallGathering.Pending pending(int items, Op op, Object sameArgs) {
         ShardCalls.Call call =
                 new ShardCalls.Call(0, new byte[0][], new long[0], new byte[items * ITEM_BYTES], new int[items]);
-        return new CallGathering.Pending(call, mode, sameArgs, ARGS, new byte[0][], 0);
+        return new CallGathering.Pending(call, op, sameArgs, ARGS, new byte[0][], 0);
     }
 
     @Test

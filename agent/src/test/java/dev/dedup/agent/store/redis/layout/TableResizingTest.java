@@ -14,12 +14,14 @@ class TableResizingTest {
     @Test
     void aTableSplitsPast48RecordsABucket_mergesBelow16_andNeverBelowItsBase() {
         assertNull(TableResizing.due(new FingerprintTable.State(0, 0, 48 * 1024), BASE), "48 a bucket: as planned");
-        assertEquals(TableResizing.Op.SPLIT, TableResizing.due(new FingerprintTable.State(0, 0, 48 * 1024 + 1), BASE));
+        assertEquals(
+                TableResizing.Change.SPLIT, TableResizing.due(new FingerprintTable.State(0, 0, 48 * 1024 + 1), BASE));
         assertNull(TableResizing.due(new FingerprintTable.State(0, 0, 0), BASE), "empty at its base: nothing to merge");
         assertNull(TableResizing.due(new FingerprintTable.State(1, 0, 16 * 2048), BASE));
-        assertEquals(TableResizing.Op.MERGE, TableResizing.due(new FingerprintTable.State(1, 0, 16 * 2048 - 1), BASE));
         assertEquals(
-                TableResizing.Op.MERGE,
+                TableResizing.Change.MERGE, TableResizing.due(new FingerprintTable.State(1, 0, 16 * 2048 - 1), BASE));
+        assertEquals(
+                TableResizing.Change.MERGE,
                 TableResizing.due(new FingerprintTable.State(0, 1, 0), BASE),
                 "one bucket split");
         assertNull(
@@ -64,11 +66,11 @@ class TableResizingTest {
         assertArrayEquals(new long[0], TableResizing.pairs(new FingerprintTable.State(0, 0, 0), merge(), BASE));
     }
 
-    private static TableResizing.Op split() {
-        return TableResizing.Op.SPLIT;
+    private static TableResizing.Change split() {
+        return TableResizing.Change.SPLIT;
     }
 
-    private static TableResizing.Op merge() {
-        return TableResizing.Op.MERGE;
+    private static TableResizing.Change merge() {
+        return TableResizing.Change.MERGE;
     }
 }

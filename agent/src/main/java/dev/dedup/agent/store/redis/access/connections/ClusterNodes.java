@@ -182,8 +182,8 @@ final class ClusterNodes implements Nodes {
     }
 
     private static boolean isRedirection(Throwable failure) {
-        String code = RedisFailures.code(failure);
-        return "MOVED".equals(code) || "ASK".equals(code);
+        RedisFailures.ReplyCode code = RedisFailures.code(failure);
+        return code == RedisFailures.ReplyCode.MOVED || code == RedisFailures.ReplyCode.ASK;
     }
 
     /**

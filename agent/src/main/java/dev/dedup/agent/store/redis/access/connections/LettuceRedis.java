@@ -7,7 +7,7 @@ import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Mode;
+import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisFailures;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
@@ -59,7 +59,7 @@ public final class LettuceRedis implements RedisPort {
     private final RedisOptions options;
     private final ClientResources resources;
     private final Nodes nodes;
-    /** Per shard, per {@link Mode}: script call times (shards sharing a timer tag share the arrays). */
+    /** Per shard, per {@link Op}: script call times (shards sharing a timer tag share the arrays). */
     private final Timer[][] timers;
     /** Nanoseconds, for call times and how long a call has been retried ({@link Housekeeping#ticker}). */
     private final LongSupplier ticker;
@@ -74,15 +74,15 @@ public final class LettuceRedis implements RedisPort {
         Map<String, Timer[]> byTag = new HashMap<>();
         for (int i = 0; i < timers.length; i++) {
             timers[i] = byTag.computeIfAbsent(nodes.timerTag(i), tag -> {
-                Timer[] perMode = new Timer[Mode.values().length];
-                for (Mode mode : Mode.values()) {
-                    perMode[mode.ordinal()] = Timer.builder(MetricNames.REDIS_SCRIPT)
-                            .tags(MetricNames.TAG_SHARD, tag, "op", mode.tag())
+                Timer[] perOp = new Timer[Op.values().length];
+                for (Op op : Op.values()) {
+                    perOp[op.ordinal()] = Timer.builder(MetricNames.REDIS_SCRIPT)
+                            .tags(MetricNames.TAG_SHARD, tag, "op", op.tag())
                             .description("Script calls per shard")
                             .publishPercentileHistogram()
                             .register(registry);
                 }
-                return perMode;
+                return perOp;
             });
         }
     }
@@ -140,11 +140,11 @@ public final class LettuceRedis implements RedisPort {
     }
 
     @Override
-    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Mode mode, byte[][] keys, byte[][] args) {
+    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
         long start = ticker.getAsLong();
         CompletableFuture<List<Object>> result = new CompletableFuture<>();
-        attempt(shard, script, mode, keys, args, start, 1, result);
-        Timer timer = timers[shard][mode.ordinal()];
+        attempt(shard, script, op, keys, args, start, 1, result);
+        Timer timer = timers[shard][op.ordinal()];
         return result.handle((reply, failure) -> {
             timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
             if (failure != null) {
@@ -158,7 +158,7 @@ public final class LettuceRedis implements RedisPort {
     private void attempt(
             int shard,
             RedisScript script,
-            Mode mode,
+            Op op,
             byte[][] keys,
             byte[][] args,
             long start,
@@ -166,7 +166,7 @@ public final class LettuceRedis implements RedisPort {
             CompletableFuture<List<Object>> result) {
         CompletionStage<List<Object>> call;
         try {
-            if (options.waitReplicas() > 0 && mode.waitsForReplicas()) {
+            if (options.waitReplicas() > 0 && op.durability() == Durability.REPLICATED) {
                 call = nodes.node(shard)
                         .thenCompose(node ->
                                 run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
@@ -191,7 +191,7 @@ public final class LettuceRedis implements RedisPort {
                     resources
                             .eventExecutorGroup()
                             .schedule(
-                                    () -> attempt(shard, script, mode, keys, args, start, attempt + 1, result),
+                                    () -> attempt(shard, script, op, keys, args, start, attempt + 1, result),
                                     pauseMillis,
                                     TimeUnit.MILLISECONDS)
                             .addListener(scheduled -> {
@@ -209,7 +209,7 @@ public final class LettuceRedis implements RedisPort {
     }
 
     private static boolean isTryAgain(Throwable failure) {
-        return "TRYAGAIN".equals(RedisFailures.code(failure));
+        return RedisFailures.code(failure) == RedisFailures.ReplyCode.TRYAGAIN;
     }
 
     /** {@code failure} as the store reports it; the shard is told, in case it moved. */
