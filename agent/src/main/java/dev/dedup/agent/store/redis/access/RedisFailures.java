@@ -86,7 +86,6 @@ public final class RedisFailures {
         return t;
     }
 
-    /** The failure's message, and its root cause's when it has one: for one-line start errors. */
     /**
      * Waits for an asynchronous command and returns its reply, throwing what the synchronous API would: the
      * command's own exception rather than a {@link java.util.concurrent.CompletionException} around it. The
@@ -103,6 +102,7 @@ public final class RedisFailures {
         }
     }
 
+    /** The failure's message, and its root cause's when it has one: for one-line start errors. */
     public static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) {

@@ -3,6 +3,7 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.Mode;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -22,8 +23,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
 
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
@@ -45,6 +47,7 @@ final class ClaimCalls {
 
     private static final byte[] ONE = {'1'};
     private static final byte[] ZERO = {'0'};
+    private static final int[] NONE_STALE = {};
 
     /** The items of a batch in one call sequence: their shards and the owner-and-end each record carries. */
     record Items(Batch batch, int[] shard, long[] value, Mode mode) {}
@@ -57,6 +60,7 @@ final class ClaimCalls {
     private final int baseBits;
     private final TableResizing resizing;
     private final CallGathering gathering;
+    private final Retry.Pauses pauses;
     private final byte[] channel;
     private final byte[] baseArg;
     private final Counter[] stale;
@@ -67,13 +71,14 @@ final class ClaimCalls {
             int baseBits,
             TableResizing resizing,
             MeterRegistry registry,
-            LongSupplier ticker) {
+            Housekeeping housekeeping) {
         this.port = port;
         this.keys = keys;
         this.baseBits = baseBits;
         this.resizing = resizing;
-        this.gathering =
-                new CallGathering(port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, ticker);
+        this.pauses = housekeeping;
+        this.gathering = new CallGathering(
+                port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
         this.channel = keys.releaseChannel();
         this.baseArg = RedisKeys.ascii(baseBits);
         this.stale = ShardCounters.of(
@@ -85,68 +90,100 @@ final class ClaimCalls {
 
     /**
      * Sends the items at {@code positions}, addressed by the states last seen; completes with their answers (and
-     * values) in the order of {@code positions}.
+     * values) in the order of {@code positions}. Items whose buckets another agent moved meanwhile are addressed
+     * anew and sent again, at most {@link #STALE} rounds in all.
      */
     CompletionStage<Found> send(FingerprintTable table, Items items, int[] positions, long nowMillis) {
-        return send(table, items, positions, nowMillis, 1);
+        byte[] answers = new byte[positions.length];
+        long[] values = new long[positions.length];
+        int[] all = new int[positions.length];
+        for (int j = 0; j < all.length; j++) {
+            all[j] = j;
+        }
+        AtomicReference<int[]> left = new AtomicReference<>(all);
+        return STALE.run(
+                        pauses,
+                        () -> sendRound(table, items, positions, left.get(), answers, values, nowMillis)
+                                .thenApply(stale -> {
+                                    left.set(stale);
+                                    return stale;
+                                }),
+                        (stale, failure, pauseMillis) -> failure == null && stale.length > 0)
+                .thenApply(stale -> {
+                    if (stale.length > 0) {
+                        throw new StoreUnavailableException(
+                                FailureKind.ERROR,
+                                "redis shard " + port.name(items.shard()[positions[stale[0]]]) + ": table "
+                                        + table.name + " kept changing under " + STALE.attempts()
+                                        + " calls in a row",
+                                null);
+                    }
+                    return new Found(answers, values);
+                });
     }
 
     /**
-     * The same; items whose buckets another agent moved meanwhile are addressed anew and sent again ({@code
-     * attempt} counts how often).
+     * One round: the items at {@code positions[at[..]]}, planned into calls against the states last seen and sent;
+     * their answers and values go to the same places of {@code answers} and {@code values}. Completes with the
+     * indexes (into {@code positions}) of the items whose calls came back stale.
      */
-    private CompletionStage<Found> send(
-            FingerprintTable table, Items items, int[] positions, long nowMillis, int attempt) {
+    private CompletionStage<int[]> sendRound(
+            FingerprintTable table,
+            Items items,
+            int[] positions,
+            int[] at,
+            byte[] answers,
+            long[] values,
+            long nowMillis) {
         FingerprintTable.State[] view = new FingerprintTable.State[port.shards()];
         for (int s = 0; s < view.length; s++) {
             view[s] = table.states.get(s);
         }
+        int[] sending = new int[at.length];
+        for (int j = 0; j < at.length; j++) {
+            sending[j] = positions[at[j]];
+        }
         ShardCalls calls = ShardCalls.plan(
-                positions.length, packing(table, items, positions, view), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
-        byte[] answers = new byte[positions.length];
-        long[] values = new long[positions.length];
-        List<CompletableFuture<Void>> pending = new ArrayList<>();
+                sending.length, packing(table, items, sending, view), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+        List<CompletableFuture<int[]>> pending = new ArrayList<>();
         for (ShardCalls.Call call : calls.calls()) {
-            int[] sub = new int[call.indexes().length];
-            for (int j = 0; j < sub.length; j++) {
-                sub[j] = positions[call.indexes()[j]];
-            }
-            pending.add(sendCall(table, items, call, view[call.shard()], nowMillis, attempt)
-                    .thenCompose(reply -> reply != null
-                            ? CompletableFuture.completedFuture(reply)
-                            : send(table, items, sub, nowMillis, attempt + 1))
-                    .<Void>thenApply(found -> {
-                        if (found.answers().length != sub.length) {
+            int[] indexes = call.indexes();
+            pending.add(sendCall(table, items, call, view[call.shard()], nowMillis)
+                    .thenApply(found -> {
+                        int[] sent = new int[indexes.length];
+                        for (int j = 0; j < sent.length; j++) {
+                            sent[j] = at[indexes[j]];
+                        }
+                        if (found == null) {
+                            return sent;
+                        }
+                        if (found.answers().length != sent.length) {
                             throw new StoreUnavailableException(
                                     FailureKind.ERROR,
                                     "redis shard " + port.name(call.shard()) + " answered " + found.answers().length
-                                            + " verdicts for " + sub.length + " items",
+                                            + " verdicts for " + sent.length + " items",
                                     null);
                         }
-                        for (int j = 0; j < sub.length; j++) {
-                            answers[call.indexes()[j]] = found.answers()[j];
-                            values[call.indexes()[j]] = found.values()[j];
+                        for (int j = 0; j < sent.length; j++) {
+                            answers[sent[j]] = found.answers()[j];
+                            values[sent[j]] = found.values()[j];
                         }
-                        return null;
+                        return NONE_STALE;
                     })
                     .toCompletableFuture());
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-                .thenApply(ignored -> new Found(answers, values));
+                .thenApply(ignored -> pending.stream()
+                        .flatMapToInt(stale -> IntStream.of(stale.join()))
+                        .toArray());
     }
 
     /**
      * One call, as planned against {@code view}; completes with its answers, or with null when the shard said its
-     * buckets had moved (the caller plans its items again), after eight such answers in a row ({@link #STALE})
-     * with a failure.
+     * buckets had moved (the items are then planned again).
      */
     private CompletionStage<Found> sendCall(
-            FingerprintTable table,
-            Items items,
-            ShardCalls.Call call,
-            FingerprintTable.State view,
-            long nowMillis,
-            int attempt) {
+            FingerprintTable table, Items items, ShardCalls.Call call, FingerprintTable.State view, long nowMillis) {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         ClaimsCall claims = new ClaimsCall(table, call.shard(), items.mode(), view, nowMillis);
         Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
@@ -167,13 +204,6 @@ final class ClaimCalls {
             resizing.observed(table, call.shard(), FingerprintTable.State.of(script), nowMillis);
             if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
                 stale[call.shard()].increment();
-                if (!STALE.another(attempt)) {
-                    throw new StoreUnavailableException(
-                            FailureKind.ERROR,
-                            "redis shard " + port.name(call.shard()) + ": table " + table.name + " kept changing under "
-                                    + attempt + " calls in a row",
-                            null);
-                }
                 return CompletableFuture.completedFuture(null);
             }
             return CompletableFuture.completedFuture(found(reply, items.mode()));
