@@ -1,10 +1,11 @@
 /**
  * What the rest of the Redis tier may ask of Redis, and in what terms: the one port every layout calls through
  * ({@link dev.dedup.agent.store.redis.access.RedisPort}) with the replies it gives ({@code MemoryInfo}, {@code
- * EvictionReading}), the scripts ({@code RedisScript}) and their modes, the key names ({@code RedisKeys}), the
- * translation of Redis errors into store failures ({@code RedisFailures}), the one loop by which a momentary
- * failure is tried again, pausing on the housekeeping thread ({@code Retry}), per-shard counters, and the tier's
- * clocks and housekeeping thread ({@link
+ * EvictionReading}), the scripts ({@code RedisScript}) and their modes, how every key name starts ({@code
+ * RedisKeys}: the prefix, a Cluster group's hash tag, the release channel; the layouts and the topology name
+ * their own keys with it), the translation of Redis errors into store failures ({@code RedisFailures}), the one
+ * loop by which a momentary failure is tried again, pausing on the housekeeping thread ({@code Retry}), per-shard
+ * counters, and the tier's clocks and housekeeping thread ({@link
  * dev.dedup.agent.store.redis.access.Housekeeping}), which the store is given.
  *
  * <p>No Lettuce client lives here: the port's implementation is in {@code connections}, the start's memory and

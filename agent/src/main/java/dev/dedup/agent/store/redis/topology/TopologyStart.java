@@ -111,7 +111,7 @@ public final class TopologyStart {
         byte[][] key = new byte[k][];
         List<CompletableFuture<String>> held = new ArrayList<>(k);
         for (int s = 0; s < k; s++) {
-            key[s] = keys.topology(s);
+            key[s] = TopologyRecord.key(keys, s);
             held.add(RecordCall.read(port, s, key[s]).toCompletableFuture());
         }
         return CompletableFuture.allOf(held.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
