@@ -45,8 +45,6 @@ final class ClaimCalls {
      */
     static final int IMAGES_AHEAD = 64;
 
-    private static final byte[] ONE = {'1'};
-    private static final byte[] ZERO = {'0'};
     private static final int[] NONE_STALE = {};
 
     /** The items of a batch in one call sequence: their shards and the owner-and-end each record carries. */
@@ -61,8 +59,7 @@ final class ClaimCalls {
     private final TableResizing resizing;
     private final CallGathering gathering;
     private final Retry.Pauses pauses;
-    private final byte[] channel;
-    private final byte[] baseArg;
+    private final ClaimsCall.Shared shared;
     private final Counter[] stale;
 
     ClaimCalls(
@@ -79,8 +76,7 @@ final class ClaimCalls {
         this.pauses = housekeeping;
         this.gathering = new CallGathering(
                 port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
-        this.channel = keys.releaseChannel();
-        this.baseArg = RedisKeys.ascii(baseBits);
+        this.shared = new ClaimsCall.Shared(keys, baseBits);
         this.stale = ShardCounters.of(
                 registry,
                 port,
@@ -175,6 +171,7 @@ final class ClaimCalls {
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
                 .thenApply(ignored -> pending.stream()
                         .flatMapToInt(stale -> IntStream.of(stale.join()))
+                        .sorted() // sent again in the batch's order, as the first time
                         .toArray());
     }
 
@@ -185,7 +182,7 @@ final class ClaimCalls {
     private CompletionStage<Found> sendCall(
             FingerprintTable table, Items items, ShardCalls.Call call, FingerprintTable.State view, long nowMillis) {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        ClaimsCall claims = new ClaimsCall(table, call.shard(), items.mode(), view, nowMillis);
+        ClaimsCall claims = new ClaimsCall(shared, table, call.shard(), items.mode(), view, nowMillis);
         Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
         ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
         byte[][] tableKeys = claims.tableKeys();
@@ -315,7 +312,7 @@ final class ClaimCalls {
      * wait with it for a table to settle.
      */
     CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
-        ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
+        ClaimsCall claims = new ClaimsCall(shared, table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
         return port.eval(
                         shard,
                         RedisScript.CLAIMS,
@@ -327,91 +324,5 @@ final class ClaimCalls {
                     resizing.observed(table, shard, state, nowMillis);
                     return state;
                 });
-    }
-
-    /**
-     * One call of {@code claims.lua} (sent after {@code guard.lua}, {@code answers.lua} and {@code records.lua}, as
-     * one script) on {@code shard}: what it is told besides its items and their buckets, which is the same for
-     * every call merged into one.
-     *
-     * <p>The script replies {@code {answers, level, split, claims}}: one answer byte per item, in order (a claim:
-     * 0 new, 1 retry, 2 duplicate; a release: 1 released, 0 not held by that owner; a look-up: 0 absent, 1 held by
-     * the item's owner, 2 by another), then the table's state after the call. A look-up adds the 7-byte
-     * owner-and-end of every item found, in order. On a Redis Cluster, an item whose bucket moved to one the call
-     * does not declare makes it reply {@code {'', level, split, claims, 'stale'}}, having written nothing.
-     */
-    private final class ClaimsCall {
-        private final FingerprintTable table;
-        private final int shard;
-        private final Mode mode;
-        private final FingerprintTable.State view;
-        private final long nowMillis;
-
-        ClaimsCall(FingerprintTable table, int shard, Mode mode, FingerprintTable.State view, long nowMillis) {
-            this.table = table;
-            this.shard = shard;
-            this.mode = mode;
-            this.view = view;
-            this.nowMillis = nowMillis;
-        }
-
-        /**
-         * The keys after the call's buckets: {@code KEYS[1 .. m]} are the buckets, in the order of their {@code
-         * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
-         * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
-         * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
-         * dev.dedup.agent.store.redis.topology.GuardedPort}).
-         */
-        byte[][] tableKeys() {
-            return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};
-        }
-
-        /**
-         * {@code ARGV}, in order (the guard's expected record follows):
-         *
-         * <ol>
-         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what the shard holds of
-         *       each id);
-         *   <li>the items, {@value FingerprintTable.Records#ITEM_BYTES} bytes each ({@link
-         *       FingerprintTable.Records#item});
-         *   <li>now: whole seconds modulo 2^28;
-         *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
-         *   <li>per key, the bucket it is: u32 big-endian;
-         *   <li>{@code '1'} when the table's window slides: a repeat renews the claim's end;
-         *   <li>the channel on which released fields are published;
-         *   <li>the table's base bits: it has 2^base buckets at level 0;
-         *   <li>the table's name, added to the set of tables when the table gains its first record;
-         *   <li>{@code '1'} on a Redis Cluster, where a call may touch only the keys it declares: an item whose
-         *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
-         *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
-         *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
-         *       record the call writes is then never looked for again by it.
-         * </ol>
-         */
-        byte[][] args(byte[] items, long[] buckets) {
-            byte[] numbers = new byte[buckets.length * 4];
-            for (int k = 0; k < buckets.length; k++) {
-                long b = buckets[k];
-                for (int i = 0; i < 4; i++) {
-                    numbers[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
-                }
-            }
-            return new byte[][] {
-                mode.arg(),
-                items,
-                FingerprintTable.Records.now(nowMillis),
-                view.view().getBytes(StandardCharsets.US_ASCII),
-                numbers,
-                table.slidingArg(),
-                channel,
-                baseArg,
-                table.nameArg,
-                {(byte) (keys.clustered() ? '1' : '0')},
-                table.bucketHeads[shard],
-                ShardCalls.distinct(items, FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT)
-                        ? ONE
-                        : ZERO
-            };
-        }
     }
 }
