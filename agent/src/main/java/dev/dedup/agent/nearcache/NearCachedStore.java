@@ -2,6 +2,7 @@ package dev.dedup.agent.nearcache;
 
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.LongIntTable;
 import dev.dedup.codec.Batch;
 import dev.dedup.wire.Verdict;
 import java.util.LinkedHashMap;
@@ -136,9 +137,10 @@ public final class NearCachedStore implements ClaimStore {
      * new number of misses, {@code misses} rewritten in batch order.
      */
     private static int followMissedRepeats(Batch batch, int[] misses, int missCount) {
-        MissedKeys missed = new MissedKeys(missCount);
+        // each missed key with the position of its first such item: a repeat keeps the first
+        LongIntTable missed = new LongIntTable(missCount);
         for (int j = 0; j < missCount; j++) {
-            missed.add(batch.key(misses[j]), misses[j]);
+            missed.putIfAbsent(batch.key(misses[j]), misses[j]);
         }
         int n = batch.size();
         int[] merged = null;
@@ -149,7 +151,7 @@ public final class NearCachedStore implements ClaimStore {
             if (miss) {
                 next++;
             } else {
-                int first = missed.firstPosition(batch.key(i));
+                int first = missed.get(batch.key(i));
                 miss = first >= 0 && first < i;
                 if (miss && merged == null) {
                     merged = new int[n];

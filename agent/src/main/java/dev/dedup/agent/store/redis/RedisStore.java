@@ -104,7 +104,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         }
         RedisPort shards;
         try {
-            shards = LettuceRedis.connect(options, registry, scripts, ioLoops, housekeeping.ticker());
+            shards = LettuceRedis.connect(options, registry, scripts, ioLoops, housekeeping);
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             throw e;
@@ -117,7 +117,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                     shards, keys, lists, options.adoptEmptyShards(), housekeeping, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping.ticker());
+            this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping);
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
             Map<String, ClaimPolicy> named = new LinkedHashMap<>();
             for (String ns : windows.named()) {
@@ -267,7 +267,8 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         sweeper.close();
         memory.close();
         topology.close();
-        housekeeping.scheduler().shutdownNow();
+        // not shutdownNow: a retry's pause already scheduled still ends with its try, which answers its call
+        housekeeping.scheduler().shutdown();
         port.close();
     }
 

@@ -3,6 +3,7 @@ package dev.dedup.agent.store.redis.access;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -13,9 +14,12 @@ import java.util.function.LongSupplier;
  * @param ticker a monotonic clock, in nanoseconds: how long a call took or has been retried, how long ago a try
  *     failed
  * @param scheduler the one thread of the tier's housekeeping (the topology watch, the sweep, memory readings),
- *     which nothing blocks; the store stops it when it is closed
+ *     and the pauses of retries ({@link Retry}), which nothing blocks; the store shuts it down when it is closed:
+ *     the periodic work ends there, a retry already pausing still makes its try (and fails if the connections are
+ *     gone), so that no call is left unanswered
  */
-public record Housekeeping(LongSupplier clockMillis, LongSupplier ticker, ScheduledExecutorService scheduler) {
+public record Housekeeping(LongSupplier clockMillis, LongSupplier ticker, ScheduledExecutorService scheduler)
+        implements Retry.Pauses {
 
     /** The system's monotonic clock. */
     public static final LongSupplier SYSTEM_TICKER = System::nanoTime;
@@ -33,5 +37,11 @@ public record Housekeeping(LongSupplier clockMillis, LongSupplier ticker, Schedu
             t.setDaemon(true);
             return t;
         }));
+    }
+
+    /** Runs {@code then} on the scheduler after {@code millis}. */
+    @Override
+    public void after(long millis, Runnable then) {
+        scheduler.schedule(then, millis, TimeUnit.MILLISECONDS);
     }
 }

@@ -3,9 +3,11 @@ package dev.dedup.agent.store.redis.access;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The names of everything the agent keeps in Redis, all starting with the configured prefix: the fingerprint
- * tables' states and buckets, event-time buckets, streams' ranges, the release channel, the sweep markers, the
- * topology records.
+ * How every name the agent keeps in Redis starts: the configured prefix, and on a Redis Cluster the group's hash
+ * tag ({@link #named}, {@link #hashTagged}); and the one name all layouts share, the release channel. Each family
+ * of keys is named by the package that owns it, through these: the fingerprint tables' states, sets, buckets and
+ * sweep markers, the event-time buckets and the streams' ranges in {@code layout}, the shards' records in {@code
+ * topology}.
  *
  * <p>On standalone shards ({@link #RedisKeys(String)}) a key does not depend on its shard. On a Redis
  * Cluster ({@link #clustered}) the port's "shards" are groups, and every key of group {@code g} starts with
@@ -131,64 +133,16 @@ public final class RedisKeys {
         return key;
     }
 
-    /**
-     * {@code <prefix>{r<8-byte hash of ns and stream>}<ns>\0<stream>}: the committed ranges of one stream.
-     * The hash tag puts the key in one Redis Cluster slot; the names after it keep streams apart whatever
-     * their hashes. On a cluster, {@code <prefix>{<group tag>}r<hash><ns>\0<stream>}.
-     */
-    public byte[] rangeKey(int shard, String namespace, String stream, long hash) {
-        byte[] tagged = hashTagged(shard, "r", hash, 8);
-        byte[] ns = namespace.getBytes(StandardCharsets.UTF_8);
-        byte[] s = stream.getBytes(StandardCharsets.UTF_8);
-        byte[] key = java.util.Arrays.copyOf(tagged, tagged.length + ns.length + 1 + s.length);
-        System.arraycopy(ns, 0, key, tagged.length, ns.length);
-        System.arraycopy(s, 0, key, tagged.length + ns.length + 1, s.length);
-        return key;
-    }
-
     /** The channel on which every layout publishes released fields (7 bytes each, concatenated). */
     public byte[] releaseChannel() {
         return (prefix + ":released").getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
-     * Each shard's record of the topology it belongs to ({@link Topology}): {@code <prefix>:topology}, or on
-     * a cluster each group's {@code <prefix>{<group tag>}:topology}.
+     * {@code <prefix><name>} on standalone shards, {@code <prefix>{<group tag>}<name>} on a cluster: a key of one
+     * shard (one group) that the package owning it names.
      */
-    public byte[] topology(int shard) {
-        return tail(shard, ":topology");
-    }
-
-    /**
-     * The state of fingerprint table {@code table} on a shard ({@code <prefix>:t:<table>}, or {@code
-     * <prefix>{<group tag>}:t:<table>} on a cluster): its level, split pointer and records.
-     */
-    public byte[] tableState(int shard, String table) {
-        return tail(shard, ":t:" + table);
-    }
-
-    /** The set of fingerprint tables a shard holds: {@code <prefix>:tables}. */
-    public byte[] tables(int shard) {
-        return tail(shard, ":tables");
-    }
-
-    /**
-     * What every bucket key of fingerprint table {@code table} starts with on a shard, {@code <prefix>:b<table>:},
-     * followed by the bucket's number in 4 bytes, big-endian. No key of another kind starts so.
-     */
-    public byte[] bucketHead(int shard, String table) {
-        return tail(shard, ":b" + table + ":");
-    }
-
-    /**
-     * The marker of sweep range {@code range} of a table: which slot was last swept. One per shard and table
-     * ({@code <prefix>:sweep:<table>:<range>}, or per group on a cluster).
-     */
-    public byte[] sweepMarker(int shard, String table, int range) {
-        return tail(shard, ":sweep:" + table + ":" + range);
-    }
-
-    private byte[] tail(int shard, String name) {
+    public byte[] named(int shard, String name) {
         byte[] rest = name.getBytes(StandardCharsets.US_ASCII);
         return groupHeads == null ? join(prefixBytes, rest) : join(groupHeads[shard], rest);
     }

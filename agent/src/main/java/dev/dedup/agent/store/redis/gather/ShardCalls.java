@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis.gather;
 
 import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.LongIntTable;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import java.util.ArrayList;
@@ -163,7 +164,7 @@ public final class ShardCalls {
     private static Call call(Packing packing, int shard, int[] all, int from, int to, long[] bucketOf) {
         int n = to - from;
         int itemBytes = packing.itemBytes();
-        BucketIndex bucketIndex = new BucketIndex(n);
+        LongIntTable bucketIndex = new LongIntTable(n); // a bucket's index among the call's keys, from 0
         byte[][] keys = new byte[n][];
         long[] buckets = new long[n];
         int distinct = 0;
@@ -172,14 +173,13 @@ public final class ShardCalls {
         for (int j = from; j < to; j++) {
             int i = all[j];
             long bucket = bucketOf[i];
-            int k = bucketIndex.get(bucket);
-            if (k == 0) {
+            int k = bucketIndex.putIfAbsent(bucket, distinct);
+            if (k == LongIntTable.ABSENT) {
                 buckets[distinct] = bucket;
                 keys[distinct] = packing.key(shard, bucket);
-                k = ++distinct;
-                bucketIndex.put(bucket, k);
+                k = distinct++;
             }
-            packing.write(items, (j - from) * itemBytes, k, i);
+            packing.write(items, (j - from) * itemBytes, k + 1, i);
             indexes[j - from] = i;
         }
         return new Call(
@@ -188,41 +188,6 @@ public final class ShardCalls {
                 java.util.Arrays.copyOf(buckets, distinct),
                 items,
                 indexes);
-    }
-
-    /** Bucket to its 1-based index among a call's buckets (0: not yet there): open addressing on longs. */
-    private static final class BucketIndex {
-        private final long[] buckets;
-        private final int[] indexes;
-        private final int mask;
-
-        BucketIndex(int expected) {
-            int capacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
-            buckets = new long[capacity];
-            indexes = new int[capacity];
-            mask = capacity - 1;
-        }
-
-        int get(long bucket) {
-            for (int slot = slot(bucket); ; slot = (slot + 1) & mask) {
-                if (indexes[slot] == 0 || buckets[slot] == bucket) {
-                    return indexes[slot];
-                }
-            }
-        }
-
-        void put(long bucket, int index) {
-            int slot = slot(bucket);
-            while (indexes[slot] != 0 && buckets[slot] != bucket) {
-                slot = (slot + 1) & mask;
-            }
-            buckets[slot] = bucket;
-            indexes[slot] = index;
-        }
-
-        private int slot(long bucket) {
-            return (int) ((bucket * 0x9E3779B97F4A7C15L) >>> 40) & mask;
-        }
     }
 
     /** {@code keys} followed by {@code more}. */

@@ -3,6 +3,7 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -23,8 +24,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
 
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
@@ -44,8 +46,7 @@ final class ClaimCalls {
      */
     static final int IMAGES_AHEAD = 64;
 
-    private static final byte[] ONE = {'1'};
-    private static final byte[] ZERO = {'0'};
+    private static final int[] NONE_STALE = {};
 
     /** The items of a batch in one call sequence: their shards and the owner-and-end each record carries. */
     record Items(Batch batch, int[] shard, long[] value, Mode mode) {}
@@ -58,8 +59,8 @@ final class ClaimCalls {
     private final int baseBits;
     private final TableResizing resizing;
     private final CallGathering gathering;
-    private final byte[] channel;
-    private final byte[] baseArg;
+    private final Retry.Pauses pauses;
+    private final ClaimsCall.Shared shared;
     private final Counter[] stale;
 
     ClaimCalls(
@@ -68,15 +69,15 @@ final class ClaimCalls {
             int baseBits,
             TableResizing resizing,
             MeterRegistry registry,
-            LongSupplier ticker) {
+            Housekeeping housekeeping) {
         this.port = port;
         this.keys = keys;
         this.baseBits = baseBits;
         this.resizing = resizing;
-        this.gathering =
-                new CallGathering(port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, ticker);
-        this.channel = keys.releaseChannel();
-        this.baseArg = RedisKeys.ascii(baseBits);
+        this.pauses = housekeeping;
+        this.gathering = new CallGathering(
+                port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
+        this.shared = new ClaimsCall.Shared(keys, baseBits);
         this.stale = ShardCounters.of(
                 registry,
                 port,
@@ -86,70 +87,103 @@ final class ClaimCalls {
 
     /**
      * Sends the items at {@code positions}, addressed by the states last seen; completes with their answers (and
-     * values) in the order of {@code positions}.
+     * values) in the order of {@code positions}. Items whose buckets another agent moved meanwhile are addressed
+     * anew and sent again, at most {@link #STALE} rounds in all.
      */
     CompletionStage<Found> send(FingerprintTable table, Items items, int[] positions, long nowMillis) {
-        return send(table, items, positions, nowMillis, 1);
+        byte[] answers = new byte[positions.length];
+        long[] values = new long[positions.length];
+        int[] all = new int[positions.length];
+        for (int j = 0; j < all.length; j++) {
+            all[j] = j;
+        }
+        AtomicReference<int[]> left = new AtomicReference<>(all);
+        return STALE.run(
+                        pauses,
+                        () -> sendRound(table, items, positions, left.get(), answers, values, nowMillis)
+                                .thenApply(stale -> {
+                                    left.set(stale);
+                                    return stale;
+                                }),
+                        (stale, failure, pauseMillis) -> failure == null && stale.length > 0)
+                .thenApply(stale -> {
+                    if (stale.length > 0) {
+                        throw new StoreUnavailableException(
+                                FailureKind.ERROR,
+                                "redis shard " + port.name(items.shard()[positions[stale[0]]]) + ": table "
+                                        + table.name + " kept changing under " + STALE.attempts()
+                                        + " calls in a row",
+                                null);
+                    }
+                    return new Found(answers, values);
+                });
     }
 
     /**
-     * The same; items whose buckets another agent moved meanwhile are addressed anew and sent again ({@code
-     * attempt} counts how often).
+     * One round: the items at {@code positions[at[..]]}, planned into calls against the states last seen and sent;
+     * their answers and values go to the same places of {@code answers} and {@code values}. Completes with the
+     * indexes (into {@code positions}) of the items whose calls came back stale.
      */
-    private CompletionStage<Found> send(
-            FingerprintTable table, Items items, int[] positions, long nowMillis, int attempt) {
+    private CompletionStage<int[]> sendRound(
+            FingerprintTable table,
+            Items items,
+            int[] positions,
+            int[] at,
+            byte[] answers,
+            long[] values,
+            long nowMillis) {
         FingerprintTable.State[] view = new FingerprintTable.State[port.shards()];
         for (int s = 0; s < view.length; s++) {
             view[s] = table.states.get(s);
         }
+        int[] sending = new int[at.length];
+        for (int j = 0; j < at.length; j++) {
+            sending[j] = positions[at[j]];
+        }
         ShardCalls calls = ShardCalls.plan(
-                positions.length, packing(table, items, positions, view), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
-        byte[] answers = new byte[positions.length];
-        long[] values = new long[positions.length];
-        List<CompletableFuture<Void>> pending = new ArrayList<>();
+                sending.length, packing(table, items, sending, view), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+        List<CompletableFuture<int[]>> pending = new ArrayList<>();
         for (ShardCalls.Call call : calls.calls()) {
-            int[] sub = new int[call.indexes().length];
-            for (int j = 0; j < sub.length; j++) {
-                sub[j] = positions[call.indexes()[j]];
-            }
-            pending.add(sendCall(table, items, call, view[call.shard()], nowMillis, attempt)
-                    .thenCompose(reply -> reply != null
-                            ? CompletableFuture.completedFuture(reply)
-                            : send(table, items, sub, nowMillis, attempt + 1))
-                    .<Void>thenApply(found -> {
-                        if (found.answers().length != sub.length) {
+            int[] indexes = call.indexes();
+            pending.add(sendCall(table, items, call, view[call.shard()], nowMillis)
+                    .thenApply(found -> {
+                        int[] sent = new int[indexes.length];
+                        for (int j = 0; j < sent.length; j++) {
+                            sent[j] = at[indexes[j]];
+                        }
+                        if (found == null) {
+                            return sent;
+                        }
+                        if (found.answers().length != sent.length) {
                             throw new StoreUnavailableException(
                                     FailureKind.ERROR,
                                     "redis shard " + port.name(call.shard()) + " answered " + found.answers().length
-                                            + " verdicts for " + sub.length + " items",
+                                            + " verdicts for " + sent.length + " items",
                                     null);
                         }
-                        for (int j = 0; j < sub.length; j++) {
-                            answers[call.indexes()[j]] = found.answers()[j];
-                            values[call.indexes()[j]] = found.values()[j];
+                        for (int j = 0; j < sent.length; j++) {
+                            answers[sent[j]] = found.answers()[j];
+                            values[sent[j]] = found.values()[j];
                         }
-                        return null;
+                        return NONE_STALE;
                     })
                     .toCompletableFuture());
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-                .thenApply(ignored -> new Found(answers, values));
+                .thenApply(ignored -> pending.stream()
+                        .flatMapToInt(stale -> IntStream.of(stale.join()))
+                        .sorted() // sent again in the batch's order, as the first time
+                        .toArray());
     }
 
     /**
      * One call, as planned against {@code view}; completes with its answers, or with null when the shard said its
-     * buckets had moved (the caller plans its items again), after eight such answers in a row ({@link #STALE})
-     * with a failure.
+     * buckets had moved (the items are then planned again).
      */
     private CompletionStage<Found> sendCall(
-            FingerprintTable table,
-            Items items,
-            ShardCalls.Call call,
-            FingerprintTable.State view,
-            long nowMillis,
-            int attempt) {
+            FingerprintTable table, Items items, ShardCalls.Call call, FingerprintTable.State view, long nowMillis) {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        ClaimsCall claims = new ClaimsCall(table, call.shard(), items.mode(), view, nowMillis);
+        ClaimsCall claims = new ClaimsCall(shared, table, call.shard(), items.mode(), view, nowMillis);
         Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
         ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
         byte[][] tableKeys = claims.tableKeys();
@@ -169,13 +203,6 @@ final class ClaimCalls {
             resizing.observed(table, call.shard(), FingerprintTable.State.of(script), nowMillis);
             if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
                 stale[call.shard()].increment();
-                if (!STALE.another(attempt)) {
-                    throw new StoreUnavailableException(
-                            FailureKind.ERROR,
-                            "redis shard " + port.name(call.shard()) + ": table " + table.name + " kept changing under "
-                                    + attempt + " calls in a row",
-                            null);
-                }
                 return CompletableFuture.completedFuture(null);
             }
             return CompletableFuture.completedFuture(found(reply, items.mode()));
@@ -287,7 +314,7 @@ final class ClaimCalls {
      * wait with it for a table to settle.
      */
     CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
-        ClaimsCall claims = new ClaimsCall(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
+        ClaimsCall claims = new ClaimsCall(shared, table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
         return port.eval(
                         shard, RedisScript.CLAIMS, Op.LOOKUP, claims.tableKeys(), claims.args(new byte[0], new long[0]))
                 .thenApply(reply -> {
@@ -295,91 +322,5 @@ final class ClaimCalls {
                     resizing.observed(table, shard, state, nowMillis);
                     return state;
                 });
-    }
-
-    /**
-     * One call of {@code claims.lua} (sent after {@code guard.lua}, {@code answers.lua} and {@code records.lua}, as
-     * one script) on {@code shard}: what it is told besides its items and their buckets, which is the same for
-     * every call merged into one.
-     *
-     * <p>The script replies {@code {answers, level, split, claims}}: one answer byte per item, in order (a claim:
-     * 0 new, 1 retry, 2 duplicate; a release: 1 released, 0 not held by that owner; a look-up: 0 absent, 1 held by
-     * the item's owner, 2 by another), then the table's state after the call. A look-up adds the 7-byte
-     * owner-and-end of every item found, in order. On a Redis Cluster, an item whose bucket moved to one the call
-     * does not declare makes it reply {@code {'', level, split, claims, 'stale'}}, having written nothing.
-     */
-    private final class ClaimsCall {
-        private final FingerprintTable table;
-        private final int shard;
-        private final Mode mode;
-        private final FingerprintTable.State view;
-        private final long nowMillis;
-
-        ClaimsCall(FingerprintTable table, int shard, Mode mode, FingerprintTable.State view, long nowMillis) {
-            this.table = table;
-            this.shard = shard;
-            this.mode = mode;
-            this.view = view;
-            this.nowMillis = nowMillis;
-        }
-
-        /**
-         * The keys after the call's buckets: {@code KEYS[1 .. m]} are the buckets, in the order of their {@code
-         * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
-         * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
-         * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
-         * dev.dedup.agent.store.redis.topology.GuardedPort}).
-         */
-        byte[][] tableKeys() {
-            return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};
-        }
-
-        /**
-         * {@code ARGV}, in order (the guard's expected record follows):
-         *
-         * <ol>
-         *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what the shard holds of
-         *       each id);
-         *   <li>the items, {@value FingerprintTable.Records#ITEM_BYTES} bytes each ({@link
-         *       FingerprintTable.Records#item});
-         *   <li>now: whole seconds modulo 2^28;
-         *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
-         *   <li>per key, the bucket it is: u32 big-endian;
-         *   <li>{@code '1'} when the table's window slides: a repeat renews the claim's end;
-         *   <li>the channel on which released fields are published;
-         *   <li>the table's base bits: it has 2^base buckets at level 0;
-         *   <li>the table's name, added to the set of tables when the table gains its first record;
-         *   <li>{@code '1'} on a Redis Cluster, where a call may touch only the keys it declares: an item whose
-         *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
-         *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
-         *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
-         *       record the call writes is then never looked for again by it.
-         * </ol>
-         */
-        byte[][] args(byte[] items, long[] buckets) {
-            byte[] numbers = new byte[buckets.length * 4];
-            for (int k = 0; k < buckets.length; k++) {
-                long b = buckets[k];
-                for (int i = 0; i < 4; i++) {
-                    numbers[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
-                }
-            }
-            return new byte[][] {
-                mode.arg(),
-                items,
-                FingerprintTable.Records.now(nowMillis),
-                view.view().getBytes(StandardCharsets.US_ASCII),
-                numbers,
-                table.slidingArg(),
-                channel,
-                baseArg,
-                table.nameArg,
-                {(byte) (keys.clustered() ? '1' : '0')},
-                table.bucketHeads[shard],
-                ShardCalls.distinct(items, FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT)
-                        ? ONE
-                        : ZERO
-            };
-        }
     }
 }

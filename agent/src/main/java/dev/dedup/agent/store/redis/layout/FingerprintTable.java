@@ -44,9 +44,9 @@ final class FingerprintTable {
         this.states = new AtomicReferenceArray<>(shards);
         this.resizing = new AtomicBoolean[shards];
         for (int s = 0; s < shards; s++) {
-            stateKeys[s] = keys.tableState(s, name);
-            setKeys[s] = keys.tables(s);
-            bucketHeads[s] = keys.bucketHead(s, name);
+            stateKeys[s] = stateKey(keys, s, name);
+            setKeys[s] = setKey(keys, s);
+            bucketHeads[s] = bucketHead(keys, s, name);
             states.set(s, State.EMPTY);
             resizing[s] = new AtomicBoolean();
             int shard = s;
@@ -68,6 +68,27 @@ final class FingerprintTable {
     /** The table of claims kept under {@code policy}: {@code f<window ms>}, or {@code s<window ms>} when it slides. */
     static String nameOf(ClaimPolicy policy) {
         return (policy.sliding() ? "s" : "f") + policy.windowMillis();
+    }
+
+    /**
+     * The state of table {@code table} on a shard ({@code <prefix>:t:<table>}, or {@code
+     * <prefix>{<group tag>}:t:<table>} on a cluster): its level, split pointer and records.
+     */
+    static byte[] stateKey(RedisKeys keys, int shard, String table) {
+        return keys.named(shard, ":t:" + table);
+    }
+
+    /** The set of fingerprint tables a shard holds: {@code <prefix>:tables}. */
+    static byte[] setKey(RedisKeys keys, int shard) {
+        return keys.named(shard, ":tables");
+    }
+
+    /**
+     * What every bucket key of table {@code table} starts with on a shard, {@code <prefix>:b<table>:}, followed by
+     * the bucket's number in 4 bytes, big-endian. No key of another kind starts so.
+     */
+    static byte[] bucketHead(RedisKeys keys, int shard, String table) {
+        return keys.named(shard, ":b" + table + ":");
     }
 
     /** Bucket {@code bucket}'s key on {@code shard}. */

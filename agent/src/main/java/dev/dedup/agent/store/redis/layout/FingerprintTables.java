@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript.Mode;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
 
 /**
  * The fingerprint layout: claims of namespaces not filed by event time, in tables that size themselves.
@@ -70,15 +70,18 @@ public final class FingerprintTables {
     private final TableResizing resizing;
     private final ClaimCalls calls;
 
-    /** {@code ticker}: the store's monotonic clock, in nanoseconds, for how long gathered calls wait. */
-    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
+    /**
+     * {@code housekeeping}: its ticker for how long gathered calls wait, its thread for the calls addressed anew
+     * after another agent moved their buckets.
+     */
+    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry, Housekeeping housekeeping) {
         this.port = port;
         this.keys = keys;
         this.registry = registry;
         int perShard = keys.clustered() ? Integer.numberOfTrailingZeros(port.shards()) : 0;
         this.baseBits = Math.max(0, BASE_BITS - perShard);
         this.resizing = new TableResizing(port, baseBits, registry);
-        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry, ticker);
+        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry, housekeeping);
     }
 
     int baseBits() {

@@ -14,6 +14,7 @@ import dev.dedup.wire.SequenceRange;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -138,8 +139,23 @@ public final class RedisRanges {
             args[at + 2] = r.from().signum() == 0 ? NONE : ascii(r.from().subtract(BigInteger.ONE));
             args[at + 3] = ascii(r.to().add(BigInteger.ONE));
         }
-        byte[][] key = {keys.rangeKey(shard, request.namespace(), request.stream(), hash)};
+        byte[][] key = {key(keys, shard, request.namespace(), request.stream(), hash)};
         return port.eval(shard, RedisScript.RANGES, mode.op(), key, args);
+    }
+
+    /**
+     * {@code <prefix>{r<8-byte hash of ns and stream>}<ns>\0<stream>}: the committed ranges of one stream. The
+     * hash tag puts the key in one Redis Cluster slot; the names after it keep streams apart whatever their
+     * hashes. On a cluster, {@code <prefix>{<group tag>}r<hash><ns>\0<stream>}.
+     */
+    static byte[] key(RedisKeys keys, int shard, String namespace, String stream, long hash) {
+        byte[] tagged = keys.hashTagged(shard, "r", hash, 8);
+        byte[] ns = namespace.getBytes(StandardCharsets.UTF_8);
+        byte[] s = stream.getBytes(StandardCharsets.UTF_8);
+        byte[] key = Arrays.copyOf(tagged, tagged.length + ns.length + 1 + s.length);
+        System.arraycopy(ns, 0, key, tagged.length, ns.length);
+        System.arraycopy(s, 0, key, tagged.length + ns.length + 1, s.length);
+        return key;
     }
 
     /** A stream's 64-bit hash (FNV-1a of the namespace, a zero byte and the stream). */

@@ -71,6 +71,14 @@ public final class RedisSweeper implements AutoCloseable {
         this.scheduler = scheduler;
     }
 
+    /**
+     * The marker of sweep range {@code range} of a table: which slot was last swept. One per shard and table
+     * ({@code <prefix>:sweep:<table>:<range>}, or per group on a cluster).
+     */
+    static byte[] marker(RedisKeys keys, int shard, String table, int range) {
+        return keys.named(shard, ":sweep:" + table + ":" + range);
+    }
+
     /** Starts ticking on the scheduler: every second, sweeps what is due. */
     public RedisSweeper start() {
         ticking = scheduler.scheduleWithFixedDelay(this::tick, 1, 1, TimeUnit.SECONDS);
@@ -171,8 +179,11 @@ public final class RedisSweeper implements AutoCloseable {
      * when it gains its first record), {@code ARGV[1]} what a table's state key is before the table's name.
      */
     private CompletionStage<Void> readTables(int s, long nowMillis) {
-        byte[] head = keys.tableState(s, "");
-        return port.eval(s, RedisScript.TABLES, Op.SWEEP, new byte[][] {keys.tables(s)}, new byte[][] {head})
+        byte[] head = FingerprintTable.stateKey(keys, s, "");
+        return port.eval(
+                        s, RedisScript.TABLES, Op.SWEEP, new byte[][] {FingerprintTable.setKey(keys, s)}, new byte[][] {
+                            head
+                        })
                 .thenAccept(reply -> {
                     for (Object o : reply) {
                         List<?> t = (List<?>) o;
@@ -254,7 +265,7 @@ public final class RedisSweeper implements AutoCloseable {
             return CompletableFuture.completedFuture(0L);
         }
         byte[][] k = new byte[(int) (end - first) + 2][];
-        k[0] = keys.sweepMarker(shard, table.name, (int) range);
+        k[0] = marker(keys, shard, table.name, (int) range);
         k[1] = table.stateKeys[shard];
         for (long b = first; b < end; b++) {
             k[(int) (b - first) + 2] = table.bucketKey(shard, b);

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis.topology;
 
+import dev.dedup.agent.store.redis.access.RedisKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,6 +51,14 @@ final class TopologyRecord {
             }
         }
         return fields;
+    }
+
+    /**
+     * Where each shard keeps its record: {@code <prefix>:topology}, or on a cluster each group's {@code
+     * <prefix>{<group tag>}:topology}.
+     */
+    static byte[] key(RedisKeys keys, int shard) {
+        return keys.named(shard, ":topology");
     }
 
     static String text(byte[] record) {

@@ -25,14 +25,7 @@ class RedisKeysTest {
             assertArrayEquals(new byte[] {'d', 'd', '{', 0, 1, 2, 3, '}'}, keys.hashTagged(shard, "", 0x010203, 4));
             assertArrayEquals(
                     new byte[] {'d', 'd', '{', 't', 0, 0, 0, 0, 0, 0, 0, 9, '}'}, keys.hashTagged(shard, "t", 9, 8));
-            assertArrayEquals(ascii("dd:topology"), keys.topology(shard));
-            assertArrayEquals(ascii("dd:sweep:f60000:7"), keys.sweepMarker(shard, "f60000", 7));
-            assertArrayEquals(ascii("dd:t:f60000"), keys.tableState(shard, "f60000"));
-            assertArrayEquals(ascii("dd:tables"), keys.tables(shard));
-            assertArrayEquals(ascii("dd:bf60000:"), keys.bucketHead(shard, "f60000"));
-            byte[] range = keys.rangeKey(shard, "ns", "s1", 1);
-            assertArrayEquals(
-                    new byte[] {'d', 'd', '{', 'r', 0, 0, 0, 0, 0, 0, 0, 1, '}', 'n', 's', 0, 's', '1'}, range);
+            assertArrayEquals(ascii("dd:topology"), keys.named(shard, ":topology"));
         }
         assertArrayEquals(ascii("dd:released"), keys.releaseChannel());
     }
@@ -61,18 +54,9 @@ class RedisKeysTest {
         for (int g = 0; g < groups; g++) {
             int slot = RedisKeys.groupSlot(g);
             assertTrue(slots.add(slot), "group " + g + " shares slot " + slot);
-            byte[] head = keys.bucketHead(g, "s86400000");
-            byte[] bucket = java.util.Arrays.copyOf(head, head.length + 4);
-            bucket[head.length] = '}'; // '}' and '{' bytes in the bucket number
-            bucket[head.length + 1] = '{';
-            assertEquals(slot, SlotHash.getSlot(bucket), "bucket of group " + g);
-            assertEquals(slot, SlotHash.getSlot(keys.tableState(g, "s86400000")), "table state of group " + g);
-            assertEquals(slot, SlotHash.getSlot(keys.tables(g)), "set of tables of group " + g);
             assertEquals(slot, SlotHash.getSlot(keys.hashTagged(g, "t", -1L, 8)), "time bucket of group " + g);
-            assertEquals(slot, SlotHash.getSlot(keys.rangeKey(g, "n{s}", "stream}", 42)), "range of group " + g);
-            assertEquals(slot, SlotHash.getSlot(keys.topology(g)), "topology record of group " + g);
-            assertEquals(slot, SlotHash.getSlot(keys.sweepMarker(g, "f1000", 255)), "sweep marker of group " + g);
-            assertTrue(new String(keys.topology(g), StandardCharsets.US_ASCII).startsWith("dd{g" + g + "."));
+            assertEquals(slot, SlotHash.getSlot(keys.named(g, ":x{y}")), "named key of group " + g);
+            assertTrue(new String(keys.named(g, ":x"), StandardCharsets.US_ASCII).startsWith("dd{g" + g + "."));
         }
     }
 

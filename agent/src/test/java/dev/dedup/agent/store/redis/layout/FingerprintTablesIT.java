@@ -76,23 +76,21 @@ class FingerprintTablesIT {
                 .timeout(Duration.ofSeconds(5))
                 .build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        closing.add(scheduler::shutdownNow);
+        Housekeeping housekeeping = new Housekeeping(clock, System::nanoTime, scheduler);
         LettuceRedis port = LettuceRedis.connect(
                 options,
                 registry,
-                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES));
+                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES),
+                null,
+                housekeeping);
         closing.add(port);
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-        closing.add(scheduler::shutdownNow);
         Topology topology = TopologyStart.agreeOrRefuse(
-                port,
-                new RedisKeys("dd"),
-                ShardLists.of(options),
-                false,
-                new Housekeeping(clock, System::nanoTime, scheduler),
-                registry);
+                port, new RedisKeys("dd"), ShardLists.of(options), false, housekeeping, registry);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
-        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry, System::nanoTime);
+        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry, housekeeping);
         ports.put(layout, guarded);
         return layout;
     }

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -63,11 +62,18 @@ public final class LettuceRedis implements RedisPort {
     private final Timer[][] timers;
     /** Nanoseconds, for call times and how long a call has been retried ({@link Housekeeping#ticker}). */
     private final LongSupplier ticker;
+    /** Where a {@code TRYAGAIN} waits before its next try: the housekeeping thread. */
+    private final Retry.Pauses pauses;
 
     private LettuceRedis(
-            RedisOptions options, ClientResources resources, Nodes nodes, MeterRegistry registry, LongSupplier ticker) {
+            RedisOptions options,
+            ClientResources resources,
+            Nodes nodes,
+            MeterRegistry registry,
+            Housekeeping housekeeping) {
         this.options = options;
-        this.ticker = ticker;
+        this.ticker = housekeeping.ticker();
+        this.pauses = housekeeping;
         this.resources = resources;
         this.nodes = nodes;
         this.timers = new Timer[nodes.count()][];
@@ -89,23 +95,16 @@ public final class LettuceRedis implements RedisPort {
 
     /**
      * Connects to every shard (or the cluster), or fails naming what cannot be reached, and loads {@code scripts}
-     * so that the first batch does not pay for it.
-     */
-    public static LettuceRedis connect(RedisOptions options, MeterRegistry registry, List<RedisScript> scripts) {
-        return connect(options, registry, scripts, null, Housekeeping.SYSTEM_TICKER);
-    }
-
-    /**
-     * As {@link #connect(RedisOptions, MeterRegistry, List)}, with the connections on {@code ioLoops} (the HTTP
-     * server's event loops, {@link SharedEventLoops}), or on threads of their own when null, and {@code ticker} for
-     * the times of calls ({@link Housekeeping#ticker}).
+     * so that the first batch does not pay for it. The connections run on {@code ioLoops} (the HTTP server's event
+     * loops, {@link SharedEventLoops}), or on threads of their own when null; {@code housekeeping} gives the ticker
+     * for the times of calls and the thread on which a {@code TRYAGAIN} waits.
      */
     public static LettuceRedis connect(
             RedisOptions options,
             MeterRegistry registry,
             List<RedisScript> scripts,
             EventLoopGroup ioLoops,
-            LongSupplier ticker) {
+            Housekeeping housekeeping) {
         ClientResources resources = Connections.clientResources(ioLoops);
         Nodes nodes = null;
         try {
@@ -116,10 +115,10 @@ public final class LettuceRedis implements RedisPort {
             } else {
                 ClientOptions.Builder clientOptions = ClientOptions.builder();
                 Connections.commonOptions(clientOptions, options);
-                nodes = ShardNodes.connect(options, resources, clientOptions.build(), ticker);
+                nodes = ShardNodes.connect(options, resources, clientOptions.build(), housekeeping.ticker());
             }
             nodes.load(scripts);
-            return new LettuceRedis(options, resources, nodes, registry, ticker);
+            return new LettuceRedis(options, resources, nodes, registry, housekeeping);
         } catch (RuntimeException e) {
             if (nodes != null) {
                 nodes.close();
@@ -142,70 +141,31 @@ public final class LettuceRedis implements RedisPort {
     @Override
     public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
         long start = ticker.getAsLong();
-        CompletableFuture<List<Object>> result = new CompletableFuture<>();
-        attempt(shard, script, op, keys, args, start, 1, result);
+        long budgetNanos = options.timeout().toNanos() / 2;
         Timer timer = timers[shard][op.ordinal()];
-        return result.handle((reply, failure) -> {
-            timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
-            if (failure != null) {
-                throw failed(shard, failure);
-            }
-            return reply;
-        });
+        return TRYAGAIN.run(
+                        pauses,
+                        () -> call(shard, script, op, keys, args),
+                        (reply, failure, pauseMillis) -> isTryAgain(failure)
+                                && TimeUnit.MILLISECONDS.toNanos(pauseMillis)
+                                        < budgetNanos - (ticker.getAsLong() - start))
+                .handle((reply, failure) -> {
+                    timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
+                    if (failure != null) {
+                        throw failed(shard, failure);
+                    }
+                    return reply;
+                });
     }
 
-    /** One try of a script call; a {@code TRYAGAIN} is tried again after a pause, within bounds. */
-    private void attempt(
-            int shard,
-            RedisScript script,
-            Op op,
-            byte[][] keys,
-            byte[][] args,
-            long start,
-            int attempt,
-            CompletableFuture<List<Object>> result) {
-        CompletionStage<List<Object>> call;
-        try {
-            if (options.waitReplicas() > 0 && op.durability() == Durability.REPLICATED) {
-                call = nodes.node(shard)
-                        .thenCompose(node ->
-                                run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
-            } else {
-                call = run(nodes.calls(shard), script, keys, args);
-            }
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
+    /** One try of a script call. */
+    private CompletionStage<List<Object>> call(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
+        if (options.waitReplicas() > 0 && op.durability() == Durability.REPLICATED) {
+            return nodes.node(shard)
+                    .thenCompose(node ->
+                            run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
         }
-        call.whenComplete((reply, failure) -> {
-            if (failure == null) {
-                result.complete(reply);
-                return;
-            }
-            long pauseMillis = TRYAGAIN.pauseMillis(attempt);
-            long leftMillis = options.timeout().toMillis() / 2 - (ticker.getAsLong() - start) / 1_000_000;
-            if (TRYAGAIN.another(attempt) && leftMillis > pauseMillis && isTryAgain(failure)) {
-                try {
-                    // On Lettuce's worker threads, which never wait on a call: the store's housekeeping thread
-                    // does, and a retry queued behind such a wait would never run. A retry the shutdown cancels
-                    // fails the call as it is.
-                    resources
-                            .eventExecutorGroup()
-                            .schedule(
-                                    () -> attempt(shard, script, op, keys, args, start, attempt + 1, result),
-                                    pauseMillis,
-                                    TimeUnit.MILLISECONDS)
-                            .addListener(scheduled -> {
-                                if (scheduled.isCancelled()) {
-                                    result.completeExceptionally(failure);
-                                }
-                            });
-                    return;
-                } catch (RejectedExecutionException closing) {
-                    // the store is closing: the call fails as it is
-                }
-            }
-            result.completeExceptionally(failure);
-        });
+        return run(nodes.calls(shard), script, keys, args);
     }
 
     private static boolean isTryAgain(Throwable failure) {
