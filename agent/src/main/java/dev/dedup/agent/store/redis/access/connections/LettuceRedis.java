@@ -55,7 +55,13 @@ public final class LettuceRedis implements RedisPort {
     /** A slot being migrated: tried again after 10, 20, 40, 80, 100... ms, within half the timeout. */
     static final Retry TRYAGAIN = new Retry(8, 10, 100);
 
-    private final RedisOptions options;
+    /** How long a call is tried again on {@code TRYAGAIN}: half the timeout, in nanoseconds. */
+    private final long tryAgainNanos;
+    /** Replicas a {@link Durability#REPLICATED} call waits for ({@code --redis-wait-replicas}); 0: none. */
+    private final int replicas;
+    /** How long a {@code WAIT} waits: it answers on its own a little before the command timeout would fail it. */
+    private final long waitMillis;
+
     private final ClientResources resources;
     private final Nodes nodes;
     /** Per shard, per {@link Op}: script call times (shards sharing a timer tag share the arrays). */
@@ -71,7 +77,9 @@ public final class LettuceRedis implements RedisPort {
             Nodes nodes,
             MeterRegistry registry,
             Housekeeping housekeeping) {
-        this.options = options;
+        this.tryAgainNanos = options.timeout().toNanos() / 2;
+        this.replicas = options.waitReplicas();
+        this.waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
         this.ticker = housekeeping.ticker();
         this.pauses = housekeeping;
         this.resources = resources;
@@ -141,14 +149,13 @@ public final class LettuceRedis implements RedisPort {
     @Override
     public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
         long start = ticker.getAsLong();
-        long budgetNanos = options.timeout().toNanos() / 2;
         Timer timer = timers[shard][op.ordinal()];
         return TRYAGAIN.run(
                         pauses,
                         () -> call(shard, script, op, keys, args),
                         (reply, failure, pauseMillis) -> isTryAgain(failure)
                                 && TimeUnit.MILLISECONDS.toNanos(pauseMillis)
-                                        < budgetNanos - (ticker.getAsLong() - start))
+                                        < tryAgainNanos - (ticker.getAsLong() - start))
                 .handle((reply, failure) -> {
                     timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
                     if (failure != null) {
@@ -160,7 +167,7 @@ public final class LettuceRedis implements RedisPort {
 
     /** One try of a script call. */
     private CompletionStage<List<Object>> call(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
-        if (options.waitReplicas() > 0 && op.durability() == Durability.REPLICATED) {
+        if (replicas > 0 && op.durability() == Durability.REPLICATED) {
             return nodes.node(shard)
                     .thenCompose(node ->
                             run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
@@ -201,14 +208,11 @@ public final class LettuceRedis implements RedisPort {
      * resent (its claims are then answered {@code retry}).
      */
     private CompletionStage<List<Object>> replicated(Nodes.Node node, List<Object> reply) {
-        int wanted = options.waitReplicas();
-        // WAIT answers on its own a little before the command timeout would fail it.
-        long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
-        return node.commands().waitForReplication(wanted, waitMillis).thenApply(acked -> {
-            if (acked < wanted) {
+        return node.commands().waitForReplication(replicas, waitMillis).thenApply(acked -> {
+            if (acked < replicas) {
                 throw new StoreUnavailableException(
                         FailureKind.REPLICATION,
-                        "redis shard " + node.name() + ": " + acked + " of " + wanted
+                        "redis shard " + node.name() + ": " + acked + " of " + replicas
                                 + " replicas acknowledged the claims within " + waitMillis + " ms",
                         null);
             }
