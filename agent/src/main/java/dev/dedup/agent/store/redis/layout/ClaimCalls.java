@@ -55,7 +55,9 @@ final class ClaimCalls {
     record Found(byte[] answers, long[] values) {}
 
     private final RedisPort port;
-    private final RedisKeys keys;
+    /** Whether the keys are a Redis Cluster's, where a call declares the images of the buckets it names. */
+    private final boolean clustered;
+
     private final int baseBits;
     private final TableResizing resizing;
     private final CallGathering gathering;
@@ -71,7 +73,7 @@ final class ClaimCalls {
             MeterRegistry registry,
             Housekeeping housekeeping) {
         this.port = port;
-        this.keys = keys;
+        this.clustered = keys.clustered();
         this.baseBits = baseBits;
         this.resizing = resizing;
         this.pauses = housekeeping;
@@ -185,7 +187,7 @@ final class ClaimCalls {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         ClaimsCall claims = new ClaimsCall(shared, table, call.shard(), items.mode(), view, nowMillis);
         Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
-        ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
+        ShardCalls.Call sendable = clustered ? withImages(table, call, view) : call;
         byte[][] tableKeys = claims.tableKeys();
         CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
                 ? port.eval(
