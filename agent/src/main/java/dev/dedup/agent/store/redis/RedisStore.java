@@ -119,11 +119,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             this.port = agreed.guarded();
             this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping);
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
-            Map<String, ClaimPolicy> named = new LinkedHashMap<>();
-            for (String ns : windows.named()) {
-                named.put(ns, ClaimPolicy.of(windows, ns));
-            }
-            namespaces.agreeOrRefuse(named);
+            namespaces.agreeOrRefuse(ClaimPolicy.ofNamed(windows));
             this.times = new TimeBuckets(port, keys, registry, housekeeping.ticker());
             RedisRanges ranges = new RedisRanges(port, keys);
             this.claims = lists.changing()
