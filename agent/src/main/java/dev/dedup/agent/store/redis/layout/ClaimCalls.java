@@ -31,9 +31,9 @@ import java.util.stream.IntStream;
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
  * into one call per shard ({@link ShardCalls}) against the table's states this agent last saw, gathered with other
- * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and planned again for the items
- * whose buckets another agent's split or merge moved meanwhile. Every state a reply carries goes to {@link
- * TableResizing}.
+ * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and on a Redis Cluster planned
+ * again for the items whose buckets another agent's split or merge moved meanwhile. Every state a reply carries
+ * goes to {@link TableResizing}.
  */
 final class ClaimCalls {
 
@@ -89,8 +89,9 @@ final class ClaimCalls {
 
     /**
      * Sends the items at {@code positions}, addressed by the states last seen; completes with their answers (and
-     * values) in the order of {@code positions}. Items whose buckets another agent moved meanwhile are addressed
-     * anew and sent again, at most {@link #STALE} rounds in all.
+     * values) in the order of {@code positions}. On a Redis Cluster, items whose buckets another agent moved
+     * meanwhile are addressed anew and sent again, at most {@link #STALE} rounds in all; a standalone shard finds
+     * a moved bucket itself and never answers stale, so there one round is all.
      */
     CompletionStage<Found> send(FingerprintTable table, Items items, int[] positions, long nowMillis) {
         byte[] answers = new byte[positions.length];
@@ -99,26 +100,31 @@ final class ClaimCalls {
         for (int j = 0; j < all.length; j++) {
             all[j] = j;
         }
-        AtomicReference<int[]> left = new AtomicReference<>(all);
-        return STALE.run(
-                        pauses,
-                        () -> sendRound(table, items, positions, left.get(), answers, values, nowMillis)
-                                .thenApply(stale -> {
-                                    left.set(stale);
-                                    return stale;
-                                }),
-                        (stale, failure, pauseMillis) -> failure == null && stale.length > 0)
-                .thenApply(stale -> {
-                    if (stale.length > 0) {
-                        throw new StoreUnavailableException(
-                                FailureKind.ERROR,
-                                "redis shard " + port.name(items.shard()[positions[stale[0]]]) + ": table "
-                                        + table.name + " kept changing under " + STALE.attempts()
-                                        + " calls in a row",
-                                null);
-                    }
-                    return new Found(answers, values);
-                });
+        CompletionStage<int[]> sent;
+        if (clustered) {
+            AtomicReference<int[]> left = new AtomicReference<>(all);
+            sent = STALE.run(
+                    pauses,
+                    () -> sendRound(table, items, positions, left.get(), answers, values, nowMillis)
+                            .thenApply(stale -> {
+                                left.set(stale);
+                                return stale;
+                            }),
+                    (stale, failure, pauseMillis) -> failure == null && stale.length > 0);
+        } else {
+            sent = sendRound(table, items, positions, all, answers, values, nowMillis);
+        }
+        return sent.thenApply(stale -> {
+            if (stale.length > 0) {
+                throw new StoreUnavailableException(
+                        FailureKind.ERROR,
+                        "redis shard " + port.name(items.shard()[positions[stale[0]]]) + ": table "
+                                + table.name + " kept changing under " + STALE.attempts()
+                                + " calls in a row",
+                        null);
+            }
+            return new Found(answers, values);
+        });
     }
 
     /**

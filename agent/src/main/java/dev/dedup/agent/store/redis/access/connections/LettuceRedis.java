@@ -42,8 +42,9 @@ import java.util.function.LongSupplier;
  *       routed by its first key), so it runs where the SHA was refused and is cached there.
  *   <li>With {@code --redis-wait-replicas}, a call that writes what a worker is answered on and its {@code WAIT} go
  *       to one server, whose replicas must acknowledge the writes; else the batch is answered 503 and resent.
- *   <li>A {@code TRYAGAIN} (a Cluster slot being migrated, its keys split between two nodes for a moment) is tried
- *       again after a short pause ({@link #TRYAGAIN}), within half the timeout, then answered 503.
+ *   <li>On a Redis Cluster, a {@code TRYAGAIN} (a slot being migrated, its keys split between two nodes for a
+ *       moment) is tried again after a short pause ({@link #TRYAGAIN}), within half the timeout, then answered
+ *       503. Standalone and Sentinel-managed servers never answer it, so their calls are tried once.
  *   <li>Commands fail at once while a connection is down (no buffering that would answer a worker late) and
  *       after the timeout; Lettuce reconnects in the background, so a server that comes back serves again
  *       without a restart.
@@ -55,6 +56,8 @@ public final class LettuceRedis implements RedisPort {
     /** A slot being migrated: tried again after 10, 20, 40, 80, 100... ms, within half the timeout. */
     static final Retry TRYAGAIN = new Retry(8, 10, 100);
 
+    /** Whether the shards are a Redis Cluster's groups, the only servers that answer {@code TRYAGAIN}. */
+    private final boolean cluster;
     /** How long a call is tried again on {@code TRYAGAIN}: half the timeout, in nanoseconds. */
     private final long tryAgainNanos;
     /** Replicas a {@link Durability#REPLICATED} call waits for ({@code --redis-wait-replicas}); 0: none. */
@@ -77,6 +80,7 @@ public final class LettuceRedis implements RedisPort {
             Nodes nodes,
             MeterRegistry registry,
             Housekeeping housekeeping) {
+        this.cluster = options.cluster();
         this.tryAgainNanos = options.timeout().toNanos() / 2;
         this.replicas = options.waitReplicas();
         this.waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
@@ -150,29 +154,38 @@ public final class LettuceRedis implements RedisPort {
     public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
         long start = ticker.getAsLong();
         Timer timer = timers[shard][op.ordinal()];
-        return TRYAGAIN.run(
+        CompletionStage<List<Object>> called = cluster
+                ? TRYAGAIN.run(
                         pauses,
                         () -> call(shard, script, op, keys, args),
                         (reply, failure, pauseMillis) -> isTryAgain(failure)
                                 && TimeUnit.MILLISECONDS.toNanos(pauseMillis)
                                         < tryAgainNanos - (ticker.getAsLong() - start))
-                .handle((reply, failure) -> {
-                    timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
-                    if (failure != null) {
-                        throw failed(shard, failure);
-                    }
-                    return reply;
-                });
+                : call(shard, script, op, keys, args);
+        return called.handle((reply, failure) -> {
+            timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
+            if (failure != null) {
+                throw failed(shard, failure);
+            }
+            return reply;
+        });
     }
 
-    /** One try of a script call. */
+    /**
+     * One try of a script call. One that cannot even be sent fails its stage rather than throw, so that it is timed,
+     * translated and told to the shard like any other failure.
+     */
     private CompletionStage<List<Object>> call(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
-        if (replicas > 0 && op.durability() == Durability.REPLICATED) {
-            return nodes.node(shard)
-                    .thenCompose(node ->
-                            run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
+        try {
+            if (replicas > 0 && op.durability() == Durability.REPLICATED) {
+                return nodes.node(shard)
+                        .thenCompose(node ->
+                                run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
+            }
+            return run(nodes.calls(shard), script, keys, args);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return run(nodes.calls(shard), script, keys, args);
     }
 
     private static boolean isTryAgain(Throwable failure) {
