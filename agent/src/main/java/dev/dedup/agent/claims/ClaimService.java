@@ -6,22 +6,31 @@ import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.codec.Batch;
 import dev.dedup.wire.BatchRejectedException;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Decides claims and releases of decoded batches: resolves the namespace's {@link ClaimPolicy} once,
- * checks the items against it, asks the store, and counts what it answered. The near-cache, when there is one, sits between this service and the store.
+ * Decides claims and releases of decoded batches: finds the namespace's {@link ClaimPolicy}, checks the items
+ * against it, asks the store, and counts what it answered. The near-cache, when there is one, sits between this
+ * service and the store.
  */
 public final class ClaimService {
 
     private final ClaimStore store;
     private final WindowOptions windows;
     private final AgentMetrics metrics;
+    /** The policy of every namespace the configuration names. */
+    private final Map<String, ClaimPolicy> named;
+    /** The policy of every other namespace. */
+    private final ClaimPolicy unnamed;
 
+    /** Resolves the policies of {@code windows} once: a request only looks its namespace's up. */
     public ClaimService(ClaimStore store, WindowOptions windows, AgentMetrics metrics) {
         this.store = store;
         this.windows = windows;
         this.metrics = metrics;
+        this.named = Map.copyOf(ClaimPolicy.ofNamed(windows));
+        this.unnamed = ClaimPolicy.ofUnnamed(windows);
     }
 
     /**
@@ -66,7 +75,8 @@ public final class ClaimService {
 
     /** The namespace's policy: its window and, when it files claims by event time, its event rate. */
     public ClaimPolicy policy(String namespace) {
-        return ClaimPolicy.of(windows, namespace);
+        ClaimPolicy policy = named.get(namespace);
+        return policy != null ? policy : unnamed;
     }
 
     public ClaimStore store() {

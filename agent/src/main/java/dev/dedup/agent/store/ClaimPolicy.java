@@ -3,11 +3,13 @@ package dev.dedup.agent.store;
 import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.codec.Batch;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
- * How one namespace's claims are kept, resolved once per request by the claim service and passed through
- * the store port: how long a claim is remembered, and whether claims are filed by the messages' event
- * time. The one place where the end of a claim is computed.
+ * How one namespace's claims are kept, resolved once per namespace by the claim service and passed with each
+ * request through the store port: how long a claim is remembered, and whether claims are filed by the messages'
+ * event time. The one place where the end of a claim is computed.
  *
  * <p>Without an event time a claim ends a window after it is made. With one, a window after the
  * message's event time, an event time more than a window ahead of the clock counting as a window ahead
@@ -38,6 +40,23 @@ public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
                 windows.windowMillis(namespace),
                 windows.eventRate(namespace),
                 windows.windowMode(namespace) == WindowMode.SLIDING);
+    }
+
+    /**
+     * The policy of every namespace the configuration does not name: its {@code *} entries (a {@code *} is never a
+     * namespace, so it has no window of its own and takes the default window).
+     */
+    public static ClaimPolicy ofUnnamed(WindowOptions windows) {
+        return of(windows, WindowOptions.EVERY_NAMESPACE);
+    }
+
+    /** The policy of each namespace the configuration names ({@link WindowOptions#named}), in the order named. */
+    public static Map<String, ClaimPolicy> ofNamed(WindowOptions windows) {
+        Map<String, ClaimPolicy> named = new LinkedHashMap<>();
+        for (String ns : windows.named()) {
+            named.put(ns, of(windows, ns));
+        }
+        return named;
     }
 
     /** Claims remembered for {@code windowMillis} from when they are made. */

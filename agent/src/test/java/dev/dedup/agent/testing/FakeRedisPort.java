@@ -2,7 +2,6 @@ package dev.dedup.agent.testing;
 
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import java.util.ArrayList;

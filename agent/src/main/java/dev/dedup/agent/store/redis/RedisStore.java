@@ -33,8 +33,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Claims kept in Redis on one or more shards (or the groups of a Redis Cluster; {@link LettuceRedis} talks to them): a
@@ -60,6 +65,11 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final FingerprintTables fingerprints;
     private final TimeBuckets times;
     private final NamespaceRecords namespaces;
+    /**
+     * Namespaces every shard was found to record as this agent keeps them: their batches skip {@link
+     * NamespaceRecords#agree}, which would answer at once. One whose check failed is not here, so it is checked again.
+     */
+    private final Set<String> agreedNamespaces = ConcurrentHashMap.newKeySet();
     /** Claims, releases and ranges: in the one shard list, or in two while a change of it is declared. */
     private final ShardList claims;
 
@@ -119,11 +129,9 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             this.port = agreed.guarded();
             this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping);
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
-            Map<String, ClaimPolicy> named = new LinkedHashMap<>();
-            for (String ns : windows.named()) {
-                named.put(ns, ClaimPolicy.of(windows, ns));
-            }
+            Map<String, ClaimPolicy> named = ClaimPolicy.ofNamed(windows);
             namespaces.agreeOrRefuse(named);
+            agreedNamespaces.addAll(named.keySet());
             this.times = new TimeBuckets(port, keys, registry, housekeeping.ticker());
             RedisRanges ranges = new RedisRanges(port, keys);
             this.claims = lists.changing()
@@ -161,13 +169,30 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return namespaces.agree(batch.namespace(), policy).thenCompose(agreed -> claims.claim(batch, policy, now));
+        return whenAgreed(batch.namespace(), policy, () -> claims.claim(batch, policy, now));
     }
 
     @Override
     public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
         long now = clockMillis.getAsLong();
-        return namespaces.agree(batch.namespace(), policy).thenCompose(agreed -> claims.release(batch, policy, now));
+        return whenAgreed(batch.namespace(), policy, () -> claims.release(batch, policy, now));
+    }
+
+    /** {@code call}, once every shard records {@code namespace} where {@code policy} keeps it (at once if known). */
+    private CompletionStage<byte[]> whenAgreed(
+            String namespace, ClaimPolicy policy, Supplier<CompletionStage<byte[]>> call) {
+        if (agreedNamespaces.contains(namespace)) {
+            try {
+                return call.get();
+            } catch (RuntimeException e) {
+                // fails the stage, as it would behind the check
+                return CompletableFuture.failedFuture(new CompletionException(e));
+            }
+        }
+        return namespaces.agree(namespace, policy).thenCompose(done -> {
+            agreedNamespaces.add(namespace);
+            return call.get();
+        });
     }
 
     @Override

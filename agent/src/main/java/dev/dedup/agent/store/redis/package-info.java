@@ -18,14 +18,15 @@
  *       changes ({@code Topology}).
  *   <li>{@code access}: talking to Redis. At its root the one narrow port {@code RedisPort} and the terms it
  *       speaks in: the scripts ({@code RedisScript}, their Lua in the resource folder {@code
- *       dev/dedup/agent/store/redis/}), what each call is to the port ({@code Op}), how every key name starts ({@code RedisKeys}: the prefix, a Cluster
- *       group's hash tag; each key family is named in the package that owns it), {@code RedisFailures}, where Redis
- *       errors become {@link dev.dedup.agent.store.StoreUnavailableException}s, the one retry loop ({@code Retry}),
- *       and the tier's clocks and thread ({@code Housekeeping}). Under it, {@code connections}: {@code
- *       LettuceRedis}, the only class holding Lettuce clients (scripts by SHA with the {@code NOSCRIPT} reload,
- *       {@code WAIT}, {@code TRYAGAIN} retries, subscriptions, call timers), for standalone and Sentinel shards
- *       ({@code ShardNodes}) and a Cluster ({@code ClusterNodes}) alike; and {@code health}: each shard's memory and
- *       the start's eviction check.
+ *       dev/dedup/agent/store/redis/}), what each call is to the port ({@code RedisPort.Op}), how every key name
+ *       starts ({@code RedisKeys}: the prefix, a Cluster group's hash tag; each key family is named in the
+ *       package that owns it), {@code RedisFailures}, where Redis errors become {@link
+ *       dev.dedup.agent.store.StoreUnavailableException}s, the one retry loop ({@code Retry}), and the tier's
+ *       clocks and thread ({@code Housekeeping}). Under it, {@code connections}: {@code LettuceRedis}, the only
+ *       class holding Lettuce clients (scripts by SHA with the {@code NOSCRIPT} reload, {@code WAIT}, a Cluster's
+ *       {@code TRYAGAIN} retries, subscriptions, call timers), for standalone and Sentinel shards ({@code
+ *       ShardNodes}) and a Cluster ({@code ClusterNodes}) alike; and {@code health}: each shard's memory and the
+ *       start's eviction check.
  * </ul>
  *
  * <p>Nothing here blocks a caller's thread after start.

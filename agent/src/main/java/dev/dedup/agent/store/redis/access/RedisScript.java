@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis.access;
 
+import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,8 @@
 package dev.dedup.agent.store.redis.gather;
 
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import io.micrometer.core.instrument.Counter;

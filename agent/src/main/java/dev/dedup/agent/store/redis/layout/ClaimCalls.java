@@ -4,9 +4,9 @@ import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.Housekeeping;
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.access.RedisScript.Mode;
 import dev.dedup.agent.store.redis.access.Retry;
@@ -31,9 +31,9 @@ import java.util.stream.IntStream;
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
  * into one call per shard ({@link ShardCalls}) against the table's states this agent last saw, gathered with other
- * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and planned again for the items
- * whose buckets another agent's split or merge moved meanwhile. Every state a reply carries goes to {@link
- * TableResizing}.
+ * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and on a Redis Cluster planned
+ * again for the items whose buckets another agent's split or merge moved meanwhile. Every state a reply carries
+ * goes to {@link TableResizing}.
  */
 final class ClaimCalls {
 
@@ -55,7 +55,9 @@ final class ClaimCalls {
     record Found(byte[] answers, long[] values) {}
 
     private final RedisPort port;
-    private final RedisKeys keys;
+    /** Whether the keys are a Redis Cluster's, where a call declares the images of the buckets it names. */
+    private final boolean clustered;
+
     private final int baseBits;
     private final TableResizing resizing;
     private final CallGathering gathering;
@@ -71,7 +73,7 @@ final class ClaimCalls {
             MeterRegistry registry,
             Housekeeping housekeeping) {
         this.port = port;
-        this.keys = keys;
+        this.clustered = keys.clustered();
         this.baseBits = baseBits;
         this.resizing = resizing;
         this.pauses = housekeeping;
@@ -87,8 +89,9 @@ final class ClaimCalls {
 
     /**
      * Sends the items at {@code positions}, addressed by the states last seen; completes with their answers (and
-     * values) in the order of {@code positions}. Items whose buckets another agent moved meanwhile are addressed
-     * anew and sent again, at most {@link #STALE} rounds in all.
+     * values) in the order of {@code positions}. On a Redis Cluster, items whose buckets another agent moved
+     * meanwhile are addressed anew and sent again, at most {@link #STALE} rounds in all; a standalone shard finds
+     * a moved bucket itself and never answers stale, so there one round is all.
      */
     CompletionStage<Found> send(FingerprintTable table, Items items, int[] positions, long nowMillis) {
         byte[] answers = new byte[positions.length];
@@ -97,26 +100,31 @@ final class ClaimCalls {
         for (int j = 0; j < all.length; j++) {
             all[j] = j;
         }
-        AtomicReference<int[]> left = new AtomicReference<>(all);
-        return STALE.run(
-                        pauses,
-                        () -> sendRound(table, items, positions, left.get(), answers, values, nowMillis)
-                                .thenApply(stale -> {
-                                    left.set(stale);
-                                    return stale;
-                                }),
-                        (stale, failure, pauseMillis) -> failure == null && stale.length > 0)
-                .thenApply(stale -> {
-                    if (stale.length > 0) {
-                        throw new StoreUnavailableException(
-                                FailureKind.ERROR,
-                                "redis shard " + port.name(items.shard()[positions[stale[0]]]) + ": table "
-                                        + table.name + " kept changing under " + STALE.attempts()
-                                        + " calls in a row",
-                                null);
-                    }
-                    return new Found(answers, values);
-                });
+        CompletionStage<int[]> sent;
+        if (clustered) {
+            AtomicReference<int[]> left = new AtomicReference<>(all);
+            sent = STALE.run(
+                    pauses,
+                    () -> sendRound(table, items, positions, left.get(), answers, values, nowMillis)
+                            .thenApply(stale -> {
+                                left.set(stale);
+                                return stale;
+                            }),
+                    (stale, failure, pauseMillis) -> failure == null && stale.length > 0);
+        } else {
+            sent = sendRound(table, items, positions, all, answers, values, nowMillis);
+        }
+        return sent.thenApply(stale -> {
+            if (stale.length > 0) {
+                throw new StoreUnavailableException(
+                        FailureKind.ERROR,
+                        "redis shard " + port.name(items.shard()[positions[stale[0]]]) + ": table "
+                                + table.name + " kept changing under " + STALE.attempts()
+                                + " calls in a row",
+                        null);
+            }
+            return new Found(answers, values);
+        });
     }
 
     /**
@@ -185,7 +193,7 @@ final class ClaimCalls {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         ClaimsCall claims = new ClaimsCall(shared, table, call.shard(), items.mode(), view, nowMillis);
         Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
-        ShardCalls.Call sendable = keys.clustered() ? withImages(table, call, view) : call;
+        ShardCalls.Call sendable = clustered ? withImages(table, call, view) : call;
         byte[][] tableKeys = claims.tableKeys();
         CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
                 ? port.eval(

@@ -194,7 +194,8 @@ final class FingerprintTable {
 
         /** Now as the scripts compare ends with it: whole seconds modulo 2^28, in ASCII. */
         static byte[] now(long nowMillis) {
-            return RedisKeys.ascii(Math.floorMod(Math.floorDiv(nowMillis, 1000L), END_RANGE));
+            return Long.toString(Math.floorMod(Math.floorDiv(nowMillis, 1000L), END_RANGE))
+                    .getBytes(StandardCharsets.US_ASCII);
         }
 
         /**

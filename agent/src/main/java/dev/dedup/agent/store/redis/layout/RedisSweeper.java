@@ -1,8 +1,8 @@
 package dev.dedup.agent.store.redis.layout;
 
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.store.redis.topology.GuardedPort;
 import java.lang.System.Logger.Level;

@@ -4,7 +4,6 @@ import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import java.util.Arrays;
@@ -29,15 +28,33 @@ public final class GuardedPort implements RedisPort {
     /** Per shard, the key of its record. */
     private final byte[][] key;
 
+    /** Per shard, the record it must hold, when that never changes; else null, and {@link #expected} says. */
+    private final byte[][] fixed;
+
     private final IntFunction<byte[]> expected;
     private final IntConsumer refused;
 
-    /** {@code expected}: the record shard {@code s} must hold now; {@code refused}: told of each refused call. */
-    public GuardedPort(RedisPort port, byte[][] key, IntFunction<byte[]> expected, IntConsumer refused) {
+    private GuardedPort(
+            RedisPort port, byte[][] key, byte[][] fixed, IntFunction<byte[]> expected, IntConsumer refused) {
         this.port = port;
         this.key = key.clone();
+        this.fixed = fixed;
         this.expected = expected;
         this.refused = refused;
+    }
+
+    /** {@code expected}: the record shard {@code s} must hold now; {@code refused}: told of each refused call. */
+    public static GuardedPort following(
+            RedisPort port, byte[][] key, IntFunction<byte[]> expected, IntConsumer refused) {
+        return new GuardedPort(port, key, null, expected, refused);
+    }
+
+    /**
+     * {@code expected}: per shard, the record it must hold, the same for the port's life (no cut-over to make);
+     * {@code refused}: told of each refused call.
+     */
+    public static GuardedPort fixed(RedisPort port, byte[][] key, byte[][] expected, IntConsumer refused) {
+        return new GuardedPort(port, key, expected.clone(), null, refused);
     }
 
     @Override
@@ -48,7 +65,7 @@ public final class GuardedPort implements RedisPort {
         byte[][] k = Arrays.copyOf(keys, keys.length + 1);
         k[keys.length] = key[shard];
         byte[][] a = Arrays.copyOf(args, args.length + 1);
-        a[args.length] = expected.apply(shard);
+        a[args.length] = fixed != null ? fixed[shard] : expected.apply(shard);
         return port.eval(shard, script, op, k, a).whenComplete((reply, failure) -> {
             if (failure != null && refusedByGuard(failure)) {
                 refused.accept(shard);

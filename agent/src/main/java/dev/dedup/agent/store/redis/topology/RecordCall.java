@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.redis.topology;
 
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisPort;
+import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

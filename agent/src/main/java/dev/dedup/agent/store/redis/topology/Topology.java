@@ -107,9 +107,20 @@ public final class Topology implements AutoCloseable {
         return cutOver ? after[shard] : before[shard];
     }
 
-    /** The port whose guarded calls carry the record each shard is expected to hold ({@link GuardedPort}). */
+    /**
+     * The port whose guarded calls carry the record each shard is expected to hold ({@link GuardedPort}). Only a
+     * declared change of the shard list has a cut-over, after which shards hold other records; without one every
+     * shard's record stays the one it started with, and the port is given those.
+     */
     public RedisPort guarded() {
-        return new GuardedPort(port, key, this::expected, this::refused);
+        if (!lists.changing()) {
+            byte[][] records = new byte[key.length][];
+            for (int s = 0; s < records.length; s++) {
+                records[s] = expected(s);
+            }
+            return GuardedPort.fixed(port, key, records, this::refused);
+        }
+        return GuardedPort.following(port, key, this::expected, this::refused);
     }
 
     /**

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.metrics.MetricNames;
-import dev.dedup.agent.store.redis.access.Op;
+import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import dev.dedup.agent.store.redis.access.RedisScript;
 import dev.dedup.agent.testing.FakeRedisPort;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -7,7 +7,6 @@ import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
-import dev.dedup.agent.store.redis.access.Op;
 import dev.dedup.agent.store.redis.access.RedisFailures;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisScript;
@@ -42,8 +41,9 @@ import java.util.function.LongSupplier;
  *       routed by its first key), so it runs where the SHA was refused and is cached there.
  *   <li>With {@code --redis-wait-replicas}, a call that writes what a worker is answered on and its {@code WAIT} go
  *       to one server, whose replicas must acknowledge the writes; else the batch is answered 503 and resent.
- *   <li>A {@code TRYAGAIN} (a Cluster slot being migrated, its keys split between two nodes for a moment) is tried
- *       again after a short pause ({@link #TRYAGAIN}), within half the timeout, then answered 503.
+ *   <li>On a Redis Cluster, a {@code TRYAGAIN} (a slot being migrated, its keys split between two nodes for a
+ *       moment) is tried again after a short pause ({@link #TRYAGAIN}), within half the timeout, then answered
+ *       503. Standalone and Sentinel-managed servers never answer it, so their calls are tried once.
  *   <li>Commands fail at once while a connection is down (no buffering that would answer a worker late) and
  *       after the timeout; Lettuce reconnects in the background, so a server that comes back serves again
  *       without a restart.
@@ -55,7 +55,15 @@ public final class LettuceRedis implements RedisPort {
     /** A slot being migrated: tried again after 10, 20, 40, 80, 100... ms, within half the timeout. */
     static final Retry TRYAGAIN = new Retry(8, 10, 100);
 
-    private final RedisOptions options;
+    /** Whether the shards are a Redis Cluster's groups, the only servers that answer {@code TRYAGAIN}. */
+    private final boolean cluster;
+    /** How long a call is tried again on {@code TRYAGAIN}: half the timeout, in nanoseconds. */
+    private final long tryAgainNanos;
+    /** Replicas a {@link Durability#REPLICATED} call waits for ({@code --redis-wait-replicas}); 0: none. */
+    private final int replicas;
+    /** How long a {@code WAIT} waits: it answers on its own a little before the command timeout would fail it. */
+    private final long waitMillis;
+
     private final ClientResources resources;
     private final Nodes nodes;
     /** Per shard, per {@link Op}: script call times (shards sharing a timer tag share the arrays). */
@@ -71,7 +79,10 @@ public final class LettuceRedis implements RedisPort {
             Nodes nodes,
             MeterRegistry registry,
             Housekeeping housekeeping) {
-        this.options = options;
+        this.cluster = options.cluster();
+        this.tryAgainNanos = options.timeout().toNanos() / 2;
+        this.replicas = options.waitReplicas();
+        this.waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
         this.ticker = housekeeping.ticker();
         this.pauses = housekeeping;
         this.resources = resources;
@@ -141,31 +152,39 @@ public final class LettuceRedis implements RedisPort {
     @Override
     public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
         long start = ticker.getAsLong();
-        long budgetNanos = options.timeout().toNanos() / 2;
         Timer timer = timers[shard][op.ordinal()];
-        return TRYAGAIN.run(
+        CompletionStage<List<Object>> called = cluster
+                ? TRYAGAIN.run(
                         pauses,
                         () -> call(shard, script, op, keys, args),
                         (reply, failure, pauseMillis) -> isTryAgain(failure)
                                 && TimeUnit.MILLISECONDS.toNanos(pauseMillis)
-                                        < budgetNanos - (ticker.getAsLong() - start))
-                .handle((reply, failure) -> {
-                    timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
-                    if (failure != null) {
-                        throw failed(shard, failure);
-                    }
-                    return reply;
-                });
+                                        < tryAgainNanos - (ticker.getAsLong() - start))
+                : call(shard, script, op, keys, args);
+        return called.handle((reply, failure) -> {
+            timer.record(ticker.getAsLong() - start, TimeUnit.NANOSECONDS);
+            if (failure != null) {
+                throw failed(shard, failure);
+            }
+            return reply;
+        });
     }
 
-    /** One try of a script call. */
+    /**
+     * One try of a script call. One that cannot even be sent fails its stage rather than throw, so that it is timed,
+     * translated and told to the shard like any other failure.
+     */
     private CompletionStage<List<Object>> call(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
-        if (options.waitReplicas() > 0 && op.durability() == Durability.REPLICATED) {
-            return nodes.node(shard)
-                    .thenCompose(node ->
-                            run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
+        try {
+            if (replicas > 0 && op.durability() == Durability.REPLICATED) {
+                return nodes.node(shard)
+                        .thenCompose(node ->
+                                run(node.commands(), script, keys, args).thenCompose(reply -> replicated(node, reply)));
+            }
+            return run(nodes.calls(shard), script, keys, args);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return run(nodes.calls(shard), script, keys, args);
     }
 
     private static boolean isTryAgain(Throwable failure) {
@@ -201,14 +220,11 @@ public final class LettuceRedis implements RedisPort {
      * resent (its claims are then answered {@code retry}).
      */
     private CompletionStage<List<Object>> replicated(Nodes.Node node, List<Object> reply) {
-        int wanted = options.waitReplicas();
-        // WAIT answers on its own a little before the command timeout would fail it.
-        long waitMillis = Math.max(1, options.timeout().toMillis() * 3 / 4);
-        return node.commands().waitForReplication(wanted, waitMillis).thenApply(acked -> {
-            if (acked < wanted) {
+        return node.commands().waitForReplication(replicas, waitMillis).thenApply(acked -> {
+            if (acked < replicas) {
                 throw new StoreUnavailableException(
                         FailureKind.REPLICATION,
-                        "redis shard " + node.name() + ": " + acked + " of " + wanted
+                        "redis shard " + node.name() + ": " + acked + " of " + replicas
                                 + " replicas acknowledged the claims within " + waitMillis + " ms",
                         null);
             }
