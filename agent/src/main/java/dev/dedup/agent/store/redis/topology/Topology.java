@@ -113,14 +113,9 @@ public final class Topology implements AutoCloseable {
      * shard's record stays the one it started with, and the port is given those.
      */
     public RedisPort guarded() {
-        if (!lists.changing()) {
-            byte[][] records = new byte[key.length][];
-            for (int s = 0; s < records.length; s++) {
-                records[s] = expected(s);
-            }
-            return GuardedPort.fixed(port, key, records, this::refused);
-        }
-        return GuardedPort.following(port, key, this::expected, this::refused);
+        return lists.changing()
+                ? GuardedPort.following(port, key, this::expected, this::refused)
+                : GuardedPort.fixed(port, key, before, this::refused);
     }
 
     /**
