@@ -129,17 +129,18 @@ public final class DelayProxy implements AutoCloseable {
             try (OutputStream out = to.getOutputStream()) {
                 Chunk chunk;
                 while ((chunk = line.take()) != END) {
-                    long due = chunk.dueNanos();
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        long early = oversleepNanos;
-                        if (wait > early) {
-                            LockSupport.parkNanos(wait - early);
-                            long late = System.nanoTime() - (due - early);
-                            // The scheduler wakes a parked thread tens of µs late (timer slack, a busy core):
-                            // park that much less, so that chunks leave on time on average.
-                            oversleepNanos = early + (Math.max(0, Math.min(late, MAX_OVERSLEEP)) - early) / 16;
+                    long early = oversleepNanos;
+                    long leave = chunk.dueNanos() - early;
+                    if (leave - System.nanoTime() > 0) {
+                        // parkNanos may return at once: a permit left by the queue's own wake-up, or for no
+                        // reason at all; only the clock says when the chunk is due.
+                        for (long wait; (wait = leave - System.nanoTime()) > 0; ) {
+                            LockSupport.parkNanos(wait);
                         }
+                        long late = System.nanoTime() - leave;
+                        // The scheduler wakes a parked thread tens of µs late (timer slack, a busy core):
+                        // park that much less, so that chunks leave on time on average.
+                        oversleepNanos = early + (Math.max(0, Math.min(late, MAX_OVERSLEEP)) - early) / 16;
                     }
                     out.write(chunk.bytes());
                 }

@@ -79,6 +79,36 @@ class DelayProxyTest {
     }
 
     @Test
+    void aStrayWakeUpOfTheWriters_sendsNothingBeforeItIsDue() throws Exception {
+        // A parked thread may wake before its time: a permit its queue left behind, or for no reason. Here every
+        // writer of the proxy is woken every millisecond while the bytes are held.
+        proxy.delay(Duration.ofMillis(150), Duration.ZERO);
+        java.util.concurrent.atomic.AtomicBoolean waking = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread waker = new Thread(() -> {
+            while (waking.get()) {
+                Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().equals("delay-proxy-write"))
+                        .forEach(java.util.concurrent.locks.LockSupport::unpark);
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        });
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+            s.setTcpNoDelay(true);
+            waker.start();
+            long start = System.nanoTime();
+            s.getOutputStream().write(new byte[] {1, 2, 3});
+            s.getOutputStream().flush();
+            byte[] got = s.getInputStream().readNBytes(3);
+            double ms = (System.nanoTime() - start) / 1e6;
+            assertArrayEquals(new byte[] {1, 2, 3}, got);
+            assertTrue(ms >= 300, "a round trip of two 150 ms halves took " + ms + " ms");
+        } finally {
+            waking.set(false);
+            waker.join();
+        }
+    }
+
+    @Test
     void theProgram_refusesWhatItCannotRead_namingIt() throws IOException {
         assertEquals(2, program("--round-trip", "1", "127.0.0.1:0=127.0.0.1:1"));
         assertEquals(2, program("127.0.0.1:0"));
