@@ -20,7 +20,8 @@
 # ours-embedded,spark-rocksdb; also ours-redis-3, and spark-3.5-rocksdb: Spark's own on Spark 3.5 for Scala 2.13,
 # which needs shared/examples/spark-3.5 built), SHARD_ROUND_TRIP (0; e.g. 0.3ms or 1ms: ours-redis-3's shards behind
 # loadtest's delaying proxy, that much further away, SHARD_JITTER more or less), KILL_AT (kill -9 of each side's Spark job that long into the stream, then a restart
-# from its checkpoint; default 0, none), BENCH_JAVA_OPTS (the main JVM's flags). Note that Kafka, Spark, the agent
+# from its checkpoint; default 0, none), BENCH_JAVA_OPTS (the main JVM's flags, -Xmx2g; its ledger check holds a side's ids: past about 3 M unique ids a
+# side give it -Xmx6g). Note that Kafka, Spark, the agent
 # and PostgreSQL share this machine's cores.
 set -euo pipefail
 
