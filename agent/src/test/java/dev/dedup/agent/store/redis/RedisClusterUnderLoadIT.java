@@ -211,22 +211,9 @@ class RedisClusterUnderLoadIT {
         if (wrong.get() != null) {
             throw new AssertionError("a worker saw a wrong answer", wrong.get());
         }
-        long slipped = 0;
-        long ids = 0;
-        for (List<Item> batch : new ArrayList<>(answered)) {
-            List<Item> copies = RedisTier.withOwner(batch, "copy");
-            slipped += RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies))
-                    .size();
-            ids += batch.size();
-        }
-        long falseDrops = 0;
-        for (List<Item> batch : new ArrayList<>(failed)) {
-            falseDrops += http.claim(RedisTier.NS, batch).stream()
-                    .filter("duplicate"::equals)
-                    .count();
-        }
+        RedisTier.Recheck again = RedisTier.recheck(http, answered, failed);
         List<Item> fresh = RedisTier.items(name + "-after", 0, 1000, "p");
         RedisTier.assertNoFalseDuplicate(fresh, http.claim(RedisTier.NS, fresh));
-        return new Outcome(ids, failed.size(), new TreeMap<>(errors), slipped, falseDrops);
+        return new Outcome(again.ids(), failed.size(), new TreeMap<>(errors), again.slipped(), again.falseDrops());
     }
 }

@@ -211,22 +211,11 @@ class RedisFailoverUnderLoadIT {
                     }
                 }
 
-                long slipped = 0;
-                long ids = 0;
-                for (List<Item> batch : new ArrayList<>(answered)) {
-                    List<Item> copies = RedisTier.withOwner(batch, "copy");
-                    slipped += RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies))
-                            .size();
-                    ids += batch.size();
-                }
-                long falseDrops = 0;
-                for (List<Item> batch : new ArrayList<>(failed)) {
-                    List<String> again = http.claim(RedisTier.NS, batch);
-                    falseDrops += again.stream().filter("duplicate"::equals).count();
-                }
+                RedisTier.Recheck again = RedisTier.recheck(http, answered, failed);
                 List<Item> fresh = RedisTier.items(name + "-after", 0, 1000, "p");
                 RedisTier.assertNoFalseDuplicate(fresh, http.claim(RedisTier.NS, fresh));
-                return new Outcome(ids, failed.size(), slipped, falseDrops, beforeKill / seconds);
+                return new Outcome(
+                        again.ids(), failed.size(), again.slipped(), again.falseDrops(), beforeKill / seconds);
             }
         }
     }

@@ -194,4 +194,27 @@ final class RedisTier {
             return -1;
         }
     }
+
+    /**
+     * After a fault under load: every id answered is sent again by another owner ({@code new} there is a duplicate
+     * that slipped through), and every batch that failed is sent again by its own owner ({@code duplicate} there is
+     * a message lost).
+     */
+    record Recheck(long ids, long slipped, long falseDrops) {}
+
+    static Recheck recheck(AgentHttp http, List<List<Item>> answered, List<List<Item>> failed) {
+        long slipped = 0;
+        long ids = 0;
+        for (List<Item> batch : new ArrayList<>(answered)) {
+            List<Item> copies = withOwner(batch, "copy");
+            slipped += slippedDuplicates(copies, http.claim(NS, copies)).size();
+            ids += batch.size();
+        }
+        long falseDrops = 0;
+        for (List<Item> batch : new ArrayList<>(failed)) {
+            falseDrops +=
+                    http.claim(NS, batch).stream().filter("duplicate"::equals).count();
+        }
+        return new Recheck(ids, slipped, falseDrops);
+    }
 }
