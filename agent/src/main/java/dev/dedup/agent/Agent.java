@@ -175,7 +175,7 @@ public final class Agent implements AutoCloseable {
             try {
                 NearCache cache = new NearCache(options.nearCache().maxEntries(), clockMillis, metrics.registry());
                 ReleaseFeed.Subscription releases = redis.subscribe(cache);
-                return new Stores(new NearCachedStore(redis, cache, clockMillis, releases::listening, releases), redis);
+                return new Stores(new NearCachedStore(redis, cache, clockMillis, releases), redis);
             } catch (RuntimeException e) {
                 redis.close();
                 throw new IllegalStateException("cannot subscribe to the release channel: " + e.getMessage(), e);

@@ -74,6 +74,8 @@ public final class NearCache implements ReleaseListener {
     private final CaffeineStatsCounter stats;
     private final LongAdder puts = new LongAdder();
     private final LongAdder occupied = new LongAdder();
+    /** Whether the release feed is whole: every release made anywhere is heard. */
+    private volatile boolean listening;
 
     public NearCache(long maxEntries, LongSupplier clockMillis, MeterRegistry registry) {
         if (maxEntries < WAYS || maxEntries > (long) Integer.MAX_VALUE * WAYS) {
@@ -280,10 +282,25 @@ public final class NearCache implements ReleaseListener {
         invalidateField(field);
     }
 
-    /** Releases may have gone unseen: drops everything. */
+    /**
+     * The release feed changed: everything is dropped, and the cache may answer only while {@code listening}. Off
+     * first and on last, so that no claim is answered from entries the clear has not reached yet.
+     */
     @Override
-    public void missedReleases() {
+    public void listening(boolean listening) {
+        if (!listening) {
+            this.listening = false;
+        }
         invalidateAll();
+        this.listening = listening;
+    }
+
+    /**
+     * Whether the cache may answer and be filled now: while every release is heard ({@link #listening(boolean)}).
+     * False until the feed says it is whole.
+     */
+    public boolean listening() {
+        return listening;
     }
 
     /** Drops the id whose key's top 56 bits are {@code field} (as published on release). */

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,7 +18,7 @@ import java.util.function.LongSupplier;
  * <p>The cache answers only what the store would: an entry is made when the store answered {@code new}
  * (so the owner and the end of the claim are known exactly), it ends with the claim, and releases drop it
  * here and, through the release channel, in every other agent. While that channel is down the cache is
- * bypassed ({@code usable} is false) and cleared, since releases elsewhere would go unseen. It compares
+ * bypassed and cleared ({@link NearCache#listening()}), since releases elsewhere would go unseen. It compares
  * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
  * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
  *
@@ -36,23 +35,19 @@ public final class NearCachedStore implements ClaimStore {
     private final ClaimStore store;
     private final NearCache cache;
     private final LongSupplier clockMillis;
-    private final BooleanSupplier usable;
     private final AutoCloseable closeFirst;
 
     /**
-     * @param usable     whether the cache may be used now (the release channel is subscribed)
-     * @param closeFirst closed before the store, e.g. the subscriber that uses the store's connections
+     * {@code cache} is used while it says it is {@linkplain NearCache#listening() listening}, as the release feed
+     * that {@code closeFirst} subscribed tells it.
+     *
+     * @param closeFirst closed before the store: the subscription to the release feed, which uses the store's
+     *                   connections
      */
-    public NearCachedStore(
-            ClaimStore store,
-            NearCache cache,
-            LongSupplier clockMillis,
-            BooleanSupplier usable,
-            AutoCloseable closeFirst) {
+    public NearCachedStore(ClaimStore store, NearCache cache, LongSupplier clockMillis, AutoCloseable closeFirst) {
         this.store = store;
         this.cache = cache;
         this.clockMillis = clockMillis;
-        this.usable = usable;
         this.closeFirst = closeFirst;
     }
 
@@ -63,7 +58,7 @@ public final class NearCachedStore implements ClaimStore {
 
     @Override
     public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
-        if (!usable.getAsBoolean() || policy.sliding()) {
+        if (!cache.listening() || policy.sliding()) {
             return store.claim(batch, policy);
         }
         int n = batch.size();
@@ -95,7 +90,7 @@ public final class NearCachedStore implements ClaimStore {
         int subSize = missCount;
         long claimedAt = clockMillis.getAsLong();
         return store.claim(sub, policy).thenApply(answers -> {
-            boolean caching = usable.getAsBoolean();
+            boolean caching = cache.listening();
             long now = cache.clockMillis();
             NearCache.BatchPages pagesPut = caching ? cache.batchPages() : null;
             if (caching) {
@@ -188,7 +183,7 @@ public final class NearCachedStore implements ClaimStore {
         Map<String, Object> s = new LinkedHashMap<>(store.stats());
         Map<String, Object> near = new LinkedHashMap<>();
         near.put("enabled", true);
-        near.put("usable", usable.getAsBoolean());
+        near.put("usable", cache.listening());
         near.put("size", cache.size());
         near.put("hits", cache.hits());
         near.put("misses", cache.misses());

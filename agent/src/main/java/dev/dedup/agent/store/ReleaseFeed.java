@@ -4,16 +4,13 @@ package dev.dedup.agent.store;
 public interface ReleaseFeed {
 
     /**
-     * Starts telling {@code listener} about every release. Fails with a message when the feed cannot be
-     * subscribed at all; a feed lost later is reported through {@link ReleaseListener#missedReleases()}.
+     * Starts telling {@code listener} about every release, and whether the feed is whole ({@link
+     * ReleaseListener#listening}). Fails with a message when the feed cannot be subscribed at all.
      */
     Subscription subscribe(ReleaseListener listener);
 
-    /** A subscription to the feed. */
+    /** A subscription to the feed; closing it ends the calls to its listener. */
     interface Subscription extends AutoCloseable {
-
-        /** True while every part of the feed is subscribed, so that no release can go unseen. */
-        boolean listening();
 
         @Override
         void close();

@@ -11,8 +11,10 @@ public interface ReleaseListener {
     void released(long field);
 
     /**
-     * Releases may have gone unseen: a channel was lost, or has just been subscribed again (a claim in
-     * flight may have cached an entry after the loss was reported). Everything cached must be forgotten.
+     * The feed changed: {@code listening} says whether every part of it is subscribed now, so that no release
+     * can go unseen. Either way everything cached must be forgotten: releases went unseen while a part was lost,
+     * and a claim in flight may have cached an entry after the loss was told. Calls come one at a time, in the
+     * order of the changes, so the last one says how the feed stands.
      */
-    void missedReleases();
+    void listening(boolean listening);
 }

@@ -177,7 +177,7 @@ class NearCacheTest {
         }
         long pages = cache.pages();
         assertTrue(pages > 0);
-        cache.missedReleases();
+        cache.listening(false);
         assertEquals(0, cache.size());
         assertEquals(pages, cache.pages(), "emptied in place, still in the cache");
         for (long k = 1; k <= 1000; k++) {
@@ -210,7 +210,7 @@ class NearCacheTest {
             assertEquals(expected, lookups.lookup(keys[i], i), "id " + i);
             assertEquals(expected, cache.lookup(keys[i], i));
         }
-        cache.missedReleases(); // the pages both views hold are emptied
+        cache.listening(false); // the pages both views hold are emptied
         for (int i = 0; i < keys.length / 2; i++) {
             assertEquals(NearCache.MISS, lookups.lookup(keys[i], i), "id " + i + " cleared");
         }
@@ -242,7 +242,7 @@ class NearCacheTest {
         }
         threads.add(new Thread(() -> {
             for (int i = 0; i < 200 && wrong.get() == null; i++) {
-                cache.missedReleases();
+                cache.listening(false);
                 Thread.yield();
             }
         }));

@@ -72,7 +72,8 @@ class NearCachedStoreTest {
     void cachedIdsAreAnsweredHere_theRestGoToTheStoreInOrder_andNewOnesAreCached() {
         RecordingStore store = new RecordingStore();
         NearCache cache = new NearCache(1024, () -> 1000, new SimpleMeterRegistry());
-        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> true, () -> {});
+        cache.listening(true);
+        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> {});
         assertArrayEquals(
                 new byte[] {0, 0},
                 near.claim(batch("a", "o1", "b", "o1"), ClaimPolicy.window(WINDOW))
@@ -101,9 +102,10 @@ class NearCachedStoreTest {
             return 1000;
         };
         cache[0] = new NearCache(1024, clock, new SimpleMeterRegistry());
+        cache[0].listening(true); // the feed is whole: the cache answers
         cache[0].putUncounted(batch("x", "o1").key(0), batch("x", "o1").owner(0), 1000 + WINDOW, 1000);
         clockReads.set(0);
-        NearCachedStore near = new NearCachedStore(store, cache[0], () -> 1000, () -> true, () -> {});
+        NearCachedStore near = new NearCachedStore(store, cache[0], () -> 1000, () -> {});
         // x hits; d misses; the second d would hit the freshly cached entry but must follow the first.
         byte[] answers = near.claim(batch("x", "o1", "d", "o1", "d", "o1"), ClaimPolicy.window(WINDOW))
                 .toCompletableFuture()
@@ -113,5 +115,28 @@ class NearCachedStoreTest {
         assertEquals(dKey, store.claimed.get(0).key(0));
         assertEquals(dKey, store.claimed.get(0).key(1));
         assertEquals(1, answers[0], "x answered by the cache");
+    }
+
+    @Test
+    void whileTheReleaseFeedIsNotWhole_everyClaimGoesToTheStore_andNothingIsCached_untilItIsWholeAgain() {
+        RecordingStore store = new RecordingStore();
+        NearCache cache = new NearCache(1024, () -> 1000, new SimpleMeterRegistry());
+        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> {});
+        ClaimPolicy policy = ClaimPolicy.window(WINDOW);
+        near.claim(batch("a", "o1"), policy).toCompletableFuture().join();
+        near.claim(batch("a", "o1"), policy).toCompletableFuture().join();
+        assertEquals(2, store.claimed.size(), "not yet told the feed is whole: both to the store");
+        assertEquals(0, cache.size(), "and nothing cached");
+
+        cache.listening(true);
+        near.claim(batch("a", "o1"), policy).toCompletableFuture().join();
+        near.claim(batch("a", "o1"), policy).toCompletableFuture().join();
+        assertEquals(3, store.claimed.size(), "the first went to the store, its repeat was answered here");
+
+        cache.listening(false);
+        assertEquals(0, cache.size(), "a lost feed clears the cache");
+        near.claim(batch("a", "o1"), policy).toCompletableFuture().join();
+        assertEquals(4, store.claimed.size(), "and sends every claim to the store");
+        assertEquals(0, cache.size());
     }
 }

@@ -62,7 +62,7 @@ public final class FakeRedisPort implements RedisPort {
     }
 
     @Override
-    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
+    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening) {
         throw new UnsupportedOperationException();
     }
 

@@ -207,7 +207,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
 
     /**
      * Delivers every release published by any agent on the shards' release channel, as the 7-byte fields
-     * both layouts keep.
+     * both layouts keep, and tells whether the channel is subscribed on every shard.
      */
     @Override
     public Subscription subscribe(ReleaseListener listener) {
@@ -220,22 +220,15 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                         listener.released(fieldAt(payload, off));
                     }
                 },
-                () -> {
-                    listener.missedReleases();
-                    LOG.log(Level.WARNING, "release channel lost; near-cache cleared and bypassed until it is back");
-                },
-                listener::missedReleases);
-        return new Subscription() {
-            @Override
-            public boolean listening() {
-                return subscription.listening();
-            }
-
-            @Override
-            public void close() {
-                subscription.close();
-            }
-        };
+                listening -> {
+                    if (!listening) {
+                        LOG.log(
+                                Level.WARNING,
+                                "release channel lost; near-cache cleared and bypassed until it is back");
+                    }
+                    listener.listening(listening);
+                });
+        return subscription::close;
     }
 
     /** A released id's field: the top 56 bits of its key, 7 bytes big-endian. */

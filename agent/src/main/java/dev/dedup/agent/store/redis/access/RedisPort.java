@@ -32,11 +32,12 @@ public interface RedisPort extends AutoCloseable {
     CompletionStage<Void> ping();
 
     /**
-     * Subscribes to {@code channel} on every shard; {@code onMessage} gets each payload. {@code onLost}
-     * runs when a shard's subscription drops, {@code onBack} when one is subscribed again (Lettuce
-     * resubscribes by itself), both from I/O threads. Fails when a shard cannot be subscribed now.
+     * Subscribes to {@code channel} on every shard; {@code onMessage} gets each payload. Whenever a shard's
+     * subscription drops or is made again (Lettuce resubscribes by itself), {@code listening} is told whether
+     * every shard's is subscribed now; calls come from I/O threads, one at a time, in the order of the changes.
+     * Fails when a shard cannot be subscribed now.
      */
-    Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack);
+    Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening);
 
     /**
      * The {@code maxmemory-policy} of every server claims are written to (by {@code CONFIG GET}, else {@code INFO memory}): each
@@ -109,11 +110,8 @@ public interface RedisPort extends AutoCloseable {
         }
     }
 
-    /** A subscription on every shard. */
+    /** A subscription on every shard; closing it ends the calls to its listeners. */
     public interface Subscription extends AutoCloseable {
-
-        /** True while every shard's channel is subscribed. */
-        boolean listening();
 
         @Override
         void close();

@@ -99,8 +99,8 @@ public final class GuardedPort implements RedisPort {
     }
 
     @Override
-    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-        return port.subscribe(channel, onMessage, onLost, onBack);
+    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening) {
+        return port.subscribe(channel, onMessage, listening);
     }
 
     @Override

@@ -4,23 +4,18 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import java.net.SocketAddress;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
-/** One subscribed channel on one connection: counted in {@code subscribed} while it is up. */
+/** One subscribed channel on one connection: counted in its {@link ChannelSubscription} while it is up. */
 final class ChannelState extends RedisPubSubAdapter<byte[], byte[]> implements RedisConnectionStateListener {
-    private final AtomicInteger subscribed;
+    private final ChannelSubscription subscription;
     private final Consumer<byte[]> onMessage;
-    private final Runnable onLost;
-    private final Runnable onBack;
     private boolean up;
     private volatile boolean closed;
 
-    ChannelState(AtomicInteger subscribed, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-        this.subscribed = subscribed;
+    ChannelState(ChannelSubscription subscription, Consumer<byte[]> onMessage) {
+        this.subscription = subscription;
         this.onMessage = onMessage;
-        this.onLost = onLost;
-        this.onBack = onBack;
     }
 
     @Override
@@ -31,22 +26,16 @@ final class ChannelState extends RedisPubSubAdapter<byte[], byte[]> implements R
     @Override
     public synchronized void subscribed(byte[] channel, long count) {
         if (!up) {
-            onBack.run();
             up = true;
-            subscribed.incrementAndGet();
+            subscription.changed(+1, true);
         }
     }
 
     @Override
-    public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-        synchronized (this) {
-            if (up) {
-                up = false;
-                subscribed.decrementAndGet();
-            }
-        }
-        if (!closed) {
-            onLost.run();
+    public synchronized void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+        if (up) {
+            up = false;
+            subscription.changed(-1, !closed);
         }
     }
 

@@ -27,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -192,11 +191,10 @@ final class ClusterNodes implements Nodes {
      * is lost ({@code onLost}) and comes back on another node of the cluster.
      */
     @Override
-    public RedisPort.Subscription subscribe(
-            byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-        AtomicInteger subscribed = new AtomicInteger();
+    public RedisPort.Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening) {
+        ChannelSubscription subscription = new ChannelSubscription(1, listening);
         StatefulRedisClusterPubSubConnection<byte[], byte[]> c = client.connectPubSub(ByteArrayCodec.INSTANCE);
-        ChannelState state = new ChannelState(subscribed, onMessage, onLost, onBack);
+        ChannelState state = new ChannelState(subscription, onMessage);
         try {
             c.addListener((RedisPubSubAdapter<byte[], byte[]>) state);
             c.addListener((RedisConnectionStateListener) state);
@@ -205,11 +203,11 @@ final class ClusterNodes implements Nodes {
             Connections.closeWithin(c, "release channel subscription");
             throw e;
         }
-        AutoCloseable closing = () -> {
+        subscription.add(() -> {
             state.close();
             Connections.closeWithin(c, "release channel subscription");
-        };
-        return new ChannelSubscription(List.of(closing), subscribed, 1);
+        });
+        return subscription;
     }
 
     /** Per operation over all groups: per group they would multiply the histograms. */

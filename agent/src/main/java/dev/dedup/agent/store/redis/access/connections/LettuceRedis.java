@@ -264,8 +264,8 @@ public final class LettuceRedis implements RedisPort {
     }
 
     @Override
-    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-        return nodes.subscribe(channel, onMessage, onLost, onBack);
+    public Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening) {
+        return nodes.subscribe(channel, onMessage, listening);
     }
 
     @Override

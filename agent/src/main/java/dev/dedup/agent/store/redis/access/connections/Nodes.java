@@ -53,7 +53,7 @@ interface Nodes extends AutoCloseable {
     void failed(int i, Throwable failure, FailureKind kind);
 
     /** Subscribes to {@code channel} wherever a {@code PUBLISH} to a shard is heard; see {@link RedisPort}. */
-    RedisPort.Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack);
+    RedisPort.Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening);
 
     /** The {@code shard} tag of shard {@code i}'s call timers. */
     String timerTag(int i);

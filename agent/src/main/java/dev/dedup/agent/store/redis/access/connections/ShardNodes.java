@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -98,19 +97,17 @@ final class ShardNodes implements Nodes {
     }
 
     @Override
-    public RedisPort.Subscription subscribe(
-            byte[] channel, Consumer<byte[]> onMessage, Runnable onLost, Runnable onBack) {
-        List<AutoCloseable> channels = new ArrayList<>();
-        AtomicInteger subscribed = new AtomicInteger();
+    public RedisPort.Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening) {
+        ChannelSubscription subscription = new ChannelSubscription(shards.size(), listening);
         try {
             for (ShardLink shard : shards) {
-                channels.add(shard.subscribe(channel, () -> new ChannelState(subscribed, onMessage, onLost, onBack)));
+                subscription.add(shard.subscribe(channel, () -> new ChannelState(subscription, onMessage)));
             }
         } catch (RuntimeException e) {
-            channels.forEach(ChannelSubscription::closeQuietly);
+            subscription.close();
             throw e;
         }
-        return new ChannelSubscription(channels, subscribed, shards.size());
+        return subscription;
     }
 
     @Override
