@@ -1,7 +1,7 @@
 -- Claims, releases or looks up ids in one table of one shard, the fingerprint layout (FingerprintTables.java).
 -- Sent after guard.lua, answers.lua and records.lua, as one script.
 --
--- Keys, arguments and reply: ClaimCalls.ClaimsCall (ClaimCalls.java), which builds the call.
+-- Keys, arguments and reply: ClaimCalls.java, which builds the call.
 
 local mode = ARGV[1]
 local items = ARGV[2]

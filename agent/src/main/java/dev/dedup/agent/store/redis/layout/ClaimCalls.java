@@ -34,6 +34,13 @@ import java.util.stream.IntStream;
  * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and on a Redis Cluster planned
  * again for the items whose buckets another agent's split or merge moved meanwhile. Every state a reply carries
  * goes to {@link TableResizing}.
+ *
+ * <p>{@code claims.lua} is sent after {@code guard.lua}, {@code answers.lua} and {@code records.lua}, as one script.
+ * It replies {@code {answers, level, split, claims}}: one answer byte per item, in order (a claim: 0 new, 1 retry,
+ * 2 duplicate; a release: 1 released, 0 not held by that owner; a look-up: 0 absent, 1 held by the item's owner, 2
+ * by another), then the table's state after the call. A look-up adds the 7-byte owner-and-end of every item found,
+ * in order. On a Redis Cluster, an item whose bucket moved to one the call does not declare makes it reply {@code
+ * {'', level, split, claims, 'stale'}}, having written nothing.
  */
 final class ClaimCalls {
 
@@ -47,6 +54,8 @@ final class ClaimCalls {
     static final int IMAGES_AHEAD = 64;
 
     private static final int[] NONE_STALE = {};
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
 
     /** The items of a batch in one call sequence: their shards and the owner-and-end each record carries. */
     record Items(Batch batch, int[] shard, long[] value, Mode mode) {}
@@ -62,7 +71,11 @@ final class ClaimCalls {
     private final TableResizing resizing;
     private final CallGathering gathering;
     private final Retry.Pauses pauses;
-    private final ClaimsCall.Shared shared;
+    /** What every call is told alike: the release channel, the base bits, whether on a cluster. */
+    private final byte[] channel;
+
+    private final byte[] baseArg;
+    private final byte[] clusteredArg;
     private final Counter[] stale;
 
     ClaimCalls(
@@ -79,7 +92,9 @@ final class ClaimCalls {
         this.pauses = housekeeping;
         this.gathering = new CallGathering(
                 port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
-        this.shared = new ClaimsCall.Shared(keys, baseBits);
+        this.channel = keys.releaseChannel();
+        this.baseArg = RedisKeys.ascii(baseBits);
+        this.clusteredArg = new byte[] {(byte) (clustered ? '1' : '0')};
         this.stale = ShardCounters.of(
                 registry,
                 port,
@@ -149,7 +164,10 @@ final class ClaimCalls {
             sending[j] = positions[at[j]];
         }
         ShardCalls calls = ShardCalls.plan(
-                sending.length, packing(table, items, sending, view), port.shards(), ShardCalls.MAX_ITEMS_PER_CALL);
+                sending.length,
+                table.packing(items.batch(), items.shard(), items.value(), sending, view, baseBits),
+                port.shards(),
+                ShardCalls.MAX_ITEMS_PER_CALL);
         List<CompletableFuture<int[]>> pending = new ArrayList<>();
         for (ShardCalls.Call call : calls.calls()) {
             int[] indexes = call.indexes();
@@ -191,10 +209,10 @@ final class ClaimCalls {
     private CompletionStage<Found> sendCall(
             FingerprintTable table, Items items, ShardCalls.Call call, FingerprintTable.State view, long nowMillis) {
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        ClaimsCall claims = new ClaimsCall(shared, table, call.shard(), items.mode(), view, nowMillis);
-        Function<ShardCalls.Call, byte[][]> argsOf = c -> claims.args(c.items(), c.buckets());
+        Function<ShardCalls.Call, byte[][]> argsOf =
+                c -> args(table, c.shard(), items.mode(), view, nowMillis, c.items(), c.buckets());
         ShardCalls.Call sendable = clustered ? withImages(table, call, view) : call;
-        byte[][] tableKeys = claims.tableKeys();
+        byte[][] tableKeys = tableKeys(table, call.shard());
         CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
                 ? port.eval(
                                 call.shard(),
@@ -272,63 +290,83 @@ final class ClaimCalls {
     }
 
     /**
-     * The items at {@code positions} for {@link ShardCalls}, addressed by {@code view}: a bucket is the shard in
-     * its high 32 bits and the bucket's number in the low ones.
-     */
-    private ShardCalls.Packing packing(
-            FingerprintTable table, Items items, int[] positions, FingerprintTable.State[] view) {
-        Batch batch = items.batch();
-        return new ShardCalls.Packing() {
-            @Override
-            public long bucket(int j) {
-                int i = positions[j];
-                int shard = items.shard()[i];
-                return ((long) shard << 32)
-                        | view[shard].bucket(baseBits, FingerprintTable.Records.lowRoute(batch.route(i)));
-            }
-
-            @Override
-            public int shard(long bucket) {
-                return (int) (bucket >>> 32);
-            }
-
-            @Override
-            public byte[] key(int shard, long bucket) {
-                return table.bucketKey(shard, bucket & 0xffff_ffffL);
-            }
-
-            @Override
-            public int itemBytes() {
-                return FingerprintTable.Records.ITEM_BYTES;
-            }
-
-            @Override
-            public void write(byte[] a, int at, int keyIndex, int j) {
-                int i = positions[j];
-                FingerprintTable.Records.item(
-                        a,
-                        at,
-                        keyIndex,
-                        batch.key(i),
-                        FingerprintTable.Records.lowRoute(batch.route(i)),
-                        baseBits,
-                        items.value()[i]);
-            }
-        };
-    }
-
-    /**
      * Reads a table's state on a shard (a look-up of no item), and splits or merges buckets if it is due: tests
      * wait with it for a table to settle.
      */
     CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
-        ClaimsCall claims = new ClaimsCall(shared, table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis);
-        return port.eval(
-                        shard, RedisScript.CLAIMS, Op.LOOKUP, claims.tableKeys(), claims.args(new byte[0], new long[0]))
+        byte[][] args =
+                args(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis, new byte[0], new long[0]);
+        return port.eval(shard, RedisScript.CLAIMS, Op.LOOKUP, tableKeys(table, shard), args)
                 .thenApply(reply -> {
                     FingerprintTable.State state = FingerprintTable.State.of(reply);
                     resizing.observed(table, shard, state, nowMillis);
                     return state;
                 });
+    }
+
+    /**
+     * The keys after the call's buckets: {@code KEYS[1 .. m]} are the buckets, in the order of their {@code
+     * buckets} (each item names its bucket by that index); {@code KEYS[m + 1]} is the table's state, a hash of
+     * {@code level}, {@code split} (the linear-hashing pointer) and {@code claims} (records held); {@code
+     * KEYS[m + 2]} the shard's set of tables, which the sweep walks. The guard's key follows ({@link
+     * dev.dedup.agent.store.redis.topology.GuardedPort}).
+     */
+    private static byte[][] tableKeys(FingerprintTable table, int shard) {
+        return new byte[][] {table.stateKeys[shard], table.setKeys[shard]};
+    }
+
+    /**
+     * {@code ARGV}, in order (the guard's expected record follows):
+     *
+     * <ol>
+     *   <li>{@code 'c'} claim, {@code 'r'} release, {@code 'k'} look up (read only: what the shard holds of
+     *       each id);
+     *   <li>the items, {@value FingerprintTable.Records#ITEM_BYTES} bytes each ({@link
+     *       FingerprintTable.Records#item});
+     *   <li>now: whole seconds modulo 2^28;
+     *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
+     *   <li>per key, the bucket it is: u32 big-endian;
+     *   <li>{@code '1'} when the table's window slides: a repeat renews the claim's end;
+     *   <li>the channel on which released fields are published;
+     *   <li>the table's base bits: it has 2^base buckets at level 0;
+     *   <li>the table's name, added to the set of tables when the table gains its first record;
+     *   <li>{@code '1'} on a Redis Cluster, where a call may touch only the keys it declares: an item whose
+     *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
+     *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
+     *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
+     *       record the call writes is then never looked for again by it.
+     * </ol>
+     */
+    private byte[][] args(
+            FingerprintTable table,
+            int shard,
+            Mode mode,
+            FingerprintTable.State view,
+            long nowMillis,
+            byte[] items,
+            long[] buckets) {
+        byte[] numbers = new byte[buckets.length * 4];
+        for (int k = 0; k < buckets.length; k++) {
+            long b = buckets[k];
+            for (int i = 0; i < 4; i++) {
+                numbers[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
+            }
+        }
+        return new byte[][] {
+            mode.arg(),
+            items,
+            FingerprintTable.Records.now(nowMillis),
+            view.view().getBytes(StandardCharsets.US_ASCII),
+            numbers,
+            table.slidingArg(),
+            channel,
+            baseArg,
+            table.nameArg,
+            clusteredArg,
+            table.bucketHeads[shard],
+            ShardCalls.distinct(items, FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT)
+                    ? ONE
+                    : ZERO
+        };
     }
 }

@@ -3,6 +3,8 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.gather.ShardCalls;
+import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * One window's fingerprint table: its name in Redis ({@code f<window ms>}, or {@code s<window ms>} when the window
  * slides), its keys on every shard, and per shard the {@link State} this agent last saw, by which it addresses the
- * table's buckets; and the records those buckets hold, byte by byte ({@link Records}).
+ * table's buckets; how a batch's items are addressed by those states ({@link #packing}); and the records the buckets
+ * hold, byte by byte ({@link Records}).
  */
 final class FingerprintTable {
 
@@ -99,6 +102,42 @@ final class FingerprintTable {
             key[head.length + i] = (byte) (bucket >>> (24 - 8 * i));
         }
         return key;
+    }
+
+    /**
+     * The items at {@code positions} of {@code batch} for {@link ShardCalls}, addressed by {@code view} (per shard, the
+     * state this agent last saw), item {@code i} on shard {@code shard[i]} with the owner-and-end {@code value[i]}: a
+     * bucket is the shard in its high 32 bits and the bucket's number in the low ones.
+     */
+    ShardCalls.Packing packing(Batch batch, int[] shard, long[] value, int[] positions, State[] view, int baseBits) {
+        return new ShardCalls.Packing() {
+            @Override
+            public long bucket(int j) {
+                int i = positions[j];
+                return ((long) shard[i] << 32) | view[shard[i]].bucket(baseBits, Records.lowRoute(batch.route(i)));
+            }
+
+            @Override
+            public int shard(long bucket) {
+                return (int) (bucket >>> 32);
+            }
+
+            @Override
+            public byte[] key(int shard, long bucket) {
+                return bucketKey(shard, bucket & 0xffff_ffffL);
+            }
+
+            @Override
+            public int itemBytes() {
+                return Records.ITEM_BYTES;
+            }
+
+            @Override
+            public void write(byte[] a, int at, int keyIndex, int j) {
+                int i = positions[j];
+                Records.item(a, at, keyIndex, batch.key(i), Records.lowRoute(batch.route(i)), baseBits, value[i]);
+            }
+        };
     }
 
     /** {@code '1'} when the window slides, else {@code '0'}: how the scripts are told. */
