@@ -33,6 +33,7 @@ import java.util.stream.IntStream;
  * into one call per shard ({@link ShardCalls}) against the table's states this agent last saw, gathered with other
  * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and on a Redis Cluster planned
  * again for the items whose buckets another agent's split or merge moved meanwhile. Every state a reply carries
+ * is the table's from then on ({@link FingerprintTable#observe}), and a change of size it is due
  * goes to {@link TableResizing}.
  *
  * <p>{@code claims.lua} is sent after {@code guard.lua}, {@code answers.lua} and {@code records.lua}, as one script.
@@ -226,7 +227,11 @@ final class ClaimCalls {
                         sendable, items.mode().op(), List.of(table.name, view, nowSecond), argsOf, tableKeys);
         return sent.thenCompose(reply -> {
             List<Object> script = reply.script();
-            resizing.observed(table, call.shard(), FingerprintTable.State.of(script), nowMillis);
+            FingerprintTable.State state = FingerprintTable.State.of(script);
+            FingerprintTable.Resize due = table.observe(call.shard(), state);
+            if (due != null) {
+                resizing.resize(table, call.shard(), state, due, nowMillis);
+            }
             if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
                 stale[call.shard()].increment();
                 return CompletableFuture.completedFuture(null);

@@ -21,6 +21,26 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class FingerprintTable {
 
+    /**
+     * Mean records a bucket may hold before the table splits one more: a claim reads its whole bucket (about 1.7 ns
+     * a byte in Redis's Lua), and a Redis key costs about 80 bytes, so this is where both stay small.
+     */
+    static final int SPLIT_ABOVE = 48;
+    /** Mean records a bucket holds below which the table merges its last split back. */
+    static final int MERGE_BELOW = 16;
+
+    /** A change of a table's size, and its {@code table.lua} argument. */
+    enum Resize {
+        SPLIT('s'),
+        MERGE('m');
+
+        final byte arg;
+
+        Resize(char arg) {
+            this.arg = (byte) arg;
+        }
+    }
+
     final String name;
     final boolean sliding;
     final long windowMillis;
@@ -36,6 +56,8 @@ final class FingerprintTable {
     /** Per shard, whether a split or merge of this agent's is under way. */
     final AtomicBoolean[] resizing;
 
+    private final int baseBits;
+
     FingerprintTable(String name, int shards, RedisKeys keys, int baseBits, MeterRegistry registry) {
         this.name = name;
         this.sliding = name.charAt(0) == 's';
@@ -46,6 +68,7 @@ final class FingerprintTable {
         this.bucketHeads = new byte[shards][];
         this.states = new AtomicReferenceArray<>(shards);
         this.resizing = new AtomicBoolean[shards];
+        this.baseBits = baseBits;
         for (int s = 0; s < shards; s++) {
             stateKeys[s] = stateKey(keys, s, name);
             setKeys[s] = setKey(keys, s);
@@ -66,6 +89,17 @@ final class FingerprintTable {
                     .description("Records a fingerprint table holds, as this agent last saw it")
                     .register(registry);
         }
+    }
+
+    /**
+     * Records what a shard said of the table: the state this agent addresses its buckets by from now on. Returns
+     * the change of size it is due ({@link State#due}) when this agent is to make it, one at a time per table and
+     * shard; null when none is due or one is under way ({@link TableResizing}).
+     */
+    Resize observe(int shard, State state) {
+        states.set(shard, state);
+        Resize due = state.due(baseBits);
+        return due != null && resizing[shard].compareAndSet(false, true) ? due : null;
     }
 
     /** The table of claims kept under {@code policy}: {@code f<window ms>}, or {@code s<window ms>} when it slides. */
@@ -150,7 +184,9 @@ final class FingerprintTable {
      * buckets it has and which bucket holds an id, and the records it holds. A table of base {@code b} at level
      * {@code L} with split pointer {@code p} has {@code 2^b * 2^L + p} buckets: an id whose route's low bits
      * {@code h} give {@code a = h mod 2^(b+L)} is in bucket {@code a}, unless {@code a < p} (bucket {@code a} has
-     * been split), then in {@code h mod 2^(b+L+1)}.
+     * been split), then in {@code h mod 2^(b+L+1)}. The table grows by linear hashing: it is {@linkplain #due due}
+     * a split of its next buckets whenever it holds more than {@value #SPLIT_ABOVE} records a bucket on average, and a
+     * merge of its last splits below {@value #MERGE_BELOW}.
      *
      * @param level  doublings of the base so far
      * @param split  the next bucket to split, below {@code 2^(base + level)}
@@ -170,6 +206,65 @@ final class FingerprintTable {
             long low = 1L << (baseBits + level);
             long a = route & (low - 1);
             return a < split ? route & (2 * low - 1) : a;
+        }
+
+        /**
+         * What a table of {@code baseBits} in this state is due: a split when it holds more than {@value
+         * #SPLIT_ABOVE} records a bucket (and may still split by the records' route bits), a merge when it holds
+         * fewer than {@value #MERGE_BELOW} and has more than its base; null when neither.
+         */
+        Resize due(int baseBits) {
+            long buckets = buckets(baseBits);
+            if (claims > SPLIT_ABOVE * buckets && level < Records.ROUTE_BITS) {
+                return Resize.SPLIT;
+            }
+            if (claims < MERGE_BELOW * buckets && buckets > (1L << baseBits)) {
+                return Resize.MERGE;
+            }
+            return null;
+        }
+
+        /**
+         * The pairs one call of {@code change} splits or merges in this state, as bucket numbers: bucket {@code q},
+         * then its image, pair after pair. A split takes the buckets from the split pointer on, up to the end of the
+         * level; a merge the last split back, stepping back a level when the pointer reaches 0. As many pairs as
+         * bring the table to its mean (to {@value #SPLIT_ABOVE} records a bucket when it grows, between the two
+         * bounds when it shrinks), at least one and at most {@code most}.
+         */
+        long[] pairs(Resize change, int baseBits, int most) {
+            long buckets = buckets(baseBits);
+            int level = this.level;
+            long split = this.split;
+            boolean grow = change == Resize.SPLIT;
+            long wanted = grow
+                    ? (claims + SPLIT_ABOVE - 1) / SPLIT_ABOVE - buckets
+                    : buckets - Math.max(1L << baseBits, claims / ((SPLIT_ABOVE + MERGE_BELOW) / 2));
+            long pairs = Math.max(1, Math.min(most, wanted));
+            long[] out = new long[(int) pairs * 2];
+            int n = 0;
+            for (long j = 0; j < pairs; j++) {
+                if (grow) {
+                    long low = 1L << (baseBits + level);
+                    if (split >= low) {
+                        break; // the rest of this level's splits go in the next call
+                    }
+                    out[n++] = split;
+                    out[n++] = split + low;
+                    split++;
+                } else {
+                    if (split == 0) {
+                        if (level == 0) {
+                            break;
+                        }
+                        level--;
+                        split = 1L << (baseBits + level);
+                    }
+                    split--;
+                    out[n++] = split;
+                    out[n++] = split + (1L << (baseBits + level));
+                }
+            }
+            return Arrays.copyOf(out, n);
         }
 
         /** What the scripts are told: {@code "<level> <split>"}. */

@@ -22,9 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * bits, its bucket in that shard's table ({@link FingerprintTable.State}). A bucket is a Redis string of 16-byte
  * records ({@code records.lua}): a claim reads its bucket whole and writes its record into the next free slot, or writes
  * the bucket again without the claims that have ended at its front and with room to grow. A table grows by
- * linear hashing: whenever it holds more than {@value TableResizing#SPLIT_ABOVE} records a bucket on average, the
+ * linear hashing: whenever it holds more than {@value FingerprintTable#SPLIT_ABOVE} records a bucket on average, the
  * agent that sees it splits the next buckets in turn ({@code table.lua}), and it merges them back below {@value
- * TableResizing#MERGE_BELOW}. So a bucket holds about the same whatever the volume, and so does what a claim costs the shard.
+ * FingerprintTable#MERGE_BELOW}. So a bucket holds about the same whatever the volume, and so does what a claim costs the shard.
  *
  * <p>Agents address buckets by the state they last saw; {@code claims.lua} checks it and, when a split or merge
  * of another agent's has moved an item's bucket, finds the bucket by name on a standalone shard; on a Redis

@@ -119,7 +119,7 @@ class FingerprintTablesIT {
         long buckets = state.buckets(layout.baseBits());
         assertEquals(ids, state.claims());
         assertTrue(
-                buckets >= ids / TableResizing.SPLIT_ABOVE && buckets <= ids / 24,
+                buckets >= ids / FingerprintTable.SPLIT_ABOVE && buckets <= ids / 24,
                 "200,000 claims in " + buckets + " buckets");
         assertEquals(buckets, bucketKeys().size(), "every bucket holds claims, and no key is anything else's");
         double perClaim = (usedMemory() - memoryBefore) / (double) ids;
@@ -266,7 +266,7 @@ class FingerprintTablesIT {
             FingerprintTable.State s = layout.refresh(table, 0, clock.getAsLong())
                     .toCompletableFuture()
                     .join();
-            if (TableResizing.due(s, layout.baseBits()) == null && !table.resizing[0].get()) {
+            if (s.due(layout.baseBits()) == null && !table.resizing[0].get()) {
                 return s;
             }
             Thread.sleep(20);
