@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineStatsCounter;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -76,6 +77,11 @@ public final class NearCache implements ReleaseListener {
     private final LongAdder occupied = new LongAdder();
     /** Whether the release feed is whole: every release made anywhere is heard. */
     private volatile boolean listening;
+    /**
+     * Releases heard or made here and changes of the feed, counted before each takes effect: a claim caches what the
+     * store answered only when none came while it was there ({@link #changes()}).
+     */
+    private final AtomicLong changes = new AtomicLong();
 
     public NearCache(long maxEntries, LongSupplier clockMillis, MeterRegistry registry) {
         if (maxEntries < WAYS || maxEntries > (long) Integer.MAX_VALUE * WAYS) {
@@ -288,6 +294,7 @@ public final class NearCache implements ReleaseListener {
      */
     @Override
     public void listening(boolean listening) {
+        changes.incrementAndGet();
         if (!listening) {
             this.listening = false;
         }
@@ -303,8 +310,30 @@ public final class NearCache implements ReleaseListener {
         return listening;
     }
 
+    /**
+     * How many releases and changes of the feed have come so far. A claim reads it before it goes to the store and
+     * again after it cached the answers: a release of one of its ids may have been heard (and found nothing to drop)
+     * before the answers were cached, so when the count moved the claim drops what it cached.
+     */
+    public long changes() {
+        return changes.get();
+    }
+
     /** Drops the id whose key's top 56 bits are {@code field} (as published on release). */
     void invalidateField(long field) {
+        changes.incrementAndGet(); // before the drop: a claim that cached meanwhile sees it and drops its own
+        forgetField(field);
+    }
+
+    /**
+     * Drops what a claim cached, without counting a change: its own answers, dropped because a change came, are
+     * not a release that other claims in flight must hear of.
+     */
+    void forget(long key) {
+        forgetField(key >>> 8);
+    }
+
+    private void forgetField(long field) {
         long h = spread(field);
         Page page = policy.getIfPresentQuietly(indexes[pageOf(h)]);
         if (page != null) {

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  *
  * <p>The cache answers only what the store would: an entry is made when the store answered {@code new}
  * (so the owner and the end of the claim are known exactly), it ends with the claim, and releases drop it
- * here and, through the release channel, in every other agent. While that channel is down the cache is
+ * here and, through the release channel, in every other agent. A claim whose answers came back after a
+ * release was heard (which found nothing yet to drop) caches none of them ({@link NearCache#changes()}). While that channel is down the cache is
  * bypassed and cleared ({@link NearCache#listening()}), since releases elsewhere would go unseen. It compares
  * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
  * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
@@ -89,8 +90,9 @@ public final class NearCachedStore implements ClaimStore {
         Batch sub = missCount == n ? batch : batch.subset(misses, missCount);
         int subSize = missCount;
         long claimedAt = clockMillis.getAsLong();
+        long changesBefore = cache.changes();
         return store.claim(sub, policy).thenApply(answers -> {
-            boolean caching = cache.listening();
+            boolean caching = cache.listening() && cache.changes() == changesBefore;
             long now = cache.clockMillis();
             NearCache.BatchPages pagesPut = caching ? cache.batchPages() : null;
             if (caching) {
@@ -121,9 +123,24 @@ public final class NearCachedStore implements ClaimStore {
             }
             if (puts > 0) {
                 cache.recordPuts(puts, intoEmpty, evicting);
+                if (cache.changes() != changesBefore) {
+                    dropNew(batch, misses, subSize, answers);
+                }
             }
             return verdicts;
         });
+    }
+
+    /**
+     * Drops the ids this claim cached: a release, or a change of the release feed, came while it was at the store
+     * or caching, and may be of one of them.
+     */
+    private void dropNew(Batch batch, int[] misses, int subSize, byte[] answers) {
+        for (int j = 0; j < subSize; j++) {
+            if (answers[j] == NEW) {
+                cache.forget(batch.key(misses[j]));
+            }
+        }
     }
 
     /**

@@ -24,6 +24,8 @@ class NearCachedStoreTest {
     /** A store that answers every item new and records the batches it was sent. */
     private static final class RecordingStore implements ClaimStore {
         final List<Batch> claimed = new ArrayList<>();
+        /** Runs once, during the next claim: what the agent hears while the claim is at the store. */
+        Runnable whileAtTheStore = () -> {};
 
         @Override
         public String kind() {
@@ -33,6 +35,9 @@ class NearCachedStoreTest {
         @Override
         public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
             claimed.add(batch);
+            Runnable now = whileAtTheStore;
+            whileAtTheStore = () -> {};
+            now.run();
             return CompletableFuture.completedFuture(new byte[batch.size()]);
         }
 
@@ -137,6 +142,42 @@ class NearCachedStoreTest {
         assertEquals(0, cache.size(), "a lost feed clears the cache");
         near.claim(batch("a", "o1"), policy).toCompletableFuture().join();
         assertEquals(4, store.claimed.size(), "and sends every claim to the store");
+        assertEquals(0, cache.size());
+    }
+
+    @Test
+    void aReleaseHeardWhileTheClaimWasAtTheStore_keepsItsAnswersOutOfTheCache() {
+        RecordingStore store = new RecordingStore();
+        NearCache cache = new NearCache(1024, () -> 1000, new SimpleMeterRegistry());
+        cache.listening(true);
+        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> {});
+        ClaimPolicy policy = ClaimPolicy.window(WINDOW);
+        long a = batch("a", "o1").key(0);
+        // another agent released a right after this claim wrote it; the release is heard before the answer
+        store.whileAtTheStore = () -> cache.released(a >>> 8);
+        near.claim(batch("a", "o1", "b", "o1"), policy).toCompletableFuture().join();
+        assertEquals(0, cache.size(), "neither a nor b cached: the release may have been of either");
+
+        near.claim(batch("a", "o2"), policy).toCompletableFuture().join();
+        assertEquals(2, store.claimed.size(), "another owner's a goes to the store, which knows it was released");
+        near.claim(batch("c", "o1"), policy).toCompletableFuture().join();
+        near.claim(batch("c", "o1"), policy).toCompletableFuture().join();
+        assertEquals(3, store.claimed.size(), "a claim with nothing heard meanwhile is cached as before");
+    }
+
+    @Test
+    void aFeedLostAndBackWhileTheClaimWasAtTheStore_keepsItsAnswersOutOfTheCache() {
+        RecordingStore store = new RecordingStore();
+        NearCache cache = new NearCache(1024, () -> 1000, new SimpleMeterRegistry());
+        cache.listening(true);
+        NearCachedStore near = new NearCachedStore(store, cache, () -> 1000, () -> {});
+        store.whileAtTheStore = () -> {
+            cache.listening(false); // releases made now go unseen
+            cache.listening(true);
+        };
+        near.claim(batch("a", "o1"), ClaimPolicy.window(WINDOW))
+                .toCompletableFuture()
+                .join();
         assertEquals(0, cache.size());
     }
 }
