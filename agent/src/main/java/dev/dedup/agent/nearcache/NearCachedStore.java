@@ -18,7 +18,9 @@ import java.util.function.LongSupplier;
  * <p>The cache answers only what the store would: an entry is made when the store answered {@code new}
  * (so the owner and the end of the claim are known exactly), it ends with the claim, and releases drop it
  * here and, through the release channel, in every other agent. A claim whose answers came back after a
- * release was heard (which found nothing yet to drop) caches none of them ({@link NearCache#changes()}). While that channel is down the cache is
+ * release was heard (which found nothing yet to drop) caches none of them ({@link NearCache#changes()}). Releases
+ * are rare (a sink that failed gives its batch back), so this costs a few misses; while every agent releases at
+ * once, fewer answers are cached, and none is wrong. While that channel is down the cache is
  * bypassed and cleared ({@link NearCache#listening()}), since releases elsewhere would go unseen. It compares
  * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
  * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
