@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.config.WindowOptions;
-
 /** The contract against three Redis shards with every namespace filed by event time. */
 class ShardedRedisEventTimeContractIT extends RedisContractIT {
 
@@ -13,10 +11,5 @@ class ShardedRedisEventTimeContractIT extends RedisContractIT {
     @Override
     protected boolean eventTimes() {
         return true;
-    }
-
-    @Override
-    protected WindowOptions windows() {
-        return everyNamespaceByEventTime();
     }
 }

@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.config.WindowOptions;
-
 /** The contract against three Valkey 8 shards with every namespace filed by event time. */
 class ShardedValkeyEventTimeContractIT extends ValkeyContractIT {
 
@@ -13,10 +11,5 @@ class ShardedValkeyEventTimeContractIT extends ValkeyContractIT {
     @Override
     protected boolean eventTimes() {
         return true;
-    }
-
-    @Override
-    protected WindowOptions windows() {
-        return everyNamespaceByEventTime();
     }
 }
