@@ -1,12 +1,7 @@
 package dev.dedup.agent.contract;
 
 /** The contract against three Redis shards with every namespace filed by event time. */
-class ShardedRedisEventTimeContractIT extends RedisContractIT {
-
-    @Override
-    protected int shards() {
-        return 3;
-    }
+class ShardedRedisEventTimeContractIT extends ShardedRedisContractIT {
 
     @Override
     protected boolean eventTimes() {
