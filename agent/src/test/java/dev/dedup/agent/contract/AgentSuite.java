@@ -1,17 +1,19 @@
 package dev.dedup.agent.contract;
 
 import dev.dedup.agent.Agent;
+import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the contract suites share: one agent per class on the store under test, started by the subclass
- * with small limits and a fake clock, and talked to over HTTP. Tests use fresh ids and streams, so they
- * share the agent.
+ * What the contract suites share: one agent per class on the store the subclass names, started with small
+ * limits and a fake clock, and talked to over HTTP. Tests use fresh ids and streams, so they share the agent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AgentSuite {
@@ -27,20 +29,29 @@ public abstract class AgentSuite {
     protected final FakeClock clock = new FakeClock(1_767_225_600_000L); // 2026-01-01T00:00:00Z
     protected Agent agent;
     protected AgentHttp http;
+    private ContractAgents.Store store;
 
-    /** Starts an agent on the store under test on a free port with the given clock and the suite's settings. */
-    protected abstract Agent startAgent(FakeClock clock);
+    /** The store under test, not started yet. */
+    protected abstract ContractAgents.Store store();
+
+    /** The windows the agent is started with. */
+    protected abstract WindowOptions windows();
 
     @BeforeAll
-    void start() {
-        agent = startAgent(clock);
+    void start(@TempDir Path dir) throws Exception {
+        store = store();
+        agent = store.start(dir, windows(), clock);
         http = new AgentHttp(agent.port());
     }
 
+    /** Stops the agent before its store, so that it never runs on a store that is gone. */
     @AfterAll
     void stop() {
         if (agent != null) {
             agent.close();
+        }
+        if (store != null) {
+            store.close();
         }
     }
 }

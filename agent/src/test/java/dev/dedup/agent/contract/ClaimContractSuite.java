@@ -38,9 +38,16 @@ public abstract class ClaimContractSuite extends AgentSuite {
 
     /**
      * The windows the agent is started with: {@link #WINDOW}, {@link #SHORT_WINDOW} for {@link #SHORT_NS},
-     * and a sliding {@link #SLIDING_WINDOW} for {@link #SLIDING_NS}.
+     * and a sliding {@link #SLIDING_WINDOW} for {@link #SLIDING_NS}. When {@link #eventTimes()}, every
+     * namespace is filed by event time at 200 ids a second instead (2 buckets a second, so that the suite's
+     * claims share buckets), and none slides.
      */
+    @Override
     protected WindowOptions windows() {
+        if (eventTimes()) {
+            return new WindowOptions(
+                    WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of(WindowOptions.EVERY_NAMESPACE, 200));
+        }
         return new WindowOptions(
                 WINDOW,
                 Map.of(SHORT_NS, SHORT_WINDOW, SLIDING_NS, SLIDING_WINDOW),
@@ -48,20 +55,12 @@ public abstract class ClaimContractSuite extends AgentSuite {
                 Map.of(SLIDING_NS, WindowMode.SLIDING));
     }
 
-    /**
-     * {@link #windows()} with every namespace filed by event time at 200 ids a second (2 buckets a second,
-     * so that the suite's claims share buckets), for subclasses whose {@link #eventTimes()} is true.
-     */
-    protected static WindowOptions everyNamespaceByEventTime() {
-        return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of(WindowOptions.EVERY_NAMESPACE, 200));
-    }
-
     /** The event second of every id made by {@link #id()}: the clock's second when it was made. */
     private final Map<String, Long> eventSeconds = new ConcurrentHashMap<>();
 
     /**
-     * Whether the agent under test files claims by event time: then every item is sent with the second
-     * its id was made (as a producer stamps a message once), and raw bodies carry it too.
+     * Whether the agent under test files claims by event time ({@link #windows()}): then every item is sent
+     * with the second its id was made (as a producer stamps a message once), and raw bodies carry it too.
      */
     protected boolean eventTimes() {
         return false;

@@ -15,95 +15,103 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Agents of the contract suites: on the embedded store, or on Redis shards or a Redis Cluster the suite starts. */
+/**
+ * The stores the contract suites run against: the embedded store, Redis shards or a Redis Cluster. Each starts
+ * what it needs and an agent on it with the suites' limits, and stops what it started when closed.
+ */
 final class ContractAgents {
 
     private ContractAgents() {}
 
-    private static HttpOptions http(int maxBatch, long maxBody) {
+    /** A store a suite starts once, under the suite's folder, and closes after the agent. */
+    interface Store extends AutoCloseable {
+
+        Agent start(Path dir, WindowOptions windows, FakeClock clock) throws Exception;
+
+        @Override
+        default void close() {}
+    }
+
+    static Store embedded() {
+        return (dir, windows, clock) ->
+                Agent.start(new AgentOptions(http(), new EmbeddedStoreOptions(dir, 1 << 16, 8), windows), clock);
+    }
+
+    /** {@code count} servers of {@code binary} (redis-server or valkey-server), each one shard. */
+    static final class Shards implements Store {
+
+        private final RedisServer.Binary binary;
+        private final int count;
+        private final long nearCacheSize;
+        private final List<RedisServer> servers = new ArrayList<>();
+
+        Shards(RedisServer.Binary binary, int count, long nearCacheSize) {
+            this.binary = binary;
+            this.count = count;
+            this.nearCacheSize = nearCacheSize;
+        }
+
+        List<RedisServer> servers() {
+            return servers;
+        }
+
+        @Override
+        public Agent start(Path dir, WindowOptions windows, FakeClock clock) throws Exception {
+            List<String> uris = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                RedisServer server = RedisServer.start(binary, dir.resolve("redis-" + i));
+                servers.add(server);
+                uris.add(server.uri());
+            }
+            return redis(dir, uris, nearCacheSize, windows, clock);
+        }
+
+        @Override
+        public void close() {
+            servers.forEach(RedisServer::close);
+        }
+    }
+
+    /** A Redis Cluster of three masters, each with a replica. */
+    static final class Cluster implements Store {
+
+        private RedisCluster cluster;
+
+        @Override
+        public Agent start(Path dir, WindowOptions windows, FakeClock clock) throws Exception {
+            cluster = RedisCluster.start(dir.resolve("cluster"), 3);
+            return redis(dir, List.of(cluster.uri()), NearCacheOptions.DEFAULT_MAX_ENTRIES, windows, clock);
+        }
+
+        @Override
+        public void close() {
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+    }
+
+    private static HttpOptions http() {
         return HttpOptions.builder()
                 .port(0)
-                .maxBatch(maxBatch)
-                .maxBody(maxBody)
+                .maxBatch(AgentSuite.MAX_BATCH)
+                .maxBody(AgentSuite.MAX_BODY)
                 .idleTimeout(Duration.ofSeconds(30))
                 .eventLoops(2)
                 .shutdownGrace(Duration.ofSeconds(2))
                 .build();
     }
 
-    static Agent embedded(Path dataDir, int maxBatch, long maxBody, WindowOptions windows, FakeClock clock) {
-        return Agent.start(
-                new AgentOptions(http(maxBatch, maxBody), new EmbeddedStoreOptions(dataDir, 1 << 16, 8), windows),
-                clock);
-    }
-
-    /**
-     * An agent on {@code shards} servers of {@code binary} (redis-server or valkey-server) started under {@code dir} (added to {@code servers}, for the
-     * caller to stop), with few buckets so that a suite's claims share buckets and exercise levels.
-     */
-    static Agent redis(
-            Path dir,
-            List<RedisServer> servers,
-            RedisServer.Binary binary,
-            int shards,
-            long nearCacheSize,
-            int maxBatch,
-            long maxBody,
-            WindowOptions windows,
-            FakeClock clock) {
-        List<String> uris = new ArrayList<>();
-        try {
-            for (int i = 0; i < shards; i++) {
-                RedisServer server = RedisServer.start(binary, dir.resolve("redis-" + i));
-                servers.add(server);
-                uris.add(server.uri());
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        return redis(dir, uris, nearCacheSize, maxBatch, maxBody, windows, clock);
-    }
-
-    /** An agent on the Redis Cluster {@code cluster}, in {@code groups} groups, with few buckets as above. */
-    static Agent cluster(
-            Path dir,
-            RedisCluster cluster,
-            int groups,
-            long nearCacheSize,
-            int maxBatch,
-            long maxBody,
-            WindowOptions windows,
-            FakeClock clock) {
-        return redis(dir, List.of(cluster.uri()), groups, nearCacheSize, maxBatch, maxBody, windows, clock);
-    }
-
+    /** An agent on Redis at {@code uris}, its claims spread over the default number of groups on a cluster. */
     private static Agent redis(
-            Path dir,
-            List<String> uris,
-            long nearCacheSize,
-            int maxBatch,
-            long maxBody,
-            WindowOptions windows,
-            FakeClock clock) {
-        return redis(dir, uris, RedisOptions.DEFAULT_CLUSTER_GROUPS, nearCacheSize, maxBatch, maxBody, windows, clock);
-    }
-
-    private static Agent redis(
-            Path dir,
-            List<String> uris,
-            int groups,
-            long nearCacheSize,
-            int maxBatch,
-            long maxBody,
-            WindowOptions windows,
-            FakeClock clock) {
+            Path dir, List<String> uris, long nearCacheSize, WindowOptions windows, FakeClock clock) {
         RedisOptions redis = RedisOptions.builder(uris)
                 .timeout(Duration.ofSeconds(5))
-                .clusterGroups(groups)
+                .clusterGroups(RedisOptions.DEFAULT_CLUSTER_GROUPS)
                 .build();
         return Agent.start(
                 new AgentOptions(
-                        http(maxBatch, maxBody),
+                        http(),
                         new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
                         windows,
                         redis,

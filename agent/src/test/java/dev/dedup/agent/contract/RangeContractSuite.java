@@ -33,7 +33,8 @@ public abstract class RangeContractSuite extends AgentSuite {
     /** A Kinesis sequence number: 56 digits. */
     private static final String KINESIS = "49590338271490256608559692538361571095921575989136588898";
 
-    protected static WindowOptions windows() {
+    @Override
+    protected WindowOptions windows() {
         return new WindowOptions(WINDOW, Map.of(SHORT_NS, SHORT_WINDOW));
     }
 

@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.dedup.agent.testing.RedisServer;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
@@ -20,9 +18,6 @@ class Redis80ContractIT extends RedisContractIT {
 
     @Test
     void everyShardIsRedis80() throws IOException {
-        for (RedisServer server : servers) {
-            String info = server.command("INFO", "server");
-            assertTrue(info.contains("redis_version:8.0."), () -> "not Redis 8.0: " + info);
-        }
+        assertEveryShardIs("Redis 8.0", "redis_version:8.0.");
     }
 }

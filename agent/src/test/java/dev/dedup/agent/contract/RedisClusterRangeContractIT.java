@@ -1,44 +1,10 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.NearCacheOptions;
-import dev.dedup.agent.config.RedisOptions;
-import dev.dedup.agent.testing.FakeClock;
-import dev.dedup.agent.testing.RedisCluster;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.io.TempDir;
-
 /** The ranges contract against a Redis Cluster of three masters with a replica each. */
 class RedisClusterRangeContractIT extends RangeContractSuite {
 
-    @TempDir
-    static Path dir;
-
-    private RedisCluster cluster;
-
     @Override
-    protected Agent startAgent(FakeClock clock) {
-        try {
-            cluster = RedisCluster.start(dir.resolve("cluster"), 3);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        return ContractAgents.cluster(
-                dir,
-                cluster,
-                RedisOptions.DEFAULT_CLUSTER_GROUPS,
-                NearCacheOptions.DEFAULT_MAX_ENTRIES,
-                MAX_BATCH,
-                MAX_BODY,
-                windows(),
-                clock);
-    }
-
-    @AfterAll
-    void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
+    protected ContractAgents.Store store() {
+        return new ContractAgents.Cluster();
     }
 }

@@ -1,22 +1,15 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.Agent;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.dedup.agent.config.NearCacheOptions;
-import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
 
 /** The contract against one Redis shard started by the test, with the near-cache in front. */
 class RedisContractIT extends ClaimContractSuite {
 
-    @TempDir
-    static Path dir;
-
-    protected final List<RedisServer> servers = new ArrayList<>();
+    private ContractAgents.Shards redis;
 
     protected int shards() {
         return 1;
@@ -32,13 +25,16 @@ class RedisContractIT extends ClaimContractSuite {
     }
 
     @Override
-    protected Agent startAgent(FakeClock clock) {
-        return ContractAgents.redis(
-                dir, servers, binary(), shards(), nearCacheSize(), MAX_BATCH, MAX_BODY, windows(), clock);
+    protected ContractAgents.Store store() {
+        redis = new ContractAgents.Shards(binary(), shards(), nearCacheSize());
+        return redis;
     }
 
-    @AfterAll
-    void stopServers() {
-        servers.forEach(RedisServer::close);
+    /** Fails unless every shard's {@code INFO server} holds {@code version}, e.g. {@code redis_version:8.0.}. */
+    protected void assertEveryShardIs(String name, String version) throws IOException {
+        for (RedisServer server : redis.servers()) {
+            String info = server.command("INFO", "server");
+            assertTrue(info.contains(version), () -> "not " + name + ": " + info);
+        }
     }
 }

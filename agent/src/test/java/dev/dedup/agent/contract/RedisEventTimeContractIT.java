@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.config.WindowOptions;
-
 /**
  * The contract against one Redis shard with every namespace filed by event time: the same verdicts,
  * releases, windows and rejections as the fingerprint layout, through the time buckets of
@@ -13,10 +11,5 @@ class RedisEventTimeContractIT extends RedisContractIT {
     @Override
     protected boolean eventTimes() {
         return true;
-    }
-
-    @Override
-    protected WindowOptions windows() {
-        return everyNamespaceByEventTime();
     }
 }

@@ -1,22 +1,10 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.config.WindowOptions;
-
 /** The contract against three Redis shards with every namespace filed by event time. */
-class ShardedRedisEventTimeContractIT extends RedisContractIT {
-
-    @Override
-    protected int shards() {
-        return 3;
-    }
+class ShardedRedisEventTimeContractIT extends ShardedRedisContractIT {
 
     @Override
     protected boolean eventTimes() {
         return true;
-    }
-
-    @Override
-    protected WindowOptions windows() {
-        return everyNamespaceByEventTime();
     }
 }

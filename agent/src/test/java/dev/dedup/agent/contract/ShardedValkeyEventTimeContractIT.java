@@ -1,22 +1,10 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.config.WindowOptions;
-
 /** The contract against three Valkey 8 shards with every namespace filed by event time. */
-class ShardedValkeyEventTimeContractIT extends ValkeyContractIT {
-
-    @Override
-    protected int shards() {
-        return 3;
-    }
+class ShardedValkeyEventTimeContractIT extends ShardedValkeyContractIT {
 
     @Override
     protected boolean eventTimes() {
         return true;
-    }
-
-    @Override
-    protected WindowOptions windows() {
-        return everyNamespaceByEventTime();
     }
 }

@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.dedup.agent.testing.RedisServer;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
@@ -19,9 +17,6 @@ class Valkey81ContractIT extends RedisContractIT {
 
     @Test
     void everyShardIsValkey81() throws IOException {
-        for (RedisServer server : servers) {
-            String info = server.command("INFO", "server");
-            assertTrue(info.contains("valkey_version:8.1."), () -> "not Valkey 8.1: " + info);
-        }
+        assertEveryShardIs("Valkey 8.1", "valkey_version:8.1.");
     }
 }

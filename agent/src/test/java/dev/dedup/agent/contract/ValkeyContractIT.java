@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.dedup.agent.testing.RedisServer;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
@@ -20,9 +18,6 @@ class ValkeyContractIT extends RedisContractIT {
 
     @Test
     void everyShardIsValkey8() throws IOException {
-        for (RedisServer server : servers) {
-            String info = server.command("INFO", "server");
-            assertTrue(info.contains("valkey_version:8."), () -> "not Valkey 8: " + info);
-        }
+        assertEveryShardIs("Valkey 8", "valkey_version:8.");
     }
 }

@@ -1,7 +1,5 @@
 package dev.dedup.agent.contract;
 
-import dev.dedup.agent.config.WindowOptions;
-
 /**
  * The contract against one Valkey 8 shard with every namespace filed by event time: Tapjoy's layout
  * ({@code timed.lua}) on Valkey, as {@link RedisEventTimeContractIT} runs it on Redis.
@@ -11,10 +9,5 @@ class ValkeyEventTimeContractIT extends ValkeyContractIT {
     @Override
     protected boolean eventTimes() {
         return true;
-    }
-
-    @Override
-    protected WindowOptions windows() {
-        return everyNamespaceByEventTime();
     }
 }

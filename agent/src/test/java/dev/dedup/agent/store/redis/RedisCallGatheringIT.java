@@ -7,7 +7,6 @@ import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
-import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.wire.Item;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,8 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,19 +37,8 @@ class RedisCallGatheringIT {
     @org.junit.jupiter.api.io.TempDir
     Path dir;
 
-    private final List<RedisServer> shards = new ArrayList<>();
-
-    @BeforeEach
-    void start() throws Exception {
-        for (int i = 0; i < 2; i++) {
-            shards.add(RedisServer.start(dir.resolve("shard-" + i)));
-        }
-    }
-
-    @AfterEach
-    void stop() {
-        shards.forEach(RedisServer::close);
-    }
+    @RegisterExtension
+    final RedisShards shards = new RedisShards(2, () -> dir);
 
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
@@ -60,14 +47,12 @@ class RedisCallGatheringIT {
                 ? new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 33_334))
                 : new WindowOptions(RedisTier.WINDOW, Map.of());
         long second = RedisTier.EPOCH / 1000 - 60;
-        try (Agent agent = RedisTier.agentAt(
+        try (Agent agent = RedisTier.agent(
                 dir,
-                shards.stream().map(RedisServer::uri).toList(),
-                RedisTier.Layout.defaults(Duration.ofSeconds(5)),
+                shards,
+                RedisTier.Layout.defaults(Duration.ofSeconds(5)).withWindows(windows),
                 0,
-                new FakeClock(RedisTier.EPOCH),
-                0,
-                windows)) {
+                new FakeClock(RedisTier.EPOCH))) {
             Map<String, AtomicInteger> fresh = new ConcurrentHashMap<>();
             List<String> wrong = java.util.Collections.synchronizedList(new ArrayList<>());
             ExecutorService pool = Executors.newFixedThreadPool(WORKERS);

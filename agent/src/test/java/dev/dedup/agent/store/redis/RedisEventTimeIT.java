@@ -46,11 +46,9 @@ class RedisEventTimeIT {
         return RedisTier.agentAt(
                 dir,
                 List.of(redis.uri()),
-                RedisTier.Layout.defaults(TIMEOUT),
+                RedisTier.Layout.defaults(TIMEOUT).withWindows(ONE_BUCKET_A_SECOND),
                 nearCache,
-                new FakeClock(RedisTier.EPOCH),
-                0,
-                ONE_BUCKET_A_SECOND);
+                new FakeClock(RedisTier.EPOCH));
     }
 
     private static List<Item> stamped(String prefix, int from, int to, String owner, long second) {
@@ -119,11 +117,9 @@ class RedisEventTimeIT {
                 Agent agent = RedisTier.agentAt(
                         dir,
                         List.of(redis.uri()),
-                        RedisTier.Layout.defaults(TIMEOUT),
+                        RedisTier.Layout.defaults(TIMEOUT).withWindows(tenBuckets),
                         0,
-                        new FakeClock(RedisTier.EPOCH),
-                        0,
-                        tenBuckets)) {
+                        new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("spread", 0, 2000, "o", NOW - 5);
             assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, items));
@@ -282,11 +278,10 @@ class RedisEventTimeIT {
                     () -> RedisTier.agentAt(
                             dir,
                             List.of(redis.uri()),
-                            layout,
+                            layout.withWindows(
+                                    new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1_000))),
                             0,
-                            new FakeClock(RedisTier.EPOCH),
-                            0,
-                            new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1_000))));
+                            new FakeClock(RedisTier.EPOCH)));
             assertTrue(
                     e.getMessage().contains("namespace " + RedisTier.NS + " is filed by event time in 1 buckets")
                             && e.getMessage().contains("makes 10"),
@@ -294,11 +289,9 @@ class RedisEventTimeIT {
             try (Agent wildcard = RedisTier.agentAt(
                     dir,
                     List.of(redis.uri()),
-                    layout,
+                    layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of("*", 1_000))),
                     0,
-                    new FakeClock(RedisTier.EPOCH),
-                    0,
-                    new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of("*", 1_000)))) {
+                    new FakeClock(RedisTier.EPOCH))) {
                 var refused = RedisTier.postClaims(new AgentHttp(wildcard.port()), withOwner(claimed, "o2"));
                 assertEquals(503, refused.statusCode(), AgentHttp.text(refused));
                 assertTrue(AgentHttp.text(refused).contains("event rate"), AgentHttp.text(refused));
@@ -306,11 +299,9 @@ class RedisEventTimeIT {
             try (Agent same = RedisTier.agentAt(
                     dir,
                     List.of(redis.uri()),
-                    layout,
+                    layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 60))),
                     0,
-                    new FakeClock(RedisTier.EPOCH),
-                    0,
-                    new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 60)))) {
+                    new FakeClock(RedisTier.EPOCH))) {
                 List<String> verdicts = new AgentHttp(same.port()).claim(RedisTier.NS, withOwner(claimed, "o2"));
                 assertEquals(java.util.Collections.nCopies(500, "duplicate"), verdicts, "1 bucket a second either way");
             }

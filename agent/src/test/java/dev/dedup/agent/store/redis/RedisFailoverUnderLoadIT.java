@@ -78,10 +78,9 @@ class RedisFailoverUnderLoadIT {
                 Agent agent = RedisTier.agentAt(
                         dir,
                         List.of(primary.uri()),
-                        RedisTier.Layout.defaults(Duration.ofMillis(400)),
+                        RedisTier.Layout.defaults(Duration.ofMillis(400)).withWaitReplicas(1),
                         0,
-                        new FakeClock(RedisTier.EPOCH),
-                        1)) {
+                        new FakeClock(RedisTier.EPOCH))) {
             RedisServer.await(Duration.ofSeconds(10), () -> replicaLinked(replica));
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> first = RedisTier.items("acked", 0, 100, "p");
@@ -125,10 +124,9 @@ class RedisFailoverUnderLoadIT {
             try (Agent agent = RedisTier.agentAt(
                     d,
                     List.of(uri),
-                    RedisTier.Layout.defaults(Duration.ofMillis(500)),
+                    RedisTier.Layout.defaults(Duration.ofMillis(500)).withWaitReplicas(waitReplicas),
                     0,
-                    new FakeClock(RedisTier.EPOCH),
-                    waitReplicas)) {
+                    new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(agent.port());
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicLong batchNumbers = new AtomicLong();

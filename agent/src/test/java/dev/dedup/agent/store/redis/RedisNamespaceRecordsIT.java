@@ -38,7 +38,8 @@ class RedisNamespaceRecordsIT {
     Path dir;
 
     private Agent agent(RedisServer redis, WindowOptions windows) {
-        return RedisTier.agentAt(dir, List.of(redis.uri()), LAYOUT, 0, new FakeClock(RedisTier.EPOCH), 0, windows);
+        return RedisTier.agentAt(
+                dir, List.of(redis.uri()), LAYOUT.withWindows(windows), 0, new FakeClock(RedisTier.EPOCH));
     }
 
     private static List<Item> items(int n, String owner) {

@@ -30,16 +30,17 @@ class RedisOutOfMemoryIT {
     @TempDir
     Path dir;
 
-    /** Claims fresh ids in batches of 2,000 until the shard refuses one; returns the ids claimed before. */
-    private static List<Item> claimUntilRefused(AgentHttp http, RedisServer redis, HttpResponse<byte[]>[] refusal)
-            throws Exception {
+    /** The ids a full shard took, and its answer to the batch it refused. */
+    private record Filled(List<Item> claimed, HttpResponse<byte[]> refusal) {}
+
+    /** Claims fresh ids in batches of 2,000 until the shard refuses one. */
+    private static Filled claimUntilRefused(AgentHttp http, RedisServer redis) throws Exception {
         List<Item> claimed = new ArrayList<>();
         for (int batch = 0; batch < 200; batch++) {
             List<Item> items = items("oom-" + batch, 0, 2000, "o" + batch);
             HttpResponse<byte[]> r = RedisTier.postClaims(http, items);
             if (r.statusCode() != 200) {
-                refusal[0] = r;
-                return claimed;
+                return new Filled(claimed, r);
             }
             List<String> verdicts = AgentHttp.verdicts(r);
             assertEquals(
@@ -75,10 +76,9 @@ class RedisOutOfMemoryIT {
         try (RedisServer redis = fullShard(dir);
                 Agent agent = agent(dir, redis)) {
             AgentHttp http = new AgentHttp(agent.port());
-            @SuppressWarnings("unchecked")
-            HttpResponse<byte[]>[] refusal = new HttpResponse[1];
-            List<Item> claimed = claimUntilRefused(http, redis, refusal);
-            HttpResponse<byte[]> refused = refusal[0];
+            Filled filled = claimUntilRefused(http, redis);
+            List<Item> claimed = filled.claimed();
+            HttpResponse<byte[]> refused = filled.refusal();
             assertEquals(503, refused.statusCode(), describe(refused));
             assertTrue(refused.headers().firstValue("Retry-After").isPresent(), "Retry-After on a 503");
             JsonObject error = new JsonObject(AgentHttp.text(refused));
@@ -117,9 +117,7 @@ class RedisOutOfMemoryIT {
         try (RedisServer redis = fullShard(dir);
                 Agent agent = agent(dir, redis)) {
             AgentHttp http = new AgentHttp(agent.port());
-            @SuppressWarnings("unchecked")
-            HttpResponse<byte[]>[] refusal = new HttpResponse[1];
-            List<Item> claimed = claimUntilRefused(http, redis, refusal);
+            List<Item> claimed = claimUntilRefused(http, redis).claimed();
             overLimit(redis);
             assertEquals(
                     503,

@@ -35,14 +35,50 @@ class RedisSentinelFailoverIT {
         return RedisServer.Binary.REDIS;
     }
 
+    /** What befalls the primary once the claims before it are replicated. */
+    private interface Fault {
+        void strike() throws Exception;
+    }
+
     @Test
     void primaryKilled_agentFollowsThePromotedReplica_andForgetsNothingReplicated() throws Exception {
+        try (RedisServer primary = RedisServer.start(binary(), dir.resolve("primary"))) {
+            failOver(primary, primary.port(), "failover", primary::kill, Duration.ofSeconds(60));
+        }
+    }
+
+    /**
+     * The primary is reached, by the agent and by the sentinels, through a proxy that then holds back every byte (a
+     * partition: the agent's connection stays open and silent, nothing refuses it). The sentinels promote the
+     * replica; the agent, whose calls time out, asks them again and moves to it while its old connection is still
+     * open.
+     */
+    @Test
+    void primarySilent_agentAsksTheSentinelsAgain_andFollowsThePromotedReplica() throws Exception {
         try (RedisServer primary = RedisServer.start(binary(), dir.resolve("primary"));
-                RedisServer replica = RedisServer.start(
+                TcpProxy path = new TcpProxy(primary.port())) {
+            try {
+                failOver(primary, path.port(), "silence", () -> path.stall(true), Duration.ofSeconds(20));
+            } finally {
+                path.stall(false);
+            }
+        }
+    }
+
+    /**
+     * Starts a replica of {@code primary} and three sentinels watching it at {@code primaryPort}, and an agent that
+     * finds the primary through them; claims ids {@code before-<name>-*}, waits for the replica to hold them, lets
+     * {@code fault} strike and the sentinels promote the replica, and waits up to {@code answering} for the agent to
+     * answer again. Then every claim made before is remembered, no copy by another owner slips through, and no
+     * fresh id ({@code after-<name>-*}) is answered duplicate.
+     */
+    private void failOver(RedisServer primary, int primaryPort, String name, Fault fault, Duration answering)
+            throws Exception {
+        try (RedisServer replica = RedisServer.start(
                         binary(), dir.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
-                RedisSentinel s1 = RedisSentinel.start(binary(), dir.resolve("s1"), MASTER, primary.port());
-                RedisSentinel s2 = RedisSentinel.start(binary(), dir.resolve("s2"), MASTER, primary.port());
-                RedisSentinel s3 = RedisSentinel.start(binary(), dir.resolve("s3"), MASTER, primary.port())) {
+                RedisSentinel s1 = RedisSentinel.start(binary(), dir.resolve("s1"), MASTER, primaryPort);
+                RedisSentinel s2 = RedisSentinel.start(binary(), dir.resolve("s2"), MASTER, primaryPort);
+                RedisSentinel s3 = RedisSentinel.start(binary(), dir.resolve("s3"), MASTER, primaryPort)) {
             RedisServer.await(Duration.ofSeconds(10), () -> {
                 try {
                     return replica.command("INFO", "replication").contains("master_link_status:up");
@@ -59,12 +95,12 @@ class RedisSentinelFailoverIT {
                     0,
                     new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(agent.port());
-                List<Item> before = items("before-failover", 0, 2000, "p");
+                List<Item> before = items("before-" + name, 0, 2000, "p");
                 assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, before));
-                // Replicated before the kill: WAIT for the replica to acknowledge.
+                // Replicated before the fault: WAIT for the replica to acknowledge.
                 assertEquals(":1", primary.command("WAIT", "1", "5000").trim());
 
-                primary.kill();
+                fault.strike();
                 RedisServer.await(Duration.ofSeconds(60), () -> {
                     try {
                         return s1.masterPort(MASTER) == replica.port();
@@ -72,7 +108,7 @@ class RedisSentinelFailoverIT {
                         return false;
                     }
                 });
-                RedisServer.await(Duration.ofSeconds(60), () -> {
+                RedisServer.await(answering, () -> {
                     try {
                         return RedisTier.postClaims(http, items("probe-" + System.nanoTime(), 0, 1, "x"))
                                         .statusCode()
@@ -86,72 +122,8 @@ class RedisSentinelFailoverIT {
                 assertEquals(Collections.nCopies(2000, "retry"), again, () -> "tally " + RedisTier.tally(again));
                 List<Item> copies = withOwner(before, "copy");
                 assertEquals(List.of(), RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)));
-                List<Item> fresh = items("after-failover", 0, 1000, "p");
+                List<Item> fresh = items("after-" + name, 0, 1000, "p");
                 RedisTier.assertNoFalseDuplicate(fresh, http.claim(RedisTier.NS, fresh));
-            }
-        }
-    }
-
-    /**
-     * The primary is reached, by the agent and by the sentinels, through a proxy that then holds back every byte (a
-     * partition: the agent's connection stays open and silent, nothing refuses it). The sentinels promote the
-     * replica; the agent, whose calls time out, asks them again and moves to it while its old connection is still
-     * open.
-     */
-    @Test
-    void primarySilent_agentAsksTheSentinelsAgain_andFollowsThePromotedReplica() throws Exception {
-        try (RedisServer primary = RedisServer.start(binary(), dir.resolve("primary"));
-                TcpProxy path = new TcpProxy(primary.port());
-                RedisServer replica = RedisServer.start(
-                        binary(), dir.resolve("replica"), "--replicaof", "127.0.0.1", String.valueOf(primary.port()));
-                RedisSentinel s1 = RedisSentinel.start(binary(), dir.resolve("s1"), MASTER, path.port());
-                RedisSentinel s2 = RedisSentinel.start(binary(), dir.resolve("s2"), MASTER, path.port());
-                RedisSentinel s3 = RedisSentinel.start(binary(), dir.resolve("s3"), MASTER, path.port())) {
-            RedisServer.await(Duration.ofSeconds(10), () -> {
-                try {
-                    return replica.command("INFO", "replication").contains("master_link_status:up");
-                } catch (java.io.IOException e) {
-                    return false;
-                }
-            });
-            String uri = "redis-sentinel://127.0.0.1:" + s1.port() + ",127.0.0.1:" + s2.port() + ",127.0.0.1:"
-                    + s3.port() + "#" + MASTER;
-            try (Agent agent = RedisTier.agentAt(
-                    dir,
-                    List.of(uri),
-                    RedisTier.Layout.defaults(Duration.ofMillis(500)),
-                    0,
-                    new FakeClock(RedisTier.EPOCH))) {
-                AgentHttp http = new AgentHttp(agent.port());
-                List<Item> before = items("before-silence", 0, 2000, "p");
-                assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, before));
-                assertEquals(":1", primary.command("WAIT", "1", "5000").trim());
-
-                path.stall(true);
-                RedisServer.await(Duration.ofSeconds(60), () -> {
-                    try {
-                        return s1.masterPort(MASTER) == replica.port();
-                    } catch (java.io.IOException e) {
-                        return false;
-                    }
-                });
-                RedisServer.await(Duration.ofSeconds(20), () -> {
-                    try {
-                        return RedisTier.postClaims(http, items("probe-" + System.nanoTime(), 0, 1, "x"))
-                                        .statusCode()
-                                == 200;
-                    } catch (RuntimeException e) {
-                        return false;
-                    }
-                });
-
-                assertEquals(Collections.nCopies(2000, "retry"), http.claim(RedisTier.NS, before));
-                List<Item> copies = withOwner(before, "copy");
-                assertEquals(List.of(), RedisTier.slippedDuplicates(copies, http.claim(RedisTier.NS, copies)));
-                List<Item> fresh = items("after-silence", 0, 1000, "p");
-                RedisTier.assertNoFalseDuplicate(fresh, http.claim(RedisTier.NS, fresh));
-            } finally {
-                path.stall(false);
             }
         }
     }

@@ -124,15 +124,12 @@ class RedisShardDownIT {
                     refused.getMessage());
 
             // The operator accepts it: one start with --redis-adopt-empty-shards stamps the shard.
-            try (Agent adopting = RedisTier.agentAt(
+            try (Agent adopting = RedisTier.agent(
                     dir,
-                    shards.stream().map(RedisServer::uri).toList(),
-                    RedisTier.Layout.defaults(TIMEOUT),
+                    shards,
+                    RedisTier.Layout.defaults(TIMEOUT).adoptingEmptyShards(),
                     0,
-                    new FakeClock(RedisTier.EPOCH),
-                    0,
-                    new dev.dedup.agent.config.WindowOptions(RedisTier.WINDOW, java.util.Map.of()),
-                    true)) {
+                    new FakeClock(RedisTier.EPOCH))) {
                 AgentHttp http = new AgentHttp(adopting.port());
                 assertEquals(200, http.get("/health/ready").statusCode());
                 // The claims the shard held are gone, as accepted: new again, never a false duplicate.

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis;
 
+import static dev.dedup.agent.store.redis.RedisShards.record;
 import static dev.dedup.agent.store.redis.RedisTier.items;
 import static dev.dedup.agent.store.redis.RedisTier.withOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +19,6 @@ import dev.dedup.wire.Item;
 import dev.dedup.wire.SequenceRange;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,9 +26,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,24 +48,13 @@ class RedisShardListChangeIT {
     @TempDir
     Path dir;
 
-    private final List<RedisServer> shards = new ArrayList<>();
+    @RegisterExtension
+    final RedisShards shards = new RedisShards(4, () -> dir);
+
     private final FakeClock clock = new FakeClock(RedisTier.EPOCH);
 
-    @BeforeEach
-    void start() throws Exception {
-        for (int i = 0; i < 4; i++) {
-            shards.add(RedisServer.start(dir.resolve("shard-" + i)));
-        }
-    }
-
-    @AfterEach
-    void stop() {
-        shards.forEach(RedisServer::close);
-    }
-
     private Agent agent(List<RedisServer> list, ShardTransition transition, WindowOptions windows) {
-        return RedisTier.agentAt(
-                dir, list.stream().map(RedisServer::uri).toList(), LAYOUT, 0, clock, 0, windows, false, transition);
+        return RedisTier.agent(dir, list, LAYOUT.withWindows(windows).withTransition(transition), 0, clock);
     }
 
     private Agent agent(List<RedisServer> list, ShardTransition transition) {
@@ -99,11 +87,6 @@ class RedisShardListChangeIT {
 
     private static DedupClient client(Agent agent) {
         return DedupClient.create(URI.create("http://127.0.0.1:" + agent.port()));
-    }
-
-    private static String record(RedisServer shard) throws Exception {
-        Object held = shard.call("GET", "dd:topology");
-        return held == null ? null : new String((byte[]) held, StandardCharsets.US_ASCII);
     }
 
     /** Keys of fingerprint buckets on a shard: {@code dd:b<table>:<4 bytes>}. */

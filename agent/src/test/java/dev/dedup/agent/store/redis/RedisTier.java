@@ -37,10 +37,36 @@ final class RedisTier {
 
     private RedisTier() {}
 
-    /** The Redis settings a test varies: the call timeout. */
-    record Layout(Duration timeout) {
+    /**
+     * The settings a test varies besides its shards, near-cache and clock: the call timeout, the replicas that must
+     * acknowledge every script call, the windows (and namespaces filed by event time), whether shards without a
+     * topology record are stamped, and a declared change from a previous shard list (or null).
+     */
+    record Layout(
+            Duration timeout,
+            int waitReplicas,
+            WindowOptions windows,
+            boolean adoptEmptyShards,
+            ShardTransition transition) {
+
         static Layout defaults(Duration timeout) {
-            return new Layout(timeout);
+            return new Layout(timeout, 0, new WindowOptions(WINDOW, Map.of()), false, null);
+        }
+
+        Layout withWaitReplicas(int replicas) {
+            return new Layout(timeout, replicas, windows, adoptEmptyShards, transition);
+        }
+
+        Layout withWindows(WindowOptions options) {
+            return new Layout(timeout, waitReplicas, options, adoptEmptyShards, transition);
+        }
+
+        Layout adoptingEmptyShards() {
+            return new Layout(timeout, waitReplicas, windows, true, transition);
+        }
+
+        Layout withTransition(ShardTransition change) {
+            return new Layout(timeout, waitReplicas, windows, adoptEmptyShards, change);
         }
     }
 
@@ -50,56 +76,11 @@ final class RedisTier {
 
     /** An agent on shards given by URI, e.g. reached through a proxy. */
     static Agent agentAt(Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock) {
-        return agentAt(dir, uris, layout, nearCacheEntries, clock, 0);
-    }
-
-    /** The same, waiting for {@code waitReplicas} replicas to acknowledge every script call. */
-    static Agent agentAt(
-            Path dir, List<String> uris, Layout layout, long nearCacheEntries, LongSupplier clock, int waitReplicas) {
-        return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, new WindowOptions(WINDOW, Map.of()));
-    }
-
-    /** An agent whose windows (and namespaces filed by event time) are {@code windows}. */
-    static Agent agentAt(
-            Path dir,
-            List<String> uris,
-            Layout layout,
-            long nearCacheEntries,
-            LongSupplier clock,
-            int waitReplicas,
-            WindowOptions windows) {
-        return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, windows, false);
-    }
-
-    /** The same, stamping shards without a topology record when {@code adoptEmptyShards}. */
-    static Agent agentAt(
-            Path dir,
-            List<String> uris,
-            Layout layout,
-            long nearCacheEntries,
-            LongSupplier clock,
-            int waitReplicas,
-            WindowOptions windows,
-            boolean adoptEmptyShards) {
-        return agentAt(dir, uris, layout, nearCacheEntries, clock, waitReplicas, windows, adoptEmptyShards, null);
-    }
-
-    /** The same, declaring a change from a previous shard list when {@code transition} is not null. */
-    static Agent agentAt(
-            Path dir,
-            List<String> uris,
-            Layout layout,
-            long nearCacheEntries,
-            LongSupplier clock,
-            int waitReplicas,
-            WindowOptions windows,
-            boolean adoptEmptyShards,
-            ShardTransition transition) {
         RedisOptions redis = RedisOptions.builder(uris)
                 .timeout(layout.timeout())
-                .waitReplicas(waitReplicas)
-                .adoptEmptyShards(adoptEmptyShards)
-                .transition(transition)
+                .waitReplicas(layout.waitReplicas())
+                .adoptEmptyShards(layout.adoptEmptyShards())
+                .transition(layout.transition())
                 .build();
         return Agent.start(
                 new AgentOptions(
@@ -112,7 +93,7 @@ final class RedisTier {
                                 .shutdownGrace(Duration.ofSeconds(2))
                                 .build(),
                         new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
-                        windows,
+                        layout.windows(),
                         redis,
                         new NearCacheOptions(nearCacheEntries)),
                 clock);

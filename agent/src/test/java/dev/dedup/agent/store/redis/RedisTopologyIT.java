@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis;
 
+import static dev.dedup.agent.store.redis.RedisShards.record;
 import static dev.dedup.agent.store.redis.RedisTier.items;
 import static dev.dedup.agent.store.redis.RedisTier.withOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,15 +14,13 @@ import dev.dedup.agent.testing.AgentProcess;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.wire.Item;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,27 +35,11 @@ class RedisTopologyIT {
     @TempDir
     Path dir;
 
-    private final List<RedisServer> shards = new ArrayList<>();
-
-    @BeforeEach
-    void start() throws Exception {
-        for (int i = 0; i < 4; i++) {
-            shards.add(RedisServer.start(dir.resolve("shard-" + i)));
-        }
-    }
-
-    @AfterEach
-    void stop() {
-        shards.forEach(RedisServer::close);
-    }
+    @RegisterExtension
+    final RedisShards shards = new RedisShards(4, () -> dir);
 
     private Agent agent(List<RedisServer> list) {
         return RedisTier.agent(dir, list, LAYOUT, 0, new FakeClock(RedisTier.EPOCH));
-    }
-
-    private static String record(RedisServer shard) throws Exception {
-        Object held = shard.call("GET", "dd:topology");
-        return held == null ? null : new String((byte[]) held, StandardCharsets.US_ASCII);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.dedup.agent.store.redis.access;
 
+import static dev.dedup.agent.store.redis.access.StandaloneKeys.ascii;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,20 +15,15 @@ import org.junit.jupiter.api.Test;
 /** Key names: standalone ones as deployments already hold them; on a Redis Cluster, one slot per group. */
 class RedisKeysTest {
 
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
     @Test
     void standaloneKeysKeepTheirFormat_whateverTheShard() {
-        RedisKeys keys = new RedisKeys("dd");
-        for (int shard : new int[] {0, 2}) {
+        StandaloneKeys.onEveryShard((keys, shard) -> {
             assertArrayEquals(new byte[] {'d', 'd', '{', 0, 1, 2, 3, '}'}, keys.hashTagged(shard, "", 0x010203, 4));
             assertArrayEquals(
                     new byte[] {'d', 'd', '{', 't', 0, 0, 0, 0, 0, 0, 0, 9, '}'}, keys.hashTagged(shard, "t", 9, 8));
             assertArrayEquals(ascii("dd:topology"), keys.named(shard, ":topology"));
-        }
-        assertArrayEquals(ascii("dd:released"), keys.releaseChannel());
+        });
+        assertArrayEquals(ascii("dd:released"), new RedisKeys("dd").releaseChannel());
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Test;
 
 class ShardCallsTest {
@@ -37,11 +38,21 @@ class ShardCallsTest {
 
     /** A layout of 64 buckets a shard: an item is its key index (u16) and its batch index (u16). */
     private static ShardCalls.Packing packing(Batch batch, int shards) {
+        return packing(i -> {
+            long route = batch.route(i);
+            return ((long) JumpHash.shard(route >>> 32, shards) << 32) | (route & 63);
+        });
+    }
+
+    /**
+     * A packing whose item {@code i} is in bucket {@code bucketOf(i)}, whose high half is its shard; an item is its
+     * key index (u16) and its batch index (u16).
+     */
+    private static ShardCalls.Packing packing(IntToLongFunction bucketOf) {
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int i) {
-                long route = batch.route(i);
-                return ((long) JumpHash.shard(route >>> 32, shards) << 32) | (route & 63);
+                return bucketOf.applyAsLong(i);
             }
 
             @Override
@@ -134,32 +145,7 @@ class ShardCallsTest {
     }
     /** A packing of items {@code 0..buckets.length-1}: item {@code i} in bucket {@code buckets[i]}, whose high half is its shard. */
     private static ShardCalls.Packing fixed(long... buckets) {
-        return new ShardCalls.Packing() {
-            @Override
-            public long bucket(int i) {
-                return buckets[i];
-            }
-
-            @Override
-            public int shard(long bucket) {
-                return (int) (bucket >>> 32);
-            }
-
-            @Override
-            public byte[] key(int shard, long bucket) {
-                return keyOf(bucket);
-            }
-
-            @Override
-            public int itemBytes() {
-                return 4;
-            }
-
-            @Override
-            public void write(byte[] items, int at, int keyIndex, int i) {
-                ByteBuffer.wrap(items, at, 4).putShort((short) keyIndex).putShort((short) i);
-            }
-        };
+        return packing(i -> buckets[i]);
     }
 
     private static long bucket(int shard, int n) {

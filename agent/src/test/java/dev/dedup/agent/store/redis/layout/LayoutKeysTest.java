@@ -1,25 +1,21 @@
 package dev.dedup.agent.store.redis.layout;
 
+import static dev.dedup.agent.store.redis.access.StandaloneKeys.ascii;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dedup.agent.store.redis.access.RedisKeys;
+import dev.dedup.agent.store.redis.access.StandaloneKeys;
 import io.lettuce.core.cluster.SlotHash;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** The layout's key names: standalone ones as deployments already hold them; on a Redis Cluster, one slot a group. */
 class LayoutKeysTest {
 
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
     @Test
     void standaloneKeysKeepTheirFormat_whateverTheShard() {
-        RedisKeys keys = new RedisKeys("dd");
-        for (int shard : new int[] {0, 2}) {
+        StandaloneKeys.onEveryShard((keys, shard) -> {
             assertArrayEquals(ascii("dd:sweep:f60000:7"), RedisSweeper.marker(keys, shard, "f60000", 7));
             assertArrayEquals(ascii("dd:t:f60000"), FingerprintTable.stateKey(keys, shard, "f60000"));
             assertArrayEquals(ascii("dd:tables"), FingerprintTable.setKey(keys, shard));
@@ -27,7 +23,7 @@ class LayoutKeysTest {
             assertArrayEquals(
                     new byte[] {'d', 'd', '{', 'r', 0, 0, 0, 0, 0, 0, 0, 1, '}', 'n', 's', 0, 's', '1'},
                     RedisRanges.key(keys, shard, "ns", "s1", 1));
-        }
+        });
     }
 
     @Test
