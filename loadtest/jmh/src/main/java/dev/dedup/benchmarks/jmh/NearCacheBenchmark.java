@@ -95,7 +95,8 @@ public class NearCacheBenchmark {
     public void fill() {
         long now = System.currentTimeMillis();
         NearCache cache = new NearCache(entries, () -> now, new SimpleMeterRegistry());
-        store = new NearCachedStore(new AllNew(), cache, () -> now, () -> true, () -> {});
+        cache.listening(true); // as a subscribed release feed tells it
+        store = new NearCachedStore(new AllNew(), cache, () -> now, () -> {});
         cached = new Batch[BATCHES];
         fresh = new Batch[FRESH_BATCHES];
         for (int b = 0; b < FRESH_BATCHES; b++) {
