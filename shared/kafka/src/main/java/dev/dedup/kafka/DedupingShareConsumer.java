@@ -43,6 +43,12 @@ import org.apache.kafka.common.errors.WakeupException;
  *   <li>{@code commitSync()}.
  * </ul>
  *
+ * <p>{@link #stop()} while the sink writes a batch wakes the consumer up: the sink's next renewal throws {@code
+ * WakeupException}, and the batch is given back as after a failure, its claims, then its records. That is a
+ * shutdown, not a failure: it is logged at {@code INFO}, {@link Listener#sinkFailed} is not called, and the loop
+ * ends without the failure back-off. Whether the loop was stopped decides, not the exception, which the sink may
+ * wrap.
+ *
  * <p>A record delivered again after its lock ran out is {@code RETRY} and written again, by design: the member that
  * had it may have died before writing anything. When that member was only slow, both outputs reach the sink, whose
  * owner key absorbs the second. Renewing the locks while writing ({@link OwnedSink.Renewal}) keeps a slow member's
@@ -65,10 +71,16 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
         /** After each poll's claims: how many records were answered each verdict. */
         default void claimed(int fresh, int retried, int duplicates) {}
 
-        /** When the sink threw on a batch, before its claims are released; the loop goes on. */
+        /**
+         * When the sink threw on a batch, before its claims are released; the loop goes on. Not when {@link #stop()}
+         * was called meanwhile: a shutdown is not a failure, even though the sink's renewal then throws.
+         */
         default void sinkFailed(Exception failure) {}
 
-        /** After the sink failed on a batch: how many of its kept claims were released. */
+        /**
+         * After the sink failed on a batch, or the loop was stopped while the sink wrote it: how many of its kept
+         * claims were released.
+         */
         default void released(int released) {}
 
         /**
@@ -173,25 +185,51 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
             sink.write(kept, acks::renew);
             listener.beforeAcknowledge(++batches);
         } catch (Exception failed) {
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "the sink failed on a batch of " + kept.size()
-                            + " records: releasing their claims, then the records",
-                    failed);
-            listener.sinkFailed(failed);
+            // stop() wakes the consumer up, and a renewal's poll or commit then throws through the sink, which may
+            // wrap it: the flag, not the exception, tells a shutdown from a failure.
+            if (!running) {
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "the loop was stopped while the sink wrote a batch of " + kept.size()
+                                + " records: giving back their claims, then the records");
+            } else {
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "the sink failed on a batch of " + kept.size()
+                                + " records: releasing their claims, then the records",
+                        failed);
+                listener.sinkFailed(failed);
+            }
             // first the claims, so that the redelivery is NEW
             listener.released(LoopSettings.release(settings.claims, keptItems, failed));
             outcome = AcknowledgeType.RELEASE;
         }
         acks.acknowledge(kept, outcome);
-        acks.commit();
-        if (outcome == AcknowledgeType.RELEASE) {
+        commit();
+        if (outcome == AcknowledgeType.RELEASE && running) {
             settings.backOff(stopping);
         }
         return batches;
     }
 
-    /** Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. */
+    /**
+     * Commits the batch's outcome. When {@link #stop()} came after the sink's last call into the consumer, its
+     * wakeup is still pending and the commit throws it; a wakeup is thrown once, so committing again goes through,
+     * whether or not the client had sent the acknowledgements before throwing.
+     */
+    private void commit() {
+        try {
+            acks.commit();
+        } catch (WakeupException stopped) {
+            acks.commit();
+        }
+    }
+
+    /**
+     * Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. A batch
+     * the sink is writing is given back, its claims, then its records; a record a renewal had not taken back yet the
+     * broker gives back when the consumer closes, or when its lock runs out.
+     */
     public void stop() {
         running = false;
         stopping.countDown();

@@ -38,6 +38,9 @@ public interface OwnedSink<K, V> {
          * receives are renewed with the batch and handed to a later write, never given back unprocessed. A record
          * whose renewal the broker refused (its lock had run out) is no longer renewed: its next delivery is a new
          * one.
+         *
+         * @throws org.apache.kafka.common.errors.WakeupException when the loop was stopped meanwhile: let it through,
+         *     or wrap it; the loop gives the batch back and ends
          */
         void renew();
     }

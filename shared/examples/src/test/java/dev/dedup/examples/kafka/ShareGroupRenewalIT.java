@@ -1,6 +1,7 @@
 package dev.dedup.examples.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.examples.testing.ChildJvm;
@@ -9,6 +10,7 @@ import dev.dedup.examples.testing.Report;
 import dev.dedup.examples.testing.ShareGroupRun;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * available. Every acquisition counts a delivery and a {@code RELEASE} does not give it back, so a renewal that took
  * other records and released them would push them to the limit, where the broker archives them unprocessed. The
  * broker here allows {@value #DELIVERY_LIMIT} deliveries (its minimum) so that two such acquisitions are enough.
+ * A member stopped (SIGTERM) while it renews gives its batch back without reporting a failure of its sink.
  */
 class ShareGroupRenewalIT {
 
@@ -102,6 +105,44 @@ class ShareGroupRenewalIT {
             report(run, s, o);
             assertTrue(s.renewals > DELIVERY_LIMIT, "renewals: " + s.renewals);
             assertTrue(o.counts().retried() > 0, "another member took records of the stalled member: " + o.counts());
+        }
+    }
+
+    /**
+     * SIGTERM while a member stalls renewing its locks: its shutdown hook stops the loop, the next renewal throws
+     * through the sink, and the member gives the batch back, its claims, then its records, as a shutdown and not as
+     * a failure of its sink. The other member finishes the topic: none lost or counted twice, and none of the batch
+     * written twice, since the stopped member wrote none of it.
+     */
+    @Test
+    void stoppingAMemberWhileItRenewsGivesItsBatchBack() throws Exception {
+        try (ShareGroupRun run = run("renew-stopped", Duration.ofSeconds(6))) {
+            ChildJvm stopped = run.start(0, "stallAt=2", "stallMs=" + STALL_MS, "renew");
+            String stalling = stopped.awaitLine(l -> l.startsWith("STALLING"), Duration.ofSeconds(60));
+            run.start(1);
+            stopped.awaitLine(l -> l.equals("RENEWED"), Duration.ofSeconds(60));
+            int exit = stopped.terminate(Duration.ofSeconds(20));
+            ShareGroupRun.Outcome o = run.finish();
+
+            int batch = Integer.parseInt(stalling.split(" ")[1]);
+            List<String> lines = stopped.output().lines().toList();
+            List<String> afterStall = lines.subList(lines.indexOf(stalling), lines.size());
+            long renewals = afterStall.stream().filter(l -> l.equals("RENEWED")).count();
+            long refused =
+                    afterStall.stream().filter(l -> l.startsWith("REFUSED")).count();
+            Report.line(String.format(
+                    "share    %-24s SIGTERM after %d renewals (%d refused): the stalled batch of %d records given"
+                            + " back; exit %d; retry %d, processed twice %d",
+                    run.name(), renewals, refused, batch, exit, o.counts().retried(), o.reprocessed()));
+            assertEquals(143, exit, "SIGTERM: the shutdown hook ends the loop and the JVM\n" + stopped.tail());
+            assertFalse(afterStall.contains("STALLED done"), "stopped during the stall\n" + stopped.tail());
+            assertTrue(
+                    lines.stream().noneMatch(l -> l.startsWith("SINK FAILED")),
+                    "a shutdown reported as a failure of the sink\n" + stopped.tail());
+            assertTrue(
+                    afterStall.contains("RELEASED " + batch),
+                    "the stalled batch's " + batch + " claims given back\n" + stopped.tail());
+            assertEquals(0, o.reprocessed(), "the stopped member wrote none of its batch");
         }
     }
 

@@ -23,7 +23,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * processing takes T ms before its output is written); {@code renew} (while stalled, renew the locks every second,
  * printing {@code RENEWED} each time); {@code renewFrom=T} (with {@code renew}: the first renewal only T ms into the
  * stall, after a lock shorter than T has run out). Its agent is the one {@code DEDUP_URL} names, as a consumer pod's
- * is.
+ * is. SIGTERM stops the loop from a shutdown hook, as in a pod.
+ *
+ * <p>It prints what the loop tells: {@code VERDICTS}, {@code SINK FAILED} (with the failure), {@code RELEASED} (the
+ * claims given back), {@code REFUSED} (acknowledgements the broker refused).
  */
 public final class ShareMember {
 
@@ -103,6 +106,11 @@ public final class ShareMember {
                     @Override
                     public void claimed(int fresh, int retried, int duplicates) {
                         System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
+                    }
+
+                    @Override
+                    public void sinkFailed(Exception failure) {
+                        System.out.println("SINK FAILED " + failure);
                     }
 
                     @Override
