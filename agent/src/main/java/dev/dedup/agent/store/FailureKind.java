@@ -39,7 +39,7 @@ public enum FailureKind {
     IO,
     /** Any other reply or failure. */
     ERROR,
-    /** The embedded store is closing, or its slot file faulted on a read or a write (a disk full under it). */
+    /** The embedded store is closing, or its slot file cannot be allocated, read or written (a disk full under it). */
     UNAVAILABLE;
 
     /** The lowercase word metrics and replies carry: {@code event_rate}. */

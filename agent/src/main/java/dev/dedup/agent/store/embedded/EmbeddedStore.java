@@ -115,6 +115,8 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         byte[] verdicts;
         try {
             verdicts = t.claim(batch, policy, now);
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
         } catch (InternalError e) {
             return unwritable(t, e);
         }
@@ -130,6 +132,8 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         }
         try {
             return CompletableFuture.completedFuture(t.release(batch, clockMillis.getAsLong()));
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
         } catch (InternalError e) {
             return unwritable(t, e);
         }
@@ -229,7 +233,10 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         return CompletableFuture.failedFuture(new StoreUnavailableException("embedded store is closed"));
     }
 
-    /** The JVM reports a fault on mapped memory (e.g. the disk filled under a sparse file) this way. */
+    /**
+     * The JVM reports a fault on mapped memory this way: the slot file allocates its pages before use (a full disk
+     * is a {@link StoreUnavailableException} from it), so what is left is a page the disk could not read.
+     */
     private static <T> CompletionStage<T> unwritable(ClaimTable t, InternalError e) {
         return CompletableFuture.failedFuture(new StoreUnavailableException(
                 "embedded store " + t.file().path() + " cannot be read or written (disk full?): " + e.getMessage(), e));

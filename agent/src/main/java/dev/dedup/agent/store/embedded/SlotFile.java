@@ -1,6 +1,8 @@
 package dev.dedup.agent.store.embedded;
 
+import dev.dedup.agent.store.StoreUnavailableException;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -10,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * {@code <dataDir>/claims.slots} mapped into memory, and the {@code <dataDir>/agent.lock} that keeps a
@@ -25,6 +28,13 @@ import java.nio.file.StandardOpenOption;
  * <p>A new file is written under a temporary name and renamed into place, so a crash while creating it
  * never leaves a headerless file behind. The slot area is sparse until written.
  *
+ * <p>A page of the mapping the file system cannot back (a full disk under the sparse file) faults when touched, and
+ * Java reports that fault late: compiled code goes on with garbage for the read and without the write, and the
+ * {@link InternalError} surfaces wherever the thread next checks, possibly after a verdict was built from it. So
+ * before the mapping touches a {@value #BLOCK_BYTES}-byte block of the file for the first time, {@link #chunk}
+ * writes the block's all-zero pages back through a file descriptor: the file system allocates them, and a full disk
+ * is an ordinary write error, a {@link StoreUnavailableException}, before anything was read or written.
+ *
  * <p>Not thread-safe as to opening and closing; reads and writes of slots go through the chunk
  * buffers' absolute accessors, which callers order with their own locks.
  */
@@ -33,6 +43,10 @@ final class SlotFile {
     static final String FILE_NAME = "claims.slots";
     static final String LOCK_NAME = "agent.lock";
     private static final long MAX_CHUNK_BYTES = 1L << 30;
+    /** Allocated at once before the mapping touches it: a multiple of every page size Linux maps files with. */
+    static final int BLOCK_BYTES = 64 * 1024;
+    /** The file system's unit checked for zeros: a page of empty slots, or a hole. */
+    private static final int PAGE_BYTES = 4096;
 
     private final Path path;
     private final SlotFileHeader header;
@@ -41,6 +55,14 @@ final class SlotFile {
     private final int setBytes;
     private final MappedByteBuffer[] chunks;
     private final MappedByteBuffer headerPage;
+    /**
+     * Reads and writes whole blocks, by position under {@link #allocated}'s monitor. Not a {@link FileChannel}: an
+     * interrupt of a thread inside one closes the channel for every thread.
+     */
+    private final RandomAccessFile blocks;
+    /** One bit per block of the file: set once the file system holds every page of the block. */
+    private final AtomicLongArray allocated;
+
     private final long occupiedAtOpen;
     private boolean closed;
 
@@ -48,16 +70,20 @@ final class SlotFile {
             Path path,
             SlotFileHeader header,
             FileChannel lockChannel,
+            RandomAccessFile blocks,
             MappedByteBuffer headerPage,
             MappedByteBuffer[] chunks,
             long setsPerChunk) {
         this.path = path;
         this.header = header;
         this.lockChannel = lockChannel;
+        this.blocks = blocks;
         this.headerPage = headerPage;
         this.chunks = chunks;
         this.setsPerChunk = setsPerChunk;
         this.setBytes = header.ways() * SlotFileHeader.SLOT_BYTES;
+        long blockCount = (header.fileBytes() + BLOCK_BYTES - 1) / BLOCK_BYTES;
+        this.allocated = new AtomicLongArray((int) ((blockCount + 63) / 64));
         boolean closedCleanly = headerPage.getInt(SlotFileHeader.OPEN_AT) == 0;
         this.occupiedAtOpen = closedCleanly ? headerPage.getLong(SlotFileHeader.OCCUPIED_AT) : -1;
         headerPage.putInt(SlotFileHeader.OPEN_AT, 1);
@@ -84,6 +110,7 @@ final class SlotFile {
     static SlotFile open(Path dataDir, long sets, int ways, long nowMillis) {
         Path path = dataDir.resolve(FILE_NAME);
         FileChannel lockChannel = null;
+        RandomAccessFile blocks = null;
         try {
             Files.createDirectories(dataDir);
             lockChannel =
@@ -95,6 +122,7 @@ final class SlotFile {
             if (!Files.exists(path)) {
                 create(path, new SlotFileHeader(ways, sets, Math.floorDiv(nowMillis, 1000), nowMillis));
             }
+            blocks = new RandomAccessFile(path.toFile(), "rw");
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 SlotFileHeader header = readHeader(channel, path);
                 header.requireShape(sets, ways, path);
@@ -107,12 +135,20 @@ final class SlotFile {
                 MappedByteBuffer headerPage = channel.map(FileChannel.MapMode.READ_WRITE, 0, SlotFileHeader.BYTES);
                 // The mappings outlive the channel; closing it here leaves one descriptor fewer open.
                 return new SlotFile(
-                        path, header, lockChannel, headerPage, map(channel, header, setsPerChunk), setsPerChunk);
+                        path,
+                        header,
+                        lockChannel,
+                        blocks,
+                        headerPage,
+                        map(channel, header, setsPerChunk),
+                        setsPerChunk);
             }
         } catch (IOException e) {
+            closeQuietly(blocks);
             closeQuietly(lockChannel);
             throw new IllegalStateException("embedded store " + path + " cannot be opened: " + e, e);
         } catch (RuntimeException e) {
+            closeQuietly(blocks);
             closeQuietly(lockChannel);
             throw e;
         }
@@ -126,9 +162,70 @@ final class SlotFile {
         return header;
     }
 
-    /** The chunk that holds {@code set}; index it from {@link #offset(long)}. */
+    /**
+     * The chunk that holds {@code set}; index it from {@link #offset(long)}. The first call for a set's block
+     * allocates the block (see the class comment).
+     *
+     * @throws StoreUnavailableException when the file system cannot allocate the block (a full disk)
+     */
     ByteBuffer chunk(long set) {
+        // A set never spans two blocks: sets start after the one-page header, and a set's size divides a page.
+        long block = (SlotFileHeader.BYTES + set * setBytes) / BLOCK_BYTES;
+        if ((allocated.get((int) (block >>> 6)) & (1L << block)) == 0) {
+            allocate(block);
+        }
         return chunks[(int) (set / setsPerChunk)];
+    }
+
+    /**
+     * Writes the all-zero pages of {@code block} back to the file: holes become allocated pages of zeros, and pages
+     * with slots in them are left alone. Nothing in this agent touches the block through the mapping before its bit
+     * is set, so no write of a slot can fall between the read and the write here; the lock file keeps other agents
+     * away.
+     */
+    private void allocate(long block) {
+        synchronized (allocated) {
+            if ((allocated.get((int) (block >>> 6)) & (1L << block)) != 0) {
+                return;
+            }
+            long start = block * BLOCK_BYTES;
+            int length = (int) Math.min(BLOCK_BYTES, header.fileBytes() - start);
+            byte[] bytes = new byte[length];
+            try {
+                blocks.seek(start);
+                blocks.readFully(bytes);
+                int zeros = -1; // where the current run of all-zero pages began
+                for (int at = 0; at < length; at += PAGE_BYTES) {
+                    if (isZero(bytes, at, Math.min(PAGE_BYTES, length - at))) {
+                        zeros = zeros < 0 ? at : zeros;
+                    } else if (zeros >= 0) {
+                        writeBack(start, bytes, zeros, at);
+                        zeros = -1;
+                    }
+                }
+                if (zeros >= 0) {
+                    writeBack(start, bytes, zeros, length);
+                }
+            } catch (IOException e) {
+                throw new StoreUnavailableException(
+                        "embedded store " + path + " cannot be read or written (disk full?): " + e.getMessage(), e);
+            }
+            allocated.getAndAccumulate((int) (block >>> 6), 1L << block, (bits, bit) -> bits | bit);
+        }
+    }
+
+    private void writeBack(long blockStart, byte[] bytes, int from, int to) throws IOException {
+        blocks.seek(blockStart + from);
+        blocks.write(bytes, from, to - from);
+    }
+
+    private static boolean isZero(byte[] bytes, int from, int length) {
+        for (int i = from, end = from + length; i < end; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Byte offset of {@code set}'s first slot within its {@link #chunk(long) chunk}. */
@@ -192,6 +289,7 @@ final class SlotFile {
             headerPage.putInt(SlotFileHeader.OPEN_AT, 0);
             headerPage.force();
         } finally {
+            closeQuietly(blocks);
             closeQuietly(lockChannel);
         }
     }
@@ -246,12 +344,12 @@ final class SlotFile {
         return chunks;
     }
 
-    private static void closeQuietly(FileChannel channel) {
-        if (channel == null) {
+    private static void closeQuietly(java.io.Closeable file) {
+        if (file == null) {
             return;
         }
         try {
-            channel.close(); // also releases its lock
+            file.close(); // a lock channel also releases its lock
         } catch (IOException e) {
             // nothing to do: the descriptor is gone either way
         }

@@ -1,0 +1,253 @@
+package dev.dedup.agent.process;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.AgentProcess;
+import dev.dedup.wire.BatchEncoder;
+import dev.dedup.wire.Item;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real jar with its data directory on a tmpfs and a 1 GiB slot file, sparse. The agent first claims and
+ * re-claims one batch until its claim path is compiled; then the mount is shrunk to a few MiB above what it holds,
+ * and fresh ids are claimed until the file cannot grow. The agent must answer that 503 naming the cause, keep what it
+ * acknowledged, never answer the refused batch as a duplicate of itself, keep deciding ids whose part of the file
+ * exists, and take the refused batch once the mount grows again, without a restart. Needs root to mount.
+ */
+class EmbeddedDiskFullIT {
+
+    /** 64 Mi slots of 16 bytes: a 1 GiB file, far beyond the mount. */
+    private static final String SLOTS = "67108864";
+
+    private static final String NS = "t";
+    private static final int WARM_UP = 500;
+    private static final int BATCH = 10;
+
+    private static Path mount;
+    private static boolean mounted;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void mountTmpfs() throws Exception {
+        assumeTrue(
+                System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
+                "a tmpfs mount needs Linux");
+        String uid = run("id", "-u").strip();
+        assumeTrue(uid.equals("0"), "mounting a tmpfs needs root (uid " + uid + ")");
+        mount = Files.createTempDirectory("dedup-diskfull-");
+        String out = run("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mount.toString());
+        mounted = isMounted();
+        assumeTrue(mounted, "mount -t tmpfs failed: " + out);
+    }
+
+    @AfterAll
+    static void unmount() throws Exception {
+        if (mount == null) {
+            return;
+        }
+        if (mounted) {
+            run("umount", mount.toString());
+            if (isMounted()) {
+                run("umount", "-l", mount.toString());
+            }
+        }
+        Files.deleteIfExists(mount);
+    }
+
+    @Test
+    void diskFull_answers503NamingTheCause_losesNothingAcknowledged_andServesAgainOnceThereIsRoom() throws Exception {
+        Path dataDir = mount.resolve("data");
+        try (AgentProcess agent =
+                AgentProcess.start(work, "--data-dir", dataDir.toString(), "--embedded-slots", SLOTS)) {
+            AgentHttp http = agent.http();
+
+            List<List<Item>> acked = new ArrayList<>();
+            List<Item> warm = batch("warm", WARM_UP, "p");
+            assertEquals(Collections.nCopies(WARM_UP, "new"), http.claim(NS, warm));
+            acked.add(warm);
+            for (int i = 0; i < 100; i++) {
+                assertEquals(Collections.nCopies(WARM_UP, "retry"), http.claim(NS, warm), "warm-up round " + i);
+            }
+
+            // A few MiB of room left: fresh ids soon need a part of the file the mount cannot hold.
+            long usedKib = usedKib();
+            String shrunk = run("mount", "-o", "remount,size=" + (usedKib + 4096) + "k", mount.toString());
+            assertTrue(sizeKib() < 64 * 1024, "remount: " + shrunk + df());
+
+            HttpResponse<byte[]> refused = null;
+            List<Item> refusedBatch = null;
+            for (int n = 0; n < 5000 && refused == null; n++) {
+                List<Item> batch = batch("full-" + n, BATCH, "p");
+                HttpResponse<byte[]> r = post(http, batch);
+                if (r.statusCode() == 200) {
+                    assertEquals(Collections.nCopies(BATCH, "new"), AgentHttp.verdicts(r), "fresh ids, batch " + n);
+                    acked.add(batch);
+                } else {
+                    refused = r;
+                    refusedBatch = batch;
+                }
+            }
+            assertTrue(refused != null, "the agent never refused a claim on a full mount: " + df());
+            assertTrue(acked.size() > 1, "no fresh batch acknowledged before the mount filled: " + df());
+
+            // The refusal names the cause, and is counted under the runbook's kind.
+            assertEquals(503, refused.statusCode(), AgentHttp.text(refused));
+            assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
+            JsonObject error = new JsonObject(AgentHttp.text(refused));
+            assertEquals("unavailable", error.getString("error"));
+            String message = error.getString("message");
+            assertTrue(message.contains("disk full?") && message.contains("claims.slots"), message);
+            assertTrue(metric(http, "dedup_store_errors_total", "kind=\"unavailable\"") >= 1.0, metrics(http));
+            assertTrue(metric(http, "dedup_errors_total", "kind=\"unavailable\"") >= 1.0, metrics(http));
+            assertTrue(ProcessHandle.of(agent.pid()).map(ProcessHandle::isAlive).orElse(false), agent.output());
+            assertEquals(200, http.get("/health/live").statusCode());
+
+            // Sent again while the mount is full: refused again, or decided, but never a duplicate of itself.
+            for (int i = 0; i < 20; i++) {
+                HttpResponse<byte[]> again = post(http, refusedBatch);
+                if (again.statusCode() == 200) {
+                    assertNoDuplicate(refusedBatch, AgentHttp.verdicts(again));
+                } else {
+                    assertEquals(503, again.statusCode(), AgentHttp.text(again));
+                }
+            }
+            // More fresh ids: each batch refused or answered new, never a reply the store did not write.
+            List<List<Item>> ackedWhileFull = new ArrayList<>();
+            for (int n = 0; n < 200; n++) {
+                List<Item> batch = batch("more-" + n, BATCH, "p");
+                HttpResponse<byte[]> r = post(http, batch);
+                if (r.statusCode() == 200) {
+                    assertEquals(Collections.nCopies(BATCH, "new"), AgentHttp.verdicts(r), "fresh ids, batch " + n);
+                    ackedWhileFull.add(batch);
+                } else {
+                    assertEquals(503, r.statusCode(), AgentHttp.text(r));
+                }
+            }
+            acked.addAll(ackedWhileFull);
+
+            // Everything acknowledged is still decided, on a full mount: its part of the file exists.
+            for (List<Item> batch : acked) {
+                assertEquals(Collections.nCopies(batch.size(), "retry"), http.claim(NS, batch), "owner's resend");
+                assertEquals(
+                        Collections.nCopies(batch.size(), "duplicate"),
+                        http.claim(NS, withOwner(batch, "other")),
+                        "another owner's copies");
+            }
+            assertEquals(200, http.get("/health/live").statusCode());
+
+            // Room made, as an operator would: the same agent takes the refused batch.
+            String grown = run("mount", "-o", "remount,size=1g", mount.toString());
+            assertEquals(1024 * 1024, sizeKib(), "remount: " + grown + df());
+            List<String> resent = http.claim(NS, refusedBatch);
+            assertNoDuplicate(refusedBatch, resent);
+            assertTrue(resent.stream().allMatch(v -> v.equals("new") || v.equals("retry")), resent.toString());
+            assertEquals(
+                    Collections.nCopies(BATCH, "duplicate"),
+                    http.claim(NS, withOwner(refusedBatch, "other")),
+                    "copies of the batch taken after the remount");
+
+            assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+        }
+    }
+
+    private static List<Item> batch(String prefix, int size, String owner) {
+        return IntStream.range(0, size)
+                .mapToObj(i -> new Item(prefix + "-" + i, owner))
+                .toList();
+    }
+
+    private static List<Item> withOwner(List<Item> items, String owner) {
+        return items.stream().map(i -> new Item(i.id(), owner)).toList();
+    }
+
+    private static HttpResponse<byte[]> post(AgentHttp http, List<Item> items) {
+        return http.post("/v1/claims", AgentHttp.BINARY, BatchEncoder.binary(NS, items));
+    }
+
+    /** Nobody else claimed these ids: {@code duplicate} for any of them would drop a record. */
+    private static void assertNoDuplicate(List<Item> items, List<String> verdicts) {
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < verdicts.size(); i++) {
+            if (verdicts.get(i).equals("duplicate")) {
+                wrong.add(items.get(i).id());
+            }
+        }
+        assertEquals(List.of(), wrong, "ids answered duplicate to their own owner");
+    }
+
+    private static double metric(AgentHttp http, String name, String labels) {
+        double sum = 0;
+        for (String line : AgentHttp.text(AgentHttp.ok(http.get("/metrics"))).split("\n")) {
+            if (line.startsWith(name + "{") && line.contains(labels)) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    private static String metrics(AgentHttp http) {
+        StringBuilder out = new StringBuilder();
+        for (String line : AgentHttp.text(http.get("/metrics")).split("\n")) {
+            if (line.contains("errors_total")) {
+                out.append(line).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean isMounted() throws IOException {
+        String real = mount.toRealPath().toString();
+        return Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .map(line -> line.split(" "))
+                .anyMatch(f -> f.length > 2 && f[1].equals(real) && f[2].equals("tmpfs"));
+    }
+
+    private static long usedKib() throws IOException, InterruptedException {
+        return dfField("used");
+    }
+
+    private static long sizeKib() throws IOException, InterruptedException {
+        return dfField("size");
+    }
+
+    private static long dfField(String field) throws IOException, InterruptedException {
+        String[] lines =
+                run("df", "-k", "--output=" + field, mount.toString()).strip().split("\n");
+        return Long.parseLong(lines[lines.length - 1].strip());
+    }
+
+    private static String df() throws IOException, InterruptedException {
+        return run("df", "-k", mount.toString());
+    }
+
+    /** Runs a command; returns its output, whatever its exit code. */
+    private static String run(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", cmd) + " did not finish");
+        }
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+}
