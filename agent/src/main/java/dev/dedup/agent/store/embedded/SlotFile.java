@@ -47,6 +47,8 @@ final class SlotFile {
     static final int BLOCK_BYTES = 64 * 1024;
     /** The file system's unit checked for zeros: a page of empty slots, or a hole. */
     private static final int PAGE_BYTES = 4096;
+    /** What an unwritten block holds, and what is written to allocate one. */
+    private static final byte[] ZEROS = new byte[BLOCK_BYTES];
 
     private final Path path;
     private final SlotFileHeader header;
@@ -62,6 +64,13 @@ final class SlotFile {
     private final RandomAccessFile blocks;
     /** One bit per block of the file: set once the file system holds every page of the block. */
     private final AtomicLongArray allocated;
+    /**
+     * Whether this agent created the file: then every block but the header's is a hole until allocated here, and is
+     * allocated without reading it first.
+     */
+    private final boolean created;
+    /** A block as read, under {@link #allocated}'s monitor. */
+    private final byte[] scratch = new byte[BLOCK_BYTES];
 
     private final long occupiedAtOpen;
     private boolean closed;
@@ -71,10 +80,12 @@ final class SlotFile {
             SlotFileHeader header,
             FileChannel lockChannel,
             RandomAccessFile blocks,
+            boolean created,
             MappedByteBuffer headerPage,
             MappedByteBuffer[] chunks,
             long setsPerChunk) {
         this.path = path;
+        this.created = created;
         this.header = header;
         this.lockChannel = lockChannel;
         this.blocks = blocks;
@@ -119,7 +130,8 @@ final class SlotFile {
                 throw new IllegalStateException("another agent is using " + dataDir + " (" + dataDir.resolve(LOCK_NAME)
                         + " is locked): stop it, or point --data-dir elsewhere");
             }
-            if (!Files.exists(path)) {
+            boolean created = !Files.exists(path);
+            if (created) {
                 create(path, new SlotFileHeader(ways, sets, Math.floorDiv(nowMillis, 1000), nowMillis));
             }
             blocks = new RandomAccessFile(path.toFile(), "rw");
@@ -139,6 +151,7 @@ final class SlotFile {
                         header,
                         lockChannel,
                         blocks,
+                        created,
                         headerPage,
                         map(channel, header, setsPerChunk),
                         setsPerChunk);
@@ -190,21 +203,11 @@ final class SlotFile {
             }
             long start = block * BLOCK_BYTES;
             int length = (int) Math.min(BLOCK_BYTES, header.fileBytes() - start);
-            byte[] bytes = new byte[length];
             try {
-                blocks.seek(start);
-                blocks.readFully(bytes);
-                int zeros = -1; // where the current run of all-zero pages began
-                for (int at = 0; at < length; at += PAGE_BYTES) {
-                    if (isZero(bytes, at, Math.min(PAGE_BYTES, length - at))) {
-                        zeros = zeros < 0 ? at : zeros;
-                    } else if (zeros >= 0) {
-                        writeBack(start, bytes, zeros, at);
-                        zeros = -1;
-                    }
-                }
-                if (zeros >= 0) {
-                    writeBack(start, bytes, zeros, length);
+                if (created && start >= SlotFileHeader.BYTES) {
+                    writeBack(start, ZEROS, 0, length); // a hole: nothing in it to keep
+                } else {
+                    fillHoles(start, length);
                 }
             } catch (IOException e) {
                 throw new StoreUnavailableException(
@@ -214,18 +217,32 @@ final class SlotFile {
         }
     }
 
+    /** Reads the block at {@code start} and writes its runs of all-zero pages back. Under the monitor. */
+    private void fillHoles(long start, int length) throws IOException {
+        byte[] bytes = scratch;
+        blocks.seek(start);
+        blocks.readFully(bytes, 0, length);
+        int zeros = -1; // where the current run of all-zero pages began
+        for (int at = 0; at < length; at += PAGE_BYTES) {
+            if (isZero(bytes, at, Math.min(PAGE_BYTES, length - at))) {
+                zeros = zeros < 0 ? at : zeros;
+            } else if (zeros >= 0) {
+                writeBack(start, bytes, zeros, at);
+                zeros = -1;
+            }
+        }
+        if (zeros >= 0) {
+            writeBack(start, bytes, zeros, length);
+        }
+    }
+
     private void writeBack(long blockStart, byte[] bytes, int from, int to) throws IOException {
         blocks.seek(blockStart + from);
         blocks.write(bytes, from, to - from);
     }
 
     private static boolean isZero(byte[] bytes, int from, int length) {
-        for (int i = from, end = from + length; i < end; i++) {
-            if (bytes[i] != 0) {
-                return false;
-            }
-        }
-        return true;
+        return java.util.Arrays.mismatch(bytes, from, from + length, ZEROS, 0, length) < 0;
     }
 
     /** Byte offset of {@code set}'s first slot within its {@link #chunk(long) chunk}. */
