@@ -166,7 +166,7 @@ final class ClaimCalls {
         }
         ShardCalls calls = ShardCalls.plan(
                 sending.length,
-                table.packing(items.batch(), items.shard(), items.value(), sending, view, baseBits),
+                table.packing(items.batch(), items.shard(), items.value(), sending, view),
                 port.shards(),
                 ShardCalls.MAX_ITEMS_PER_CALL);
         List<CompletableFuture<int[]>> pending = new ArrayList<>();

@@ -143,7 +143,7 @@ final class FingerprintTable {
      * state this agent last saw), item {@code i} on shard {@code shard[i]} with the owner-and-end {@code value[i]}: a
      * bucket is the shard in its high 32 bits and the bucket's number in the low ones.
      */
-    ShardCalls.Packing packing(Batch batch, int[] shard, long[] value, int[] positions, State[] view, int baseBits) {
+    ShardCalls.Packing packing(Batch batch, int[] shard, long[] value, int[] positions, State[] view) {
         return new ShardCalls.Packing() {
             @Override
             public long bucket(int j) {
