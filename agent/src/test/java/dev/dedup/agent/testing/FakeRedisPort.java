@@ -3,7 +3,7 @@ package dev.dedup.agent.testing;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +40,7 @@ public final class FakeRedisPort implements RedisPort {
 
     @Override
     public synchronized CompletionStage<List<Object>> eval(
-            int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
+            int shard, Script script, Op op, byte[][] keys, byte[][] args) {
         Sent s = new Sent(shard, op, keys, args, new CompletableFuture<>());
         sent.add(s);
         return s.reply();

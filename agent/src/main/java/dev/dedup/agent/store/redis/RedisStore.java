@@ -12,7 +12,7 @@ import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.connections.LettuceRedis;
 import dev.dedup.agent.store.redis.access.health.EvictionPolicy;
 import dev.dedup.agent.store.redis.access.health.ShardMemory;
@@ -97,14 +97,8 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         this.housekeeping = housekeeping;
         this.clockMillis = housekeeping.clockMillis();
         java.util.concurrent.ScheduledExecutorService scheduler = housekeeping.scheduler();
-        List<RedisScript> scripts = List.of(
-                RedisScript.CLAIMS,
-                RedisScript.TABLE,
-                RedisScript.SWEEP,
-                RedisScript.TABLES,
-                RedisScript.TIMED,
-                RedisScript.RANGES,
-                RedisScript.TOPOLOGY);
+        List<Script> scripts = List.of(
+                Script.CLAIMS, Script.TABLE, Script.SWEEP, Script.TABLES, Script.TIMED, Script.RANGES, Script.TOPOLOGY);
         if (options.cluster()) {
             this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
             this.lists = ShardLists.single(options.clusterGroups());

@@ -17,7 +17,7 @@
  *       with ({@code ShardLists}), and the shards' own record of the shard list they belong to, with its declared
  *       changes ({@code Topology}).
  *   <li>{@code access}: talking to Redis. At its root the one narrow port {@code RedisPort} and the terms it
- *       speaks in: the scripts ({@code RedisScript}, their Lua in the resource folder {@code
+ *       speaks in: the scripts ({@code RedisPort.Script}, their Lua in the resource folder {@code
  *       dev/dedup/agent/store/redis/}), what each call is to the port ({@code RedisPort.Op}), how every key name
  *       starts ({@code RedisKeys}: the prefix, a Cluster group's hash tag; each key family is named in the
  *       package that owns it), {@code RedisFailures}, where Redis errors become {@link

@@ -1,5 +1,5 @@
 -- The verdict bytes a claim or release script answers, one per item in batch order: what claims.lua and
--- timed.lua share. The agent sends this part before the script, as one script (RedisScript.java).
+-- timed.lua share. The agent sends this part before the script, as one script (RedisPort.Script).
 --
 -- The script counts its items in n and gives item n its byte with answered(a). On the path of a new claim,
 -- the common one, it writes '\0' only when the table exists (`if answers then answers[n] = '\0' end`): a cold

@@ -1,5 +1,12 @@
 package dev.dedup.agent.store.redis.access;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -26,7 +33,7 @@ public interface RedisPort extends AutoCloseable {
      * waits for the configured replicas ({@code WAIT}), and times the call under {@code op}. Completes with the
      * script's reply, a list.
      */
-    CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args);
+    CompletionStage<List<Object>> eval(int shard, Script script, Op op, byte[][] keys, byte[][] args);
 
     /** Completes when every shard answers a {@code PING}. */
     CompletionStage<Void> ping();
@@ -73,7 +80,7 @@ public interface RedisPort extends AutoCloseable {
     /**
      * What a script call is to the port: its {@code op} tag on {@code dedup.redis.script}, and whether a worker is
      * answered on the strength of its writes ({@link Durability}). What the script does with its items is its own
-     * argument ({@link RedisScript.Mode}).
+     * argument ({@link Script.Mode}).
      */
     enum Op {
         CLAIM("claim", Durability.REPLICATED),
@@ -115,5 +122,96 @@ public interface RedisPort extends AutoCloseable {
 
         @Override
         void close();
+    }
+
+    /**
+     * A Lua script of the Redis tier (resources in {@code dev/dedup/agent/store/redis/}), made of one or more
+     * resources concatenated (a part shared by two scripts first), and its SHA-1, by which {@link #eval} calls it. A
+     * {@code guarded} script starts with {@code guard.lua}: its last key and last argument are the shard's topology
+     * record and its expected value, which {@code topology.GuardedPort} appends.
+     */
+    record Script(String name, byte[] body, String sha, boolean guarded) {
+
+        /** Where the scripts are: one folder for the whole Redis tier. */
+        private static final String SCRIPTS = "/dev/dedup/agent/store/redis/";
+
+        /** The fingerprint layout's claims, releases and look-ups. */
+        public static final Script CLAIMS = of("guard.lua", "answers.lua", "records.lua", "claims.lua");
+        /** The fingerprint layout's splits and merges of buckets. */
+        public static final Script TABLE = of("guard.lua", "records.lua", "table.lua");
+        /**
+         * The fingerprint layout's sweep of ended claims, behind the topology guard like every script that writes: a
+         * shard that lost its record (restarted empty, flushed, replaced) or holds another is not swept.
+         */
+        public static final Script SWEEP = of("guard.lua", "records.lua", "sweep.lua");
+        /** The fingerprint tables a shard holds. */
+        public static final Script TABLES = of("tables.lua");
+        /** The event-time layout's claims and releases. */
+        public static final Script TIMED = of("guard.lua", "answers.lua", "timed.lua");
+        /** Committed ranges of ordered streams. */
+        public static final Script RANGES = of("guard.lua", "ranges.lua");
+        /** Reads or stamps a shard's topology record. */
+        public static final Script TOPOLOGY = of("topology.lua");
+
+        /**
+         * The first argument of the scripts that take one, saying what the call does with its items: {@code claims.lua}
+         * ({@code c}, {@code r}, {@code k}), {@code timed.lua} ({@code c}, {@code r}) and {@code ranges.lua}
+         * ({@code k}, {@code m}).
+         */
+        public enum Mode {
+            CLAIM("c", Op.CLAIM),
+            RELEASE("r", Op.RELEASE),
+            /** {@code claims.lua}, reading only. */
+            LOOKUP("k", Op.LOOKUP),
+            RANGE_CHECK("k", Op.RANGE_CHECK),
+            RANGE_COMMIT("m", Op.RANGE_COMMIT);
+
+            private final byte[] arg;
+            private final Op op;
+
+            Mode(String arg, Op op) {
+                this.arg = arg.getBytes(StandardCharsets.US_ASCII);
+                this.op = op;
+            }
+
+            /** The script's {@code ARGV[1]}. */
+            public byte[] arg() {
+                return arg; // shared: callers pass it to Redis and never write it
+            }
+
+            /** What a call in this mode is to the port. */
+            public Op op() {
+                return op;
+            }
+        }
+
+        static Script of(String... resources) {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            for (String resource : resources) {
+                try (InputStream in = Script.class.getResourceAsStream(SCRIPTS + resource)) {
+                    if (in == null) {
+                        throw new IllegalStateException(resource + " is missing from the agent's classpath");
+                    }
+                    in.transferTo(body);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            byte[] bytes = body.toByteArray();
+            return new Script(resources[resources.length - 1], bytes, sha1Hex(bytes), resources[0].equals("guard.lua"));
+        }
+
+        private static String sha1Hex(byte[] bytes) {
+            try {
+                byte[] digest = MessageDigest.getInstance("SHA-1").digest(bytes);
+                StringBuilder sb = new StringBuilder(40);
+                for (byte b : digest) {
+                    sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+                }
+                return sb.toString();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
 }

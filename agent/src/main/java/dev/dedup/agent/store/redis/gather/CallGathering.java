@@ -3,7 +3,7 @@ package dev.dedup.agent.store.redis.gather;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Op;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,7 +55,7 @@ public final class CallGathering {
     }
 
     private final RedisPort port;
-    private final RedisScript script;
+    private final Script script;
     private final int itemBytes;
     private final LongSupplier ticker;
     private final Lane[] lanes;
@@ -65,8 +65,7 @@ public final class CallGathering {
      * {@code ticker}: the store's monotonic clock, in nanoseconds ({@link
      * dev.dedup.agent.store.redis.access.Housekeeping#ticker}), which says how long a call has waited.
      */
-    public CallGathering(
-            RedisPort port, RedisScript script, int itemBytes, MeterRegistry registry, LongSupplier ticker) {
+    public CallGathering(RedisPort port, Script script, int itemBytes, MeterRegistry registry, LongSupplier ticker) {
         this.ticker = ticker;
         this.port = port;
         this.script = script;

@@ -7,8 +7,8 @@ import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Op;
-import dev.dedup.agent.store.redis.access.RedisScript;
-import dev.dedup.agent.store.redis.access.RedisScript.Mode;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
+import dev.dedup.agent.store.redis.access.RedisPort.Script.Mode;
 import dev.dedup.agent.store.redis.access.Retry;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import dev.dedup.agent.store.redis.gather.CallGathering;
@@ -92,7 +92,7 @@ final class ClaimCalls {
         this.resizing = resizing;
         this.pauses = housekeeping;
         this.gathering = new CallGathering(
-                port, RedisScript.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
+                port, Script.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
         this.channel = keys.releaseChannel();
         this.baseArg = RedisKeys.ascii(baseBits);
         this.clusteredArg = new byte[] {(byte) (clustered ? '1' : '0')};
@@ -217,7 +217,7 @@ final class ClaimCalls {
         CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
                 ? port.eval(
                                 call.shard(),
-                                RedisScript.CLAIMS,
+                                Script.CLAIMS,
                                 Op.LOOKUP,
                                 ShardCalls.withKeys(sendable.keys(), tableKeys),
                                 argsOf.apply(sendable))
@@ -301,7 +301,7 @@ final class ClaimCalls {
     CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
         byte[][] args =
                 args(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis, new byte[0], new long[0]);
-        return port.eval(shard, RedisScript.CLAIMS, Op.LOOKUP, tableKeys(table, shard), args)
+        return port.eval(shard, Script.CLAIMS, Op.LOOKUP, tableKeys(table, shard), args)
                 .thenApply(reply -> {
                     FingerprintTable.State state = FingerprintTable.State.of(reply);
                     resizing.observed(table, shard, state, nowMillis);

@@ -4,7 +4,7 @@ import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript.Mode;
+import dev.dedup.agent.store.redis.access.RedisPort.Script.Mode;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.MeterRegistry;

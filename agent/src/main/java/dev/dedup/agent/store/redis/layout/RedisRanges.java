@@ -5,8 +5,8 @@ import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
-import dev.dedup.agent.store.redis.access.RedisScript.Mode;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
+import dev.dedup.agent.store.redis.access.RedisPort.Script.Mode;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.RangeRequest;
@@ -140,7 +140,7 @@ public final class RedisRanges {
             args[at + 3] = ascii(r.to().add(BigInteger.ONE));
         }
         byte[][] key = {key(keys, shard, request.namespace(), request.stream(), hash)};
-        return port.eval(shard, RedisScript.RANGES, mode.op(), key, args);
+        return port.eval(shard, Script.RANGES, mode.op(), key, args);
     }
 
     /**

@@ -3,7 +3,7 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Op;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.topology.GuardedPort;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -180,10 +180,8 @@ public final class RedisSweeper implements AutoCloseable {
      */
     private CompletionStage<Void> readTables(int s, long nowMillis) {
         byte[] head = FingerprintTable.stateKey(keys, s, "");
-        return port.eval(
-                        s, RedisScript.TABLES, Op.SWEEP, new byte[][] {FingerprintTable.setKey(keys, s)}, new byte[][] {
-                            head
-                        })
+        return port.eval(s, Script.TABLES, Op.SWEEP, new byte[][] {FingerprintTable.setKey(keys, s)}, new byte[][] {head
+                })
                 .thenAccept(reply -> {
                     for (Object o : reply) {
                         List<?> t = (List<?>) o;
@@ -235,7 +233,7 @@ public final class RedisSweeper implements AutoCloseable {
     }
 
     /**
-     * Sweeps range {@code range} of a table on a shard with {@link RedisScript#SWEEP} ({@code guard.lua},
+     * Sweeps range {@code range} of a table on a shard with {@link Script#SWEEP} ({@code guard.lua},
      * {@code records.lua} and {@code sweep.lua}, as one script), unless its marker says it was swept in {@code period}. The script replies {@code {'', records
      * dropped, the table's records}}, or {@code {'skipped', 0}} when another agent swept the range in this period.
      *
@@ -276,7 +274,7 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(2 * periodSeconds * 1000),
             table.slidingArg()
         };
-        return port.eval(shard, RedisScript.SWEEP, Op.SWEEP, k, args).thenApply(reply -> {
+        return port.eval(shard, Script.SWEEP, Op.SWEEP, k, args).thenApply(reply -> {
             if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {
                 FingerprintTable.State now = table.states.get(shard);
                 layout.observed(

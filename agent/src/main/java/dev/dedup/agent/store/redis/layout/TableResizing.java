@@ -4,7 +4,7 @@ import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Op;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -97,7 +97,7 @@ final class TableResizing {
             table.slidingArg()
         };
         int done = pairs.length / 2;
-        port.eval(shard, RedisScript.TABLE, Op.RESIZE, k, args).whenComplete((reply, failure) -> {
+        port.eval(shard, Script.TABLE, Op.RESIZE, k, args).whenComplete((reply, failure) -> {
             table.resizing[shard].set(false);
             if (failure != null) {
                 LOG.log(

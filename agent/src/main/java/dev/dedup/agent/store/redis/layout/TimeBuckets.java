@@ -4,8 +4,8 @@ import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
-import dev.dedup.agent.store.redis.access.RedisScript.Mode;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
+import dev.dedup.agent.store.redis.access.RedisPort.Script.Mode;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import dev.dedup.agent.store.redis.gather.CallGathering;
 import dev.dedup.agent.store.redis.gather.ShardCalls;
@@ -76,7 +76,7 @@ public final class TimeBuckets {
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
-        this.gathering = new CallGathering(port, RedisScript.TIMED, ITEM_BYTES, registry, ticker);
+        this.gathering = new CallGathering(port, Script.TIMED, ITEM_BYTES, registry, ticker);
         this.overfull = ShardCounters.of(
                 registry,
                 port,

@@ -5,7 +5,7 @@ import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.EvictionReading;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +15,7 @@ import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 
 /**
- * A {@link RedisPort} whose calls of a {@link RedisScript#guarded() guarded} script (one that starts with {@code
+ * A {@link RedisPort} whose calls of a {@link Script#guarded() guarded} script (one that starts with {@code
  * guard.lua}) carry the shard's topology record key last among the keys, {@code KEYS[#KEYS]}, and the record the
  * shard is expected to hold last among the arguments, {@code ARGV[#ARGV]}: the guard fails the call with {@code
  * DEDUPTOPOLOGY}, having read and written nothing else, when the shard holds another record or none. Every call so
@@ -58,7 +58,7 @@ public final class GuardedPort implements RedisPort {
     }
 
     @Override
-    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
+    public CompletionStage<List<Object>> eval(int shard, Script script, Op op, byte[][] keys, byte[][] args) {
         if (!script.guarded()) {
             return port.eval(shard, script, op, keys, args);
         }

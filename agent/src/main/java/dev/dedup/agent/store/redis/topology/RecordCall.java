@@ -2,7 +2,7 @@ package dev.dedup.agent.store.redis.topology;
 
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Op;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -39,7 +39,7 @@ public final class RecordCall {
     }
 
     private static CompletionStage<String> call(RedisPort port, int shard, byte[] key, byte[]... args) {
-        return port.eval(shard, RedisScript.TOPOLOGY, Op.TOPOLOGY, new byte[][] {key}, args)
+        return port.eval(shard, Script.TOPOLOGY, Op.TOPOLOGY, new byte[][] {key}, args)
                 .thenApply(RecordCall::held);
     }
 

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.redis.access.RedisPort.Op;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.testing.FakeRedisPort;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
@@ -33,8 +33,7 @@ class CallGatheringTest {
     private final FakeRedisPort port = new FakeRedisPort(2);
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final CallGathering gathering =
-            new CallGathering(port, RedisScript.CLAIMS, ITEM_BYTES, registry, nanos::get);
+    private final CallGathering gathering = new CallGathering(port, Script.CLAIMS, ITEM_BYTES, registry, nanos::get);
 
     /** The script's arguments: the op, then the items. */
     private static final Function<ShardCalls.Call, byte[][]> ARGS = c -> new byte[][] {{'x'}, c.items()};

@@ -10,7 +10,7 @@ import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.connections.LettuceRedis;
 import dev.dedup.agent.store.redis.topology.Routing;
 import dev.dedup.agent.store.redis.topology.ShardLists;
@@ -82,7 +82,7 @@ class FingerprintTablesIT {
         LettuceRedis port = LettuceRedis.connect(
                 options,
                 registry,
-                List.of(RedisScript.CLAIMS, RedisScript.TABLE, RedisScript.SWEEP, RedisScript.TABLES),
+                List.of(Script.CLAIMS, Script.TABLE, Script.SWEEP, Script.TABLES),
                 null,
                 housekeeping);
         closing.add(port);

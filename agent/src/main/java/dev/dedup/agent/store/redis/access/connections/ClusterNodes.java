@@ -5,7 +5,7 @@ import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.redis.access.RedisFailures;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * promoted replica without a restart. A call that still meets a redirection (one pinned to a node with its
  * {@code WAIT}, whose node the view gave) has the view refreshed at once.
  */
-final class ClusterNodes implements Nodes {
+final class ClusterNodes implements LettuceRedis.Nodes {
 
     static final int REFRESH_SECONDS = 2;
 
@@ -164,7 +164,7 @@ final class ClusterNodes implements Nodes {
 
     /** The cluster connection sends {@code SCRIPT LOAD} to every node. */
     @Override
-    public void load(List<RedisScript> scripts) {
+    public void load(List<Script> scripts) {
         try {
             Connections.load(connection.async(), scripts);
         } catch (RuntimeException e) {

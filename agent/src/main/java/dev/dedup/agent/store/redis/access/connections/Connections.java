@@ -2,7 +2,7 @@ package dev.dedup.agent.store.redis.access.connections;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.redis.access.RedisFailures;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * What every Lettuce client and connection of the tier shares, whichever {@link Nodes} holds it: the options it is
- * built with, the scripts it loads, and how long closing it may take.
+ * What every Lettuce client and connection of the tier shares, whichever {@link LettuceRedis.Nodes} holds it: the
+ * options it is built with, the scripts it loads, and how long closing it may take.
  */
 final class Connections {
 
@@ -38,8 +38,8 @@ final class Connections {
      * scripts (restarted, failed over, flushed) is sent them whole with {@code EVAL}, so a server that refuses it
      * (an ACL without {@code +eval}) is refused at the start rather than at its first restart.
      */
-    static void load(RedisScriptingAsyncCommands<byte[], byte[]> cache, List<RedisScript> scripts) {
-        for (RedisScript script : scripts) {
+    static void load(RedisScriptingAsyncCommands<byte[], byte[]> cache, List<Script> scripts) {
+        for (Script script : scripts) {
             RedisFailures.await(cache.scriptLoad(script.body()));
         }
         RedisFailures.await(cache.<Long>eval("return 1", ScriptOutputType.INTEGER));

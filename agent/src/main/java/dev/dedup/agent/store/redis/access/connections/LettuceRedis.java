@@ -9,12 +9,13 @@ import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.MemoryInfo;
 import dev.dedup.agent.store.redis.access.RedisFailures;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisScript;
+import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.Retry;
 import dev.dedup.agent.store.redis.access.health.EvictionPolicy;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -113,7 +114,7 @@ public final class LettuceRedis implements RedisPort {
     public static LettuceRedis connect(
             RedisOptions options,
             MeterRegistry registry,
-            List<RedisScript> scripts,
+            List<Script> scripts,
             EventLoopGroup ioLoops,
             Housekeeping housekeeping) {
         ClientResources resources = Connections.clientResources(ioLoops);
@@ -150,7 +151,7 @@ public final class LettuceRedis implements RedisPort {
     }
 
     @Override
-    public CompletionStage<List<Object>> eval(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
+    public CompletionStage<List<Object>> eval(int shard, Script script, Op op, byte[][] keys, byte[][] args) {
         long start = ticker.getAsLong();
         Timer timer = timers[shard][op.ordinal()];
         CompletionStage<List<Object>> called = cluster
@@ -174,7 +175,7 @@ public final class LettuceRedis implements RedisPort {
      * One try of a script call. One that cannot even be sent fails its stage rather than throw, so that it is timed,
      * translated and told to the shard like any other failure.
      */
-    private CompletionStage<List<Object>> call(int shard, RedisScript script, Op op, byte[][] keys, byte[][] args) {
+    private CompletionStage<List<Object>> call(int shard, Script script, Op op, byte[][] keys, byte[][] args) {
         try {
             if (replicas > 0 && op.durability() == Durability.REPLICATED) {
                 return nodes.node(shard)
@@ -200,7 +201,7 @@ public final class LettuceRedis implements RedisPort {
 
     /** The one script path: {@code EVALSHA}; on {@code NOSCRIPT}, the body with {@code EVAL}, routed the same way. */
     static CompletionStage<List<Object>> run(
-            RedisScriptingAsyncCommands<byte[], byte[]> redis, RedisScript script, byte[][] keys, byte[][] args) {
+            RedisScriptingAsyncCommands<byte[], byte[]> redis, Script script, byte[][] keys, byte[][] args) {
         return redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
                 .handle((result, failure) -> {
                     if (failure == null) {
@@ -287,5 +288,66 @@ public final class LettuceRedis implements RedisPort {
     public void close() {
         nodes.close();
         resources.shutdown(0, Connections.CLOSE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * What the adapter needs to know of a deployment's shape: where the port's shards are. {@link ShardNodes} for
+     * standalone and Sentinel-managed shards (a shard is a server), {@link ClusterNodes} for a Redis Cluster (a shard
+     * is a group of keys in one hash slot, served by whichever master holds it). Everything else, the script path,
+     * {@code WAIT}, retries, timers and failures, is the adapter's and the same for both.
+     */
+    interface Nodes extends AutoCloseable {
+
+        /** The port's shards. */
+        int count();
+
+        /** Shard {@code i}'s name for messages. */
+        String name(int i);
+
+        /** Where a call to shard {@code i} is sent: commands that reach the server holding its keys. */
+        RedisScriptingAsyncCommands<byte[], byte[]> calls(int i);
+
+        /**
+         * The one server holding shard {@code i}'s keys now (on a Cluster, every key of a group hashes to the group's
+         * slot), and one connection to it: a script and its {@code WAIT} go there together, since {@code WAIT} counts
+         * the writes of the connection it is sent on.
+         */
+        CompletionStage<Node> node(int i);
+
+        /**
+         * Every server claims are written to, for a {@code PING} and the eviction policy check; a server that cannot be
+         * reached fails its stage with a {@link dev.dedup.agent.store.StoreUnavailableException}.
+         */
+        List<CompletionStage<Node>> servers();
+
+        /**
+         * Loads {@code scripts} into every server's script cache ({@link Connections#load}), or fails naming the server
+         * and what it refused.
+         */
+        void load(List<Script> scripts);
+
+        /**
+         * A call to shard {@code i} failed with {@code failure} ({@code kind} as the store reports it): follow the
+         * shard if that says it moved.
+         */
+        void failed(int i, Throwable failure, FailureKind kind);
+
+        /** Subscribes to {@code channel} wherever a {@code PUBLISH} to a shard is heard; see {@link RedisPort}. */
+        RedisPort.Subscription subscribe(byte[] channel, Consumer<byte[]> onMessage, Consumer<Boolean> listening);
+
+        /** The {@code shard} tag of shard {@code i}'s call timers. */
+        String timerTag(int i);
+
+        /** Shard {@code i}'s part of {@code /v1/stats}. */
+        Map<String, Object> stats(int i);
+
+        @Override
+        void close();
+
+        /**
+         * A server: its name for messages (a shard's, or a Cluster node's), its commands, and the port's shard it is
+         * ({@code -1} for a Cluster master, which serves any number of groups).
+         */
+        record Node(String name, RedisAsyncCommands<byte[], byte[]> commands, int shard) {}
     }
 }

@@ -1,9 +1,9 @@
 /**
- * The port on Lettuce ({@link dev.dedup.agent.store.redis.access.connections.LettuceRedis}), the only place that
- * holds Redis clients: where each shard's calls go ({@code Nodes}: standalone or Sentinel-managed shards in {@code
- * ShardNodes} over one {@code ShardLink} each, a Redis Cluster in {@code ClusterNodes}), the release channel's
- * subscriptions, the event loops shared with the HTTP server, and what every client and connection is built and
- * closed with ({@code Connections}). Only {@code LettuceRedis} is public; the store creates it and talks to it as a
- * {@link dev.dedup.agent.store.redis.access.RedisPort}.
+ * The port on Lettuce ({@link dev.dedup.agent.store.redis.access.connections.LettuceRedis}), the only place that holds
+ * Redis clients: where each shard's calls go ({@code LettuceRedis.Nodes}: standalone or Sentinel-managed shards in
+ * {@code ShardNodes}, one connection each, a Redis Cluster in {@code ClusterNodes}), the release channel's
+ * subscriptions, the event loops shared with the HTTP server, and what every client and connection is built and closed
+ * with ({@code Connections}). Only {@code LettuceRedis} is public; the store creates it and talks to it as a {@link
+ * dev.dedup.agent.store.redis.access.RedisPort}.
  */
 package dev.dedup.agent.store.redis.access.connections;
