@@ -31,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * re-claims one batch until its claim path is compiled; then the mount is shrunk to a few MiB above what it holds,
  * and fresh ids are claimed until the file cannot grow. The agent must answer that 503 naming the cause, keep what it
  * acknowledged, never answer the refused batch as a duplicate of itself, keep deciding ids whose part of the file
- * exists, and take the refused batch once the mount grows again, without a restart. Needs root to mount.
+ * exists, and take the refused batch once the mount grows again, without a restart. An agent killed on such a mount
+ * starts again without making the file resident (a tmpfs backs every page read through a mapping). Needs root to
+ * mount.
  */
 class EmbeddedDiskFullIT {
 
@@ -168,6 +170,40 @@ class EmbeddedDiskFullIT {
                     "copies of the batch taken after the remount");
 
             assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+        }
+    }
+
+    @Test
+    void killedAgent_restartsOnASmallerMount_withoutMakingItsFileResident() throws Exception {
+        String sized = run("mount", "-o", "remount,size=64m", mount.toString());
+        assertEquals(64 * 1024, sizeKib(), "remount: " + sized + df());
+        Path dataDir = mount.resolve("restart");
+        List<Item> claimed = batch("restart", 1000, "p");
+        try (AgentProcess agent =
+                AgentProcess.start(work, "--data-dir", dataDir.toString(), "--embedded-slots", SLOTS)) {
+            assertEquals(
+                    Collections.nCopies(claimed.size(), "new"), agent.http().claim(NS, claimed));
+            agent.kill9();
+        }
+        long usedBefore = usedKib();
+
+        // Not closed cleanly: the agent counts the file's claims at start, 1 GiB on a 64 MiB mount.
+        try (AgentProcess agent =
+                AgentProcess.start(work, "--data-dir", dataDir.toString(), "--embedded-slots", SLOTS)) {
+            AgentHttp http = agent.http();
+            long grew = usedKib() - usedBefore;
+            assertTrue(grew < 8 * 1024, "the start made " + grew + " KiB of the file resident: " + df());
+            JsonObject store =
+                    new JsonObject(AgentHttp.text(AgentHttp.ok(http.get("/v1/stats")))).getJsonObject("store");
+            assertEquals(claimed.size(), store.getLong("occupied_slots"), store.encode());
+            assertEquals(Collections.nCopies(claimed.size(), "retry"), http.claim(NS, claimed), "owner's resend");
+            assertEquals(
+                    Collections.nCopies(claimed.size(), "duplicate"),
+                    http.claim(NS, withOwner(claimed, "other")),
+                    "another owner's copies");
+            assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+        } finally {
+            run("rm", "-rf", dataDir.toString());
         }
     }
 

@@ -47,6 +47,8 @@ final class SlotFile {
     static final int BLOCK_BYTES = 64 * 1024;
     /** The file system's unit checked for zeros: a page of empty slots, or a hole. */
     private static final int PAGE_BYTES = 4096;
+    /** What the count after an unclean stop reads at once: whole slots, whole sets. */
+    private static final int COUNT_READ_BYTES = 1 << 20;
     /** What an unwritten block holds, and what is written to allocate one. */
     private static final byte[] ZEROS = new byte[BLOCK_BYTES];
 
@@ -251,17 +253,33 @@ final class SlotFile {
     }
 
     /**
-     * Counts the slots that hold a key: one pass over the whole file, which reads every page of it into memory.
-     * Needed only after an agent did not close the file.
+     * Counts the slots that hold a key: one pass over the whole file, needed only after an agent did not close it.
+     * The pass reads through the file descriptor, in order, rather than through the mapping: a read of a hole through
+     * a shared mapping allocates the page on a tmpfs (a pod's memory-backed volume), so counting that way would make
+     * the whole sparse file resident, and fault at start where the mount is smaller than the file; {@code read} of a
+     * hole allocates nothing anywhere. Nothing else touches the file yet.
+     *
+     * @throws IllegalStateException naming the file when it cannot be read
      */
     long countOccupied() {
         long occupied = 0;
-        for (MappedByteBuffer chunk : chunks) {
-            for (int at = 0, end = chunk.capacity(); at < end; at += SlotFileHeader.SLOT_BYTES) {
-                if (chunk.getLong(at) != 0) {
-                    occupied++;
+        byte[] bytes = new byte[COUNT_READ_BYTES];
+        ByteBuffer slots = ByteBuffer.wrap(bytes);
+        long end = header.fileBytes();
+        try {
+            for (long at = SlotFileHeader.BYTES; at < end; ) {
+                int length = (int) Math.min(bytes.length, end - at);
+                blocks.seek(at);
+                blocks.readFully(bytes, 0, length);
+                for (int slot = 0; slot < length; slot += SlotFileHeader.SLOT_BYTES) {
+                    if (slots.getLong(slot) != 0) {
+                        occupied++;
+                    }
                 }
+                at += length;
             }
+        } catch (IOException e) {
+            throw new IllegalStateException("embedded store " + path + " cannot be read to count its claims: " + e, e);
         }
         return occupied;
     }
