@@ -116,6 +116,10 @@ public final class Agent implements AutoCloseable {
                             + sinceJvmStart());
             metrics.bindProcessMeters();
             if (stores.ranges() instanceof EmbeddedStore embedded) {
+                String copyOnWrite = embedded.copyOnWriteWarning();
+                if (copyOnWrite != null) {
+                    LOG.log(System.Logger.Level.WARNING, "embedded store: " + copyOnWrite);
+                }
                 String notAdvised = embedded.adviseRandomAccess();
                 if (notAdvised != null) {
                     LOG.log(

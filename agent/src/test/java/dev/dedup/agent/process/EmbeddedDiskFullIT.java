@@ -35,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * acknowledged, never answer the refused batch as a duplicate of itself, keep deciding ids whose part of the file
  * exists (also once the kernel dropped its pages and the mapping reads them back), and take the refused batch once
  * the ballast is gone, without a restart. An agent killed on a tmpfs smaller than its file starts again without making
- * the file resident (a tmpfs backs every page read through a mapping). Needs root to mount.
+ * the file resident (a tmpfs backs every page read through a mapping). On btrfs, where a full disk faults writes to
+ * allocated pages too, the agent says so at start. Needs root to mount.
  */
 class EmbeddedDiskFullIT {
 
@@ -45,6 +46,9 @@ class EmbeddedDiskFullIT {
     private static final String NS = "t";
     private static final int WARM_UP = 500;
     private static final int BATCH = 10;
+    /** Where each file system's mkfs comes from on Debian. */
+    private static final java.util.Map<String, String> PACKAGES =
+            java.util.Map.of("ext4", "e2fsprogs", "xfs", "xfsprogs", "btrfs", "btrfs-progs");
     /** What the ballast leaves free. */
     private static final long ROOM_KIB = 4096;
 
@@ -191,6 +195,24 @@ class EmbeddedDiskFullIT {
         }
     }
 
+    @Test
+    void onBtrfs_theAgentWarnsThatAFullDiskWouldFaultIt() throws Exception {
+        try (Mount mount = Mount.of("btrfs", work)) {
+            Path dataDir = mount.dir.resolve("data");
+            try (AgentProcess agent =
+                    AgentProcess.start(work, "--data-dir", dataDir.toString(), "--embedded-slots", "1048576")) {
+                List<Item> batch = batch("cow", 100, "p");
+                assertEquals(
+                        Collections.nCopies(batch.size(), "new"), agent.http().claim(NS, batch));
+                assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
+                String output = agent.output();
+                assertTrue(
+                        output.contains("WARNING") && output.contains("is on btrfs, a copy-on-write file system"),
+                        output);
+            }
+        }
+    }
+
     /**
      * {@code batches} batches of {@code size} fresh ids on a full disk: each refused 503 or answered {@code new}, never
      * a reply the store did not write; returns those answered.
@@ -242,10 +264,10 @@ class EmbeddedDiskFullIT {
                 if (!found) {
                     Files.delete(dir);
                 }
-                assumeTrue(found, mkfs + " is not installed (" + (type.equals("xfs") ? "xfsprogs" : "e2fsprogs") + ")");
+                assumeTrue(found, mkfs + " is not installed (" + PACKAGES.get(type) + ")");
                 image = work.resolve(type + ".img");
                 run("truncate", "-s", "320M", image.toString());
-                out = run(mkfs, type.equals("xfs") ? "-f" : "-F", "-q", image.toString());
+                out = run(mkfs, type.equals("ext4") ? "-F" : "-f", "-q", image.toString());
                 out += run("mount", "-o", "loop", image.toString(), dir.toString());
             }
             Mount mount = new Mount(dir, image);

@@ -157,6 +157,15 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         return t == null ? null : t.file().adviseRandomAccess();
     }
 
+    /**
+     * One line of warning when the slot file is on a copy-on-write file system, where a full disk faults the agent
+     * instead of being answered 503; else null (or when the store is closed).
+     */
+    public String copyOnWriteWarning() {
+        ClaimTable t = table;
+        return t == null ? null : t.file().copyOnWriteWarning();
+    }
+
     /** Slots holding a claim, live or expired: the table's fill in ids. */
     public long occupiedSlots() {
         ClaimTable t = table;

@@ -173,6 +173,33 @@ final class SlotFile {
         return path;
     }
 
+    /**
+     * One line saying why a full disk would fault the agent, when the file is on a copy-on-write file system, else
+     * null. Allocating blocks ahead of the mapping (see the class comment) keeps a full disk an error the agent sees
+     * only where a page, once allocated, is written in place: btrfs, ZFS and bcachefs write every change of a page
+     * to new space, so on a full disk a write through the mapping faults even where the file is allocated.
+     */
+    String copyOnWriteWarning() {
+        String type;
+        try {
+            type = Files.getFileStore(path).type();
+        } catch (IOException | RuntimeException e) {
+            return null; // the type is only for the warning
+        }
+        return copyOnWriteWarning(path, type);
+    }
+
+    static String copyOnWriteWarning(Path path, String fileSystemType) {
+        String type = fileSystemType.toLowerCase(java.util.Locale.ROOT);
+        if (!(type.equals("btrfs") || type.equals("zfs") || type.equals("bcachefs"))) {
+            return null;
+        }
+        return path + " is on " + type + ", a copy-on-write file system: every write to it needs free space, also"
+                + " where the file is allocated, so a full disk faults the agent instead of answering 503 (claims left"
+                + " unanswered, a stop that cannot close the file); keep space free there, or put --data-dir on ext4,"
+                + " XFS or a tmpfs";
+    }
+
     SlotFileHeader header() {
         return header;
     }
