@@ -28,13 +28,18 @@ PORT = int(os.environ.get("PORT", "17070"))
 BATCH = 5000
 
 
-def start(data_dir):
+READY_SECONDS = 300
+agents = []
+
+
+def start(data_dir, log):
     agent = subprocess.Popen(
         ["java", "-jar", JAR, "--port", str(PORT), "--ops-port", str(PORT + 1),
          "--data-dir", data_dir, "--embedded-slots", SLOTS],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        stdout=log, stderr=subprocess.STDOUT)
+    agents.append(agent)
     began = time.monotonic()
-    while True:
+    while time.monotonic() - began < READY_SECONDS:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{PORT + 1}/health/ready", timeout=1) as r:
                 if r.status == 200:
@@ -42,8 +47,9 @@ def start(data_dir):
         except OSError:
             pass
         if agent.poll() is not None:
-            sys.exit("the agent exited with " + str(agent.returncode) + ": " + agent.stderr.read().decode()[-2000:])
+            sys.exit(f"the agent exited with {agent.returncode}: see {log.name}")
         time.sleep(0.01)
+    sys.exit(f"the agent was not ready within {READY_SECONDS} s: see {log.name}")
 
 
 def resident_mib(pid):
@@ -56,8 +62,10 @@ def resident_mib(pid):
 
 def main():
     data_dir = os.environ.get("DATA_DIR") or tempfile.mkdtemp(prefix="dedup-restart-", dir="/var/tmp")
+    log = tempfile.NamedTemporaryFile(prefix="dedup-restart-", suffix=".log", delete=False)
+    measured = False
     try:
-        agent, _ = start(data_dir)
+        agent, _ = start(data_dir, log)
         for b in range(0, CLAIMS, BATCH):
             items = [{"id": f"id-{b + i}", "owner": "o"} for i in range(min(BATCH, CLAIMS - b))]
             body = json.dumps({"ns": "restart", "items": items}).encode()
@@ -74,16 +82,24 @@ def main():
                 drop.write("3\n")
         except OSError:
             cache = "warm (not root: the page cache was not dropped)"
-        agent, seconds = start(data_dir)
+        agent, seconds = start(data_dir, log)
         with urllib.request.urlopen(f"http://127.0.0.1:{PORT + 1}/v1/stats") as r:
             occupied = json.load(r)["store"]["occupied_slots"]
         print(f"{os.path.basename(JAR)}: ready {seconds:.2f} s after kill -9, page cache {cache}, "
               f"resident {resident_mib(agent.pid)} MiB, {occupied} occupied slots counted")
+        measured = True
         agent.terminate()
         agent.wait()
     finally:
+        for running in agents:
+            if running.poll() is None:
+                running.kill()
+                running.wait()
         if not os.environ.get("DATA_DIR"):
             shutil.rmtree(data_dir, ignore_errors=True)
+        log.close()
+        if measured:
+            os.unlink(log.name)
 
 
 if __name__ == "__main__":

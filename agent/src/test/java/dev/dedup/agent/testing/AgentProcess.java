@@ -45,7 +45,12 @@ public final class AgentProcess implements AutoCloseable {
     public static AgentProcess start(Path workDir, Map<String, String> env, String... args)
             throws IOException, InterruptedException {
         AgentProcess p = launch(Host.LOOPBACK, freePort(), workDir, List.of(), env, List.of(args));
-        p.awaitReady(Duration.ofSeconds(30));
+        try {
+            p.awaitReady(Duration.ofSeconds(30));
+        } catch (RuntimeException | InterruptedException | Error e) {
+            p.close(); // a process the caller never got would outlive the test
+            throw e;
+        }
         return p;
     }
 

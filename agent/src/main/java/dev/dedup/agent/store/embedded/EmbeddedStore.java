@@ -71,7 +71,13 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
             file.close(file.occupiedAtOpen());
             throw new IllegalStateException("embedded store " + dataDir + ": " + e.getMessage(), e);
         }
-        this.table = new ClaimTable(file);
+        try {
+            this.table = new ClaimTable(file); // counts the file's claims after an unclean stop
+        } catch (RuntimeException e) {
+            ranges.close();
+            file.close(file.occupiedAtOpen());
+            throw e;
+        }
         this.ways = ways;
         this.sets = sets;
         this.retentionIds90 = RetentionModel.idsRemembered(ways, sets, 0.9);

@@ -60,8 +60,9 @@ final class SlotFile {
     private final MappedByteBuffer[] chunks;
     private final MappedByteBuffer headerPage;
     /**
-     * Reads and writes whole blocks, by position under {@link #allocated}'s monitor. Not a {@link FileChannel}: an
-     * interrupt of a thread inside one closes the channel for every thread.
+     * Reads and writes whole blocks, by position under {@link #allocated}'s monitor (or before any claim: {@link
+     * #countOccupied}). Not a {@link FileChannel}: an interrupt of a thread inside one closes the channel for every
+     * thread.
      */
     private final RandomAccessFile blocks;
     /** One bit per block of the file: set once the file system holds every page of the block. */
