@@ -141,11 +141,7 @@ class EmbeddedDiskFullIT {
 
                 // Everything acknowledged is still decided, on a full disk: its part of the file exists.
                 for (List<Item> batch : acked) {
-                    assertEquals(Collections.nCopies(batch.size(), "retry"), http.claim(NS, batch), "owner's resend");
-                    assertEquals(
-                            Collections.nCopies(batch.size(), "duplicate"),
-                            http.claim(NS, withOwner(batch, "other")),
-                            "another owner's copies");
+                    assertHeld(http, batch);
                 }
                 assertEquals(200, http.get("/health/live").statusCode());
 
@@ -186,11 +182,7 @@ class EmbeddedDiskFullIT {
                 JsonObject store =
                         new JsonObject(AgentHttp.text(AgentHttp.ok(http.get("/v1/stats")))).getJsonObject("store");
                 assertEquals(claimed.size(), store.getLong("occupied_slots"), store.encode());
-                assertEquals(Collections.nCopies(claimed.size(), "retry"), http.claim(NS, claimed), "owner's resend");
-                assertEquals(
-                        Collections.nCopies(claimed.size(), "duplicate"),
-                        http.claim(NS, withOwner(claimed, "other")),
-                        "another owner's copies");
+                assertHeld(http, claimed);
                 assertEquals(0, agent.terminate(Duration.ofSeconds(30)), agent.output());
             }
         }
@@ -337,6 +329,15 @@ class EmbeddedDiskFullIT {
 
     private static HttpResponse<byte[]> post(AgentHttp http, List<Item> items) {
         return http.post("/v1/claims", AgentHttp.BINARY, BatchEncoder.binary(NS, items));
+    }
+
+    /** {@code batch} is still claimed by its owner: {@code retry} to the owner's resend, {@code duplicate} to others. */
+    private static void assertHeld(AgentHttp http, List<Item> batch) {
+        assertEquals(Collections.nCopies(batch.size(), "retry"), http.claim(NS, batch), "owner's resend");
+        assertEquals(
+                Collections.nCopies(batch.size(), "duplicate"),
+                http.claim(NS, withOwner(batch, "other")),
+                "another owner's copies");
     }
 
     /** Nobody else claimed these ids: {@code duplicate} for any of them would drop a record. */
