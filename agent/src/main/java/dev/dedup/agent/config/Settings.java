@@ -187,10 +187,12 @@ public final class Settings {
                     "DEDUP_NAMESPACE_EVENT_RATES",
                     EVENT_RATE_SUFFIX,
                     "ns=ids per second, e.g. clicks=33334",
-                    "none: no namespace is filed by event time",
+                    "none: no namespace is filed in time buckets",
                     WindowOptions.EVENT_RATE_BOUNDS,
-                    "Files one namespace's claims by the items' event time (`ts`, then required on every item), "
-                            + "`ns=ids per second`: its peak over all workers, {bounds} (see below).",
+                    "Files one namespace's claims in per-second time buckets on Redis (Tapjoy's layout; `ts` then "
+                            + "required on every item), `ns=ids per second`: its peak over all workers, {bounds} "
+                            + "(see below). Not needed for event times: any item with `ts` counts its window on its "
+                            + "namespace's event clock.",
                     (d, ns, rate) -> d.eventRates.put(ns, rate)),
             Setting.of(
                     "max-batch",

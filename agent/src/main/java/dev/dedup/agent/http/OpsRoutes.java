@@ -68,6 +68,7 @@ final class OpsRoutes {
         stats.put("releases", metrics.releaseTotals());
         stats.put("windows", claims.windows().describe());
         stats.put("event_rates", claims.windows().describeEventRates());
+        stats.put("event_time", claims.eventTimes());
         stats.put("window_modes", claims.windows().describeWindowModes());
         ctx.response().putHeader("Content-Type", MediaTypes.JSON).end(new JsonObject(stats).encodePrettily());
     }

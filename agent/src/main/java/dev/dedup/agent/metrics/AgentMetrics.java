@@ -32,6 +32,7 @@ public final class AgentMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Counter[] claims = new Counter[Verdict.values().length];
+    private final Counter late;
     private final Counter released;
     private final Counter notHeld;
     private final DistributionSummary claimBatchItems;
@@ -66,6 +67,9 @@ public final class AgentMetrics implements AutoCloseable {
                     .description("Items claimed, by verdict")
                     .register(registry);
         }
+        late = Counter.builder(MetricNames.CLAIMS_LATE)
+                .description("Items claimed a window or more behind their namespace's event clock")
+                .register(registry);
         released = Counter.builder(MetricNames.RELEASES)
                 .tag(MetricNames.TAG_RESULT, "released")
                 .description("Items released, by result")
@@ -106,6 +110,11 @@ public final class AgentMetrics implements AutoCloseable {
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** Counts {@code n} late items of one claimed batch. */
+    public void recordLate(int n) {
+        late.increment(n);
     }
 
     /** Counts the verdicts of one claimed batch. */

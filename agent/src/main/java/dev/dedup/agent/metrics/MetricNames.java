@@ -10,6 +10,11 @@ public final class MetricNames {
     public static final String BUILD_INFO = "dedup.build.info";
     /** Items claimed, tag {@code verdict=new|retry|duplicate}. */
     public static final String CLAIMS = "dedup.claims";
+    /**
+     * Items claimed late: their event time a window or more behind their namespace's event clock, so that no claim
+     * of which they could be a copy need still be held.
+     */
+    public static final String CLAIMS_LATE = "dedup.claims.late";
     /** Items released, tag {@code result=released|not_held}. */
     public static final String RELEASES = "dedup.releases";
     /** Items per accepted request, tag {@code endpoint=claims|releases}. */

@@ -2,6 +2,7 @@ package dev.dedup.agent.nearcache;
 
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.LongIntTable;
 import dev.dedup.codec.Batch;
 import dev.dedup.wire.Verdict;
@@ -24,6 +25,9 @@ import java.util.function.LongSupplier;
  * bypassed and cleared ({@link NearCache#listening()}), since releases elsewhere would go unseen. It compares
  * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
  * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
+ *
+ * <p>An entry of a claim with an event time ends when the wall clock reaches its end, which a namespace's event
+ * clock never passes first: the store holds the claim at least as long.
  *
  * <p>Namespaces with a sliding window go to the store every time: each repeat must renew the claim where
  * it is kept, which an answer from the cache would skip (and an entry renewed only here would outlive the
@@ -190,6 +194,11 @@ public final class NearCachedStore implements ClaimStore {
             cache.invalidate(batch.key(i));
         }
         return store.release(batch, policy);
+    }
+
+    @Override
+    public EventClocks eventClocks() {
+        return store.eventClocks();
     }
 
     @Override

@@ -11,18 +11,18 @@ import java.util.Map;
  * request through the store port: how long a claim is remembered, and whether claims are filed by the messages'
  * event time. The one place where the end of a claim is computed.
  *
- * <p>Without an event time a claim ends a window after it is made. With one, a window after the
- * message's event time, an event time more than a window ahead of the clock counting as a window ahead
- * (so that no claim is kept longer than two windows, whatever a producer's clock says). The end then
- * depends only on the event second for every realistic clock, so every claim of one second ends together.
+ * <p>Without an event time a claim ends a window after it is made, on the wall clock. With one, a window
+ * after the message's event time, on the namespace's event clock ({@link EventClocks}); an event time more than a
+ * window ahead of the wall clock counts as a window ahead (so that no claim is kept longer than two windows,
+ * whatever a producer's clock says).
  *
  * <p>In a sliding namespace every answer {@code retry} or {@code duplicate} also renews the claim: its
- * end becomes a window from then, as {@link #endMillis} computes it for a claim made then. Claims filed by
- * event time are never sliding (their buckets end together).
+ * end becomes a window from then, as {@link #endMillis} computes it for a claim made then. A sliding namespace
+ * ignores event times, and cannot file claims in time buckets (their buckets end together).
  *
  * @param windowMillis how long a claim is remembered
- * @param eventRate    the namespace's expected peak ids per second over all workers when it files claims
- *                     by event time (the Redis tier sizes its time buckets by it), else 0
+ * @param eventRate    the namespace's expected peak ids per second over all workers when it files claims in
+ *                     per-second time buckets (the Redis tier sizes them by it), else 0
  * @param sliding      whether repeats renew the claim (AdMaster's renew-on-hit), else the window is fixed
  */
 public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
@@ -69,9 +69,23 @@ public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
         return new ClaimPolicy(windowMillis, 0, true);
     }
 
-    /** Whether the namespace files claims by event time, so that every item carries one. */
-    public boolean byEventTime() {
+    /**
+     * Whether the namespace files claims in per-second time buckets (Tapjoy's layout, on the Redis tier), so that
+     * every item carries its event time.
+     */
+    public boolean timeBuckets() {
         return eventRate > 0;
+    }
+
+    /**
+     * Whether item {@code i}'s claim is late ({@link EventClocks}): it carries an event time whose end, a window
+     * later, the namespace's clock {@code clock} has already reached.
+     */
+    public boolean late(Batch batch, int i, long clock) {
+        long second = batch.eventSecond(i);
+        return second != Batch.NO_EVENT_TIME
+                && clock != Batch.NO_EVENT_TIME
+                && second * 1000 + windowMillis <= clock * 1000;
     }
 
     /** Epoch millis at which item {@code i}'s claim, made at {@code nowMillis}, ends. */

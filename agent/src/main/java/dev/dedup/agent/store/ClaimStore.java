@@ -22,8 +22,10 @@ public interface ClaimStore extends AutoCloseable {
     String kind();
 
     /**
-     * Claims every item of {@code batch} for its owner, kept as {@code policy} (its namespace's) says. The
-     * batch carries event times exactly when the policy files claims by them.
+     * Claims every item of {@code batch} for its owner, kept as {@code policy} (its namespace's) says. An item
+     * with an event time ends a window after it on its namespace's {@linkplain EventClocks clock}, which the
+     * claim moves on; one without ends a window after the claim. A policy of time buckets gets every item with
+     * one; a sliding one, none.
      *
      * @return one verdict code per item, in order: {@code 0} new, {@code 1} retry, {@code 2} duplicate
      */
@@ -35,6 +37,14 @@ public interface ClaimStore extends AutoCloseable {
      * @return one byte per item: {@code 1} released, {@code 0} not held by that owner
      */
     CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy);
+
+    /**
+     * Each namespace's event clock as this store last saw it ({@link EventClocks}): a claim with an event time whose
+     * end its namespace's has passed is no longer held. None by default.
+     */
+    default EventClocks eventClocks() {
+        return EventClocks.NONE;
+    }
 
     /** Completes when the store answers; fails with the reason otherwise. */
     CompletionStage<Void> ready();

@@ -30,9 +30,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Namespaces with and without an event rate, over HTTP on the embedded store: where claims are filed by
- * event time every item must carry {@code ts} and a claim lasts a window after it; elsewhere {@code ts} is
- * ignored. Each test uses fresh ids and event times read from the clock, so tests share one agent.
+ * Items with event times, over HTTP on the embedded store, in namespaces with and without an event rate: where the
+ * namespace has one every item must carry {@code ts}; anywhere, a claim with one lasts until the namespace's event
+ * clock (the newest event second claimed there, never past the wall) is a window after it. Each test uses fresh ids
+ * and moves the clocks it relies on to the wall's second first, so tests share one agent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EventTimeNamespaceTest {
@@ -79,6 +80,11 @@ class EventTimeNamespaceTest {
         return UUID.randomUUID().toString();
     }
 
+    /** Moves the namespace's event clock to the wall's second, as a stream's newest messages do. */
+    private void clockToNow(String ns) {
+        assertEquals(List.of("new"), http.claim(ns, List.of(new Item(id(), "clock", second(Duration.ZERO)))));
+    }
+
     /** The clock's epoch second, moved by {@code offset}. */
     private long second(Duration offset) {
         return (clock.getAsLong() + offset.toMillis()) / 1000;
@@ -112,8 +118,8 @@ class EventTimeNamespaceTest {
         String text = badRequest("/v1/claims", JSON, body);
 
         assertTrue(
-                text.contains("items[2].ts: missing; namespace timed files claims by event time"
-                        + " (namespace.timed.event-rate)"),
+                text.contains(
+                        "items[2].ts: missing; namespace timed has an event rate" + " (namespace.timed.event-rate)"),
                 text);
         assertEquals(
                 List.of("new", "new"),
@@ -154,10 +160,11 @@ class EventTimeNamespaceTest {
         assertEquals(List.of("retry"), http.claim(TIMED, List.of(new Item(id, "3:100", ts))));
     }
 
-    // --- how long a claim lasts: a window after its event time ---
+    // --- how long a claim lasts: until the namespace's clock is a window after its event time ---
 
     @Test
-    void tsOlderThanTheWindow_isAnsweredNewEveryTime() {
+    void tsAWindowBehindTheClock_isLate_andAnsweredNewEveryTime() {
+        clockToNow(TIMED);
         String id = id();
         long stale = second(WINDOW.plusSeconds(1).negated());
         for (String owner : List.of("o1", "o2", "o1")) {
@@ -172,39 +179,54 @@ class EventTimeNamespaceTest {
     }
 
     @Test
-    void claimEndsAWindowAfterItsEventTime_notAWindowAfterTheClaim() {
+    void claimEndsAWindowAfterItsEventTime_onTheNamespacesClock_notAWindowAfterTheClaim() {
+        clockToNow(TIMED);
         String id = id();
         long ts = second(WINDOW.minusSeconds(10).negated());
         assertEquals(List.of("new"), http.claim(TIMED, List.of(new Item(id, "o1", ts))));
         clock.advance(Duration.ofSeconds(9));
+        clockToNow(TIMED);
         assertEquals(List.of("duplicate"), http.claim(TIMED, List.of(new Item(id, "o2", ts))), "a second left");
         clock.advance(Duration.ofSeconds(2));
         assertEquals(
-                List.of("new"), http.claim(TIMED, List.of(new Item(id, "o2", ts))), "a window after the event time");
+                List.of("duplicate"),
+                http.claim(TIMED, List.of(new Item(id, "o2", ts))),
+                "the wall is past its end, but no newer event was claimed: the stream stands still");
+        clockToNow(TIMED);
+        assertEquals(
+                List.of("new"),
+                http.claim(TIMED, List.of(new Item(id, "o2", ts))),
+                "the clock a window after the event time");
     }
 
     @Test
     void tsFarAhead_isRememberedAtMostTwoWindows() {
+        clockToNow(TIMED);
         String id = id();
         long ts = second(Duration.ofDays(365));
         assertEquals(List.of("new"), http.claim(TIMED, List.of(new Item(id, "o1", ts))));
         clock.advance(WINDOW.multipliedBy(2).minusSeconds(1));
+        clockToNow(TIMED);
         assertEquals(List.of("duplicate"), http.claim(TIMED, List.of(new Item(id, "o2", ts))));
         clock.advance(Duration.ofSeconds(2));
+        clockToNow(TIMED);
         assertEquals(List.of("new"), http.claim(TIMED, List.of(new Item(id, "o2", ts))));
     }
 
-    // --- a namespace without an event rate ignores ts ---
+    // --- a namespace without an event rate: the same clock ---
 
     @Test
-    void tsIsIgnoredInANamespaceWithoutAnEventRate() {
+    void anotherTsWithinTheWindow_isTheSameMessage_andTheEmbeddedStoreFindsItWithoutTsToo() {
+        // The embedded store finds a claim by its id's key alone, and once a namespace has an event clock it ends
+        // every claim of the namespace on it; the Redis tier keeps claims with and without event times in tables of
+        // their own (docs/api.md, "Event time").
         String id = id();
         long ts = second(Duration.ZERO);
         assertEquals(List.of("new"), http.claim(PLAIN, List.of(new Item(id, "o1", ts))));
         assertEquals(
                 List.of("duplicate"),
                 http.claim(PLAIN, List.of(new Item(id, "o2", ts + 3600))),
-                "another event time is the same message here");
+                "another event time within the window is the same message");
         assertEquals(List.of("retry"), http.claim(PLAIN, List.of(new Item(id, "o1", ts + 7200))));
         assertEquals(List.of("duplicate"), http.claim(PLAIN, List.of(new Item(id, "o2"))), "or none at all");
         assertEquals(
@@ -214,15 +236,22 @@ class EventTimeNamespaceTest {
     }
 
     @Test
-    void staleTsInANamespaceWithoutAnEventRate_isClaimedForAWindowFromTheClaim() {
+    void aReplayedStreamKeepsItsClaims_whileItsClockStandsStill_inANamespaceWithoutAnEventRate() {
+        String lagging = "replayed";
         String id = id();
-        long stale = second(WINDOW.multipliedBy(3).negated());
-        assertEquals(List.of("new"), http.claim(PLAIN, List.of(new Item(id, "o1", stale))));
-        assertEquals(List.of("duplicate"), http.claim(PLAIN, List.of(new Item(id, "o2", stale))));
-        clock.advance(WINDOW.minusSeconds(1));
-        assertEquals(List.of("duplicate"), http.claim(PLAIN, List.of(new Item(id, "o2", stale))));
-        clock.advance(Duration.ofSeconds(2));
-        assertEquals(List.of("new"), http.claim(PLAIN, List.of(new Item(id, "o2", stale))));
+        long old = second(WINDOW.multipliedBy(3).negated());
+        assertEquals(List.of("new"), http.claim(lagging, List.of(new Item(id, "o1", old))));
+        assertEquals(List.of("duplicate"), http.claim(lagging, List.of(new Item(id, "o2", old))));
+        clock.advance(WINDOW.multipliedBy(2));
+        assertEquals(
+                List.of("duplicate"),
+                http.claim(lagging, List.of(new Item(id, "o2", old + 60))),
+                "three windows behind the wall, two windows of the wall later: the stream's own time moved a minute");
+        assertEquals(
+                List.of("new"),
+                http.claim(lagging, List.of(new Item(id(), "o1", old + WINDOW.toSeconds() + 1))),
+                "a newer message moves the clock past the first claim's end");
+        assertEquals(List.of("new"), http.claim(lagging, List.of(new Item(id, "o3", old))), "late now");
     }
 
     @Test
@@ -251,7 +280,7 @@ class EventTimeNamespaceTest {
             AgentHttp all = new AgentHttp(every.port());
             HttpResponse<byte[]> r = all.post("/v1/claims", JSON, utf8("{\"items\":[{\"id\":\"a\",\"owner\":\"o\"}]}"));
             assertEquals(400, r.statusCode(), text(r));
-            assertTrue(text(r).contains("items[0].ts: missing; namespace default files claims by event time"), text(r));
+            assertTrue(text(r).contains("items[0].ts: missing; namespace default has an event rate"), text(r));
             assertEquals(List.of("new"), all.claim("anything", List.of(new Item("a", "o", second(Duration.ZERO)))));
             assertEquals(
                     "{\"*\":100}",

@@ -6,6 +6,7 @@ import static dev.dedup.agent.testing.AgentHttp.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dedup.agent.config.WindowMode;
 import dev.dedup.agent.config.WindowOptions;
@@ -13,6 +14,7 @@ import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.ProjectVersion;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
+import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -36,21 +38,28 @@ public abstract class ClaimContractSuite extends AgentSuite {
 
     protected static final Duration SLIDING_WINDOW = Duration.ofSeconds(10);
 
+    /** A namespace of a 4-second window, where claims with event times are looked at as a job falls behind. */
+    protected static final String LAG_NS = "lag";
+
+    protected static final Duration LAG_WINDOW = Duration.ofSeconds(4);
+
     /**
-     * The windows the agent is started with: {@link #WINDOW}, {@link #SHORT_WINDOW} for {@link #SHORT_NS},
-     * and a sliding {@link #SLIDING_WINDOW} for {@link #SLIDING_NS}. When {@link #eventTimes()}, every
-     * namespace is filed by event time at 200 ids a second instead (2 buckets a second, so that the suite's
-     * claims share buckets), and none slides.
+     * The windows the agent is started with: {@link #WINDOW}, {@link #SHORT_WINDOW} for {@link #SHORT_NS}, {@link
+     * #LAG_WINDOW} for {@link #LAG_NS}, and a sliding {@link #SLIDING_WINDOW} for {@link #SLIDING_NS}. With {@link
+     * #timeBuckets()}, every namespace is filed in time buckets at 200 ids a second instead (2 buckets a second, so
+     * that the suite's claims share buckets), and none slides.
      */
     @Override
     protected WindowOptions windows() {
-        if (eventTimes()) {
+        if (timeBuckets()) {
             return new WindowOptions(
-                    WINDOW, Map.of(SHORT_NS, SHORT_WINDOW), Map.of(WindowOptions.EVERY_NAMESPACE, 200));
+                    WINDOW,
+                    Map.of(SHORT_NS, SHORT_WINDOW, LAG_NS, LAG_WINDOW),
+                    Map.of(WindowOptions.EVERY_NAMESPACE, 200));
         }
         return new WindowOptions(
                 WINDOW,
-                Map.of(SHORT_NS, SHORT_WINDOW, SLIDING_NS, SLIDING_WINDOW),
+                Map.of(SHORT_NS, SHORT_WINDOW, SLIDING_NS, SLIDING_WINDOW, LAG_NS, LAG_WINDOW),
                 Map.of(),
                 Map.of(SLIDING_NS, WindowMode.SLIDING));
     }
@@ -64,6 +73,33 @@ public abstract class ClaimContractSuite extends AgentSuite {
      */
     protected boolean eventTimes() {
         return false;
+    }
+
+    /**
+     * With {@link #eventTimes()}: whether every namespace is filed in per-second time buckets (an event rate set for
+     * {@code *}); else items carry event times in namespaces with no event setting, and each namespace's window
+     * counts on its event clock.
+     */
+    protected boolean timeBuckets() {
+        return eventTimes();
+    }
+
+    /**
+     * Whether windows count on the namespaces' event clocks: where items carry event times, except in the Redis
+     * tier's time buckets, whose keys end on the wall clock.
+     */
+    protected boolean eventClocks() {
+        return eventTimes() && !timeBuckets();
+    }
+
+    /**
+     * Where windows count on event clocks, moves {@code ns}'s clock to now, as a stream's newer messages do, by
+     * claiming a fresh id of this second; elsewhere the wall clock is the clock, and this does nothing.
+     */
+    private void clockFollows(String ns) {
+        if (eventClocks()) {
+            assertEquals(List.of("new"), http.claim(ns, items("clock", id())));
+        }
     }
 
     private String id() {
@@ -181,8 +217,10 @@ public abstract class ClaimContractSuite extends AgentSuite {
         String id = id();
         assertEquals(List.of("new"), http.claim("t", items("o1", id)));
         clock.advance(WINDOW.minusSeconds(1));
+        clockFollows("t");
         assertEquals(List.of("duplicate"), http.claim("t", items("o2", id)), "still inside the window");
         clock.advance(Duration.ofSeconds(2));
+        clockFollows("t");
         assertEquals(List.of("new"), http.claim("t", items("o2", id)), "the window is over");
     }
 
@@ -193,15 +231,91 @@ public abstract class ClaimContractSuite extends AgentSuite {
         http.claim(SHORT_NS, items("o1", shortId));
         http.claim("t", items("o1", longId));
         clock.advance(SHORT_WINDOW.plusSeconds(1));
+        clockFollows(SHORT_NS);
+        clockFollows("t");
         assertEquals(List.of("new"), http.claim(SHORT_NS, items("o2", shortId)));
         assertEquals(List.of("duplicate"), http.claim("t", items("o2", longId)));
+    }
+
+    // --- windows on event clocks ---
+
+    @Test
+    void eventClock_aJobThatFallsBehindKeepsItsClaims() {
+        assumeTrue(eventClocks(), "windows count on event clocks");
+        String id = UUID.randomUUID().toString();
+        long t = clock.getAsLong() / 1000;
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(id, "o1", t))));
+        clock.advance(Duration.ofSeconds(6));
+        assertEquals(
+                List.of("duplicate"),
+                http.claim(LAG_NS, List.of(new Item(id, "o2", t + 1))),
+                "6 s of the wall later, but 1 s of the stream's: inside the 4-second window");
+        clock.advance(LAG_WINDOW.multipliedBy(3));
+        assertEquals(List.of("duplicate"), http.claim(LAG_NS, List.of(new Item(id, "o3", t + 2))), "a long stall");
+        assertEquals(List.of(true), http.release(LAG_NS, List.of(new Item(id, "o1", t))), "held, so released");
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(id, "o3", t + 2))));
+    }
+
+    @Test
+    void eventClock_movesWithTheEventsClaimed_andALateItemIsCountedAndNew() {
+        assumeTrue(eventClocks(), "windows count on event clocks");
+        String id = UUID.randomUUID().toString();
+        long t = clock.getAsLong() / 1000;
+        long lateBefore = lateItems(LAG_NS);
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(id, "o1", t))));
+        clock.advance(Duration.ofSeconds(6));
+        assertEquals(
+                List.of("duplicate"),
+                http.claim(LAG_NS, List.of(new Item(id, "o2", t + 3))),
+                "the clock stands at " + t + ": the first claim ends at " + (t + 4));
+        String newer = UUID.randomUUID().toString();
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(newer, "o1", t + 5))));
+        assertEquals(t + 5, eventClock(LAG_NS), "the clock moves to the newest event second claimed");
+        assertEquals(
+                List.of("new"),
+                http.claim(LAG_NS, List.of(new Item(id, "o2", t))),
+                "a window behind the clock: late, and its claim has ended");
+        assertEquals(lateBefore + 1, lateItems(LAG_NS));
+        String metrics = text(AgentHttp.ok(http.get("/metrics")));
+        assertTrue(metrics.contains("dedup_claims_late_total "), metrics);
+        assertEquals(
+                List.of("duplicate"),
+                http.claim(LAG_NS, List.of(new Item(newer, "o2", t + 5))),
+                "the newer claim is held");
+    }
+
+    @Test
+    void eventClock_neverRunsAheadOfTheWall() {
+        assumeTrue(eventClocks(), "windows count on event clocks");
+        String id = UUID.randomUUID().toString();
+        long t = clock.getAsLong() / 1000;
+        http.claim(LAG_NS, List.of(new Item(id, "o1", t)));
+        http.claim(LAG_NS, List.of(new Item(UUID.randomUUID().toString(), "o1", t + 86_400)));
+        assertTrue(eventClock(LAG_NS) <= t, "a producer's clock a day ahead does not move it past the wall");
+        assertEquals(List.of("duplicate"), http.claim(LAG_NS, List.of(new Item(id, "o2", t))));
+    }
+
+    /** The namespace's event clock in {@code /v1/stats}. */
+    private long eventClock(String ns) {
+        return eventTimeStats(ns).getLong("clock");
+    }
+
+    /** The namespace's late items in {@code /v1/stats}, 0 before any. */
+    private long lateItems(String ns) {
+        JsonObject stats = eventTimeStats(ns);
+        return stats == null ? 0 : stats.getLong("late");
+    }
+
+    private JsonObject eventTimeStats(String ns) {
+        JsonObject stats = new JsonObject(text(AgentHttp.ok(http.get("/v1/stats"))));
+        return stats.getJsonObject("event_time").getJsonObject(ns);
     }
 
     // --- sliding windows ---
 
     @Test
     void slidingWindow_everyRepeatRenewsTheClaim_untilTheCopiesStop() {
-        assumeFalse(eventTimes(), "claims filed by event time have fixed windows (sliding is refused there)");
+        assumeFalse(timeBuckets(), "claims filed in time buckets have fixed windows (sliding is refused there)");
         String id = id();
         assertEquals(List.of("new"), http.claim(SLIDING_NS, items("o1", id)));
         clock.advance(Duration.ofSeconds(8));
@@ -216,7 +330,7 @@ public abstract class ClaimContractSuite extends AgentSuite {
 
     @Test
     void slidingWindow_repeatsInOneBatchRenewToo_andAFixedNamespaceIsNotRenewed() {
-        assumeFalse(eventTimes(), "claims filed by event time have fixed windows (sliding is refused there)");
+        assumeFalse(timeBuckets(), "claims filed in time buckets have fixed windows (sliding is refused there)");
         String sliding = id();
         String fixed = id();
         http.claim(SLIDING_NS, items("o1", sliding));
@@ -227,13 +341,14 @@ public abstract class ClaimContractSuite extends AgentSuite {
                 http.claim(SLIDING_NS, List.of(item(sliding, "o1"), item(sliding, "o2"))));
         assertEquals(List.of("duplicate"), http.claim(SHORT_NS, items("o2", fixed)));
         clock.advance(Duration.ofSeconds(9));
+        clockFollows(SHORT_NS);
         assertEquals(List.of("duplicate"), http.claim(SLIDING_NS, items("o2", sliding)), "renewed at 9 s");
         assertEquals(List.of("new"), http.claim(SHORT_NS, items("o2", fixed)), "a fixed window is not renewed");
     }
 
     @Test
     void slidingWindow_aReleasedClaimIsNewAgain() {
-        assumeFalse(eventTimes(), "claims filed by event time have fixed windows (sliding is refused there)");
+        assumeFalse(timeBuckets(), "claims filed in time buckets have fixed windows (sliding is refused there)");
         String id = id();
         http.claim(SLIDING_NS, items("o1", id));
         clock.advance(Duration.ofSeconds(5));

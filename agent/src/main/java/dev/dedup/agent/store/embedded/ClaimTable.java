@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>An id lives in set {@code route mod sets}, in any of its {@code ways} slots; a slot is the id's
  * 64-bit key then its {@link SlotMeta} (owner tag, expiry). A claim that finds the key unexpired answers
  * {@code retry} or {@code duplicate} and changes nothing, so a retry does not extend the window. A claim
- * that does not find it takes a slot: an empty one, else an expired one, else the one expiring soonest.
+ * that does not find it takes a slot: an empty one, else an expired one, else the one expiring soonest. Slots of
+ * claims with an event time hold their end on the event clock of their namespace, which a claim of that namespace
+ * compares them with; to any other claim they are ordered by their end like every other slot (event clocks lag
+ * the wall clock, so a lagging namespace's claims are the first to go when a set is full).
  *
  * <p>Within a set the occupied slots are kept in the order they were written: a new claim goes after the
  * last occupied slot and the slots after the one it replaces move down by one. Ties on expiry (common
@@ -70,21 +73,32 @@ final class ClaimTable {
         return occupied.sum();
     }
 
-    /** Claims each item in order; returns one {@link Verdict} code per item. */
-    byte[] claim(Batch batch, ClaimPolicy policy, long nowMillis) {
+    /**
+     * Claims each item in order; returns one {@link Verdict} code per item. An item with an event time is held, and
+     * found, while its namespace's event clock {@code clock} (epoch seconds, {@link Batch#NO_EVENT_TIME} when none
+     * is known yet: then nothing of its is taken for ended) has not reached its end; one without, while the wall
+     * clock has not, or the namespace's clock where it has one: there, a copy sent without an event time finds the
+     * claim of one sent with it, and a claim without one lasts at least its window.
+     */
+    byte[] claim(Batch batch, ClaimPolicy policy, long nowMillis, long clock) {
         long now = SlotMeta.nowSeconds(baseEpochSeconds, nowMillis);
         long expiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(Batch.NO_EVENT_TIME, nowMillis));
         boolean eventTimes = batch.hasEventTimes();
+        long eventNow = eventNow(clock);
         long[] setOf = setsOf(batch);
         byte[] verdicts = new byte[batch.size()];
         int filled = 0;
         for (int i = 0; i < verdicts.length; i++) {
             long set = setOf[i];
-            if (eventTimes) {
-                expiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(batch.eventSecond(i), nowMillis));
+            long second = eventTimes ? batch.eventSecond(i) : Batch.NO_EVENT_TIME;
+            long itemNow = clock == Batch.NO_EVENT_TIME ? now : eventNow;
+            long itemExpiry = expiry;
+            if (second != Batch.NO_EVENT_TIME) {
+                itemNow = eventNow;
+                itemExpiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(second, nowMillis));
             }
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
-                byte v = claimInSet(set, batch.key(i), batch.owner(i), now, expiry, policy.sliding());
+                byte v = claimInSet(set, batch.key(i), batch.owner(i), itemNow, itemExpiry, policy.sliding());
                 if (v == FILLED_EMPTY) {
                     filled++;
                     v = NEW;
@@ -94,6 +108,11 @@ final class ClaimTable {
         }
         occupied.add(filled);
         return verdicts;
+    }
+
+    /** An event clock as the slots' seconds count, or a second before any slot's end when none is known. */
+    private long eventNow(long clock) {
+        return clock == Batch.NO_EVENT_TIME ? Long.MIN_VALUE : clock - baseEpochSeconds;
     }
 
     /**
@@ -113,14 +132,19 @@ final class ClaimTable {
         return setOf;
     }
 
-    /** Releases each item held, unexpired, by its owner; returns 1 per released item, else 0. */
-    byte[] release(Batch batch, long nowMillis) {
+    /**
+     * Releases each item held, unexpired, by its owner; returns 1 per released item, else 0. Held as {@link #claim}
+     * says: on the namespace's event clock {@code clock} where it has one.
+     */
+    byte[] release(Batch batch, long nowMillis, long clock) {
         long now = SlotMeta.nowSeconds(baseEpochSeconds, nowMillis);
+        long eventNow = eventNow(clock);
         byte[] released = new byte[batch.size()];
         for (int i = 0; i < released.length; i++) {
             long set = Long.remainderUnsigned(batch.route(i), sets);
+            long itemNow = clock == Batch.NO_EVENT_TIME ? now : eventNow;
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
-                released[i] = releaseInSet(set, batch.key(i), batch.owner(i), now);
+                released[i] = releaseInSet(set, batch.key(i), batch.owner(i), itemNow);
             }
         }
         return released;

@@ -3,6 +3,7 @@ package dev.dedup.agent.store.embedded;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.codec.Batch;
@@ -44,6 +45,7 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
     private final long sets;
     private final long retentionIds90;
     private final ClaimRate newClaims;
+    private final EventClocks clocks = new EventClocks();
     private volatile ClaimTable table;
     private final RangeTable ranges;
 
@@ -120,12 +122,13 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         long now = clockMillis.getAsLong();
         byte[] verdicts;
         try {
-            verdicts = t.claim(batch, policy, now);
+            verdicts = t.claim(batch, policy, now, clocks.clock(batch.namespace()));
         } catch (StoreUnavailableException e) {
             return CompletableFuture.failedFuture(e);
         } catch (InternalError e) {
             return unwritable(t, e);
         }
+        clocks.advance(batch, now);
         newClaims.record(countNew(verdicts), now);
         return CompletableFuture.completedFuture(verdicts);
     }
@@ -137,12 +140,18 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
             return closed();
         }
         try {
-            return CompletableFuture.completedFuture(t.release(batch, clockMillis.getAsLong()));
+            return CompletableFuture.completedFuture(
+                    t.release(batch, clockMillis.getAsLong(), clocks.clock(batch.namespace())));
         } catch (StoreUnavailableException e) {
             return CompletableFuture.failedFuture(e);
         } catch (InternalError e) {
             return unwritable(t, e);
         }
+    }
+
+    @Override
+    public EventClocks eventClocks() {
+        return clocks;
     }
 
     @Override

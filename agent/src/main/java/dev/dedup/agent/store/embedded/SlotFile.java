@@ -116,11 +116,20 @@ final class SlotFile {
      * Opens the slot file of {@code dataDir}, creating the directory and an empty table of {@code sets ×
      * ways} slots if there is none.
      *
-     * @param nowMillis the clock, read once if the file is created: its second becomes the expiry base
+     * @param nowMillis the clock, read once if the file is created: its second less {@link #BASE_BEFORE} becomes the
+     *                  expiry base
      * @throws IllegalStateException with a one-line message naming the file or directory when another
      *                               agent holds the lock, the file has another shape or format, is
      *                               truncated, or cannot be read
      */
+    /**
+     * Seconds between a new file's expiry base and its creation: 2^31, 68 years. Slots count ends in 32 bits from the
+     * base, so claims may end at any second from 68 years before the file's creation to 68 after: claims with the
+     * event times of a replayed history included, which a base at creation would clamp to the base and could then
+     * not tell ended from held. Files made with the base at their creation keep it.
+     */
+    static final long BASE_BEFORE = 1L << 31;
+
     static SlotFile open(Path dataDir, long sets, int ways, long nowMillis) {
         Path path = dataDir.resolve(FILE_NAME);
         FileChannel lockChannel = null;
@@ -135,7 +144,7 @@ final class SlotFile {
             }
             boolean created = !Files.exists(path);
             if (created) {
-                create(path, new SlotFileHeader(ways, sets, Math.floorDiv(nowMillis, 1000), nowMillis));
+                create(path, new SlotFileHeader(ways, sets, Math.floorDiv(nowMillis, 1000) - BASE_BEFORE, nowMillis));
             }
             blocks = new RandomAccessFile(path.toFile(), "rw");
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {

@@ -25,7 +25,8 @@ import java.util.Arrays;
  *
  * @param ways             slots per set
  * @param sets             number of sets
- * @param baseEpochSeconds clock second the slot expiries count from (creation time, floored)
+ * @param baseEpochSeconds clock second the slot expiries count from (2^31 s before the creation, floored; the
+ *                         creation itself in files made before claims ended on event clocks)
  * @param createdAtMillis  clock time of creation
  */
 record SlotFileHeader(int ways, long sets, long baseEpochSeconds, long createdAtMillis) {

@@ -4,6 +4,7 @@ import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.ClaimStore;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.RangeStore;
 import dev.dedup.agent.store.ReleaseFeed;
@@ -63,6 +64,9 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final Topology topology;
     private final RedisKeys keys;
     private final FingerprintTables fingerprints;
+    /** Each namespace's event clock as the shards' replies last told it. */
+    private final EventClocks clocks = new EventClocks();
+
     private final TimeBuckets times;
     private final NamespaceRecords namespaces;
     /**
@@ -121,7 +125,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                     shards, keys, lists, options.adoptEmptyShards(), housekeeping, registry);
             this.topology = agreed;
             this.port = agreed.guarded();
-            this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping);
+            this.fingerprints = new FingerprintTables(port, keys, registry, housekeeping, clocks);
             this.namespaces = new NamespaceRecords(port, options.keyPrefix());
             Map<String, ClaimPolicy> named = ClaimPolicy.ofNamed(windows);
             namespaces.agreeOrRefuse(named);
@@ -232,6 +236,11 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             f = (f << 8) | (bytes[off + i] & 0xff);
         }
         return f;
+    }
+
+    @Override
+    public EventClocks eventClocks() {
+        return clocks;
     }
 
     /** Every shard answers and holds the topology record the agent expects. */

@@ -48,13 +48,13 @@ class ShardList {
     }
 
     CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return policy.byEventTime()
+        return policy.timeBuckets()
                 ? times.claim(timeShards, batch, policy, nowMillis)
                 : fingerprints.claim(routing, batch, policy, nowMillis);
     }
 
     CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy, long nowMillis) {
-        return policy.byEventTime()
+        return policy.timeBuckets()
                 ? times.release(timeShards, batch, policy, nowMillis)
                 : fingerprints.release(routing, batch, policy, nowMillis);
     }

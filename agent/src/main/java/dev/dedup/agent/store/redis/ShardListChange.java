@@ -116,7 +116,7 @@ final class ShardListChange extends ShardList {
             Call<ShardList> inOne,
             Current current,
             Call<int[]> across) {
-        if (policy.byEventTime()) {
+        if (policy.timeBuckets()) {
             return inOne.call(bySecond, batch, policy, nowMillis);
         }
         if (!topology.cutOver()) {

@@ -7,15 +7,37 @@ local mode = ARGV[1]
 local items = ARGV[2]
 now = tonumber(ARGV[3])
 local sliding = ARGV[6] == '1'
+local event = ARGV[6] == 'e' -- ends count on the table's event clock, kept in its state
+local every = sliding or event -- a bucket's records do not end in the order they were written
 local base = tonumber(ARGV[8])
 local m = #KEYS - 3
 local state_key = KEYS[m + 1]
 local call, pcall_ = redis.call, redis.pcall
 
-local state = call('HMGET', state_key, 'level', 'split', 'claims')
+local state = call('HMGET', state_key, 'level', 'split', 'claims', 'clock')
 local level = tonumber(state[1]) or 0
 local split = tonumber(state[2]) or 0
 local claims = tonumber(state[3]) or 0
+
+-- A table of event times decides by its event clock: the newest event second claimed in its namespace, never
+-- ahead of the agent's clock (the wall). The shard keeps what its claims saw; the agent sends what it saw on every
+-- shard, and the later of the two is the clock. While there is none, nothing has ended. A claim moves it on (below).
+local wall = now
+local clock = nil
+local window = tonumber(ARGV[13])
+local newest = nil -- the newest event second of the call's claims, as an offset from the wall
+
+-- Second x's offset from the wall, in (-HALF, HALF].
+local function ahead(x)
+  return (x - wall + HALF) % RANGE - HALF
+end
+
+if event then
+  clock = tonumber(state[4])
+  local seen = tonumber(ARGV[14])
+  if seen and (not clock or ahead(seen) > ahead(clock)) then clock = seen end
+  now = clock or (wall - HALF / 2) % RANGE
+end
 
 -- The agent addressed the buckets by a state that has moved since (another agent split or merged buckets):
 -- an item whose bucket is another one now goes there, by its declared key if the call has it (the agent
@@ -87,7 +109,7 @@ local function append(k, rec)
     return tail
   end
   if dirty[k] then b = call('GET', key_of(k)) or '' end
-  local whole, dropped, len = rewritten(b, first_free(b) or #b, rec, sliding)
+  local whole, dropped, len = rewritten(b, first_free(b) or #b, rec, every)
   local err = refused(pcall_('SET', key_of(k), whole))
   if err then return nil, err end
   blobs[k] = whole
@@ -133,7 +155,15 @@ for at = 1, #items, 20 do
     blobs[k] = b
   end
   local p = find(b, field, 1, true)
-  if mode == 'c' and not p and (distinct or not written[k] or not written[k][field]) then
+  -- A claim whose own end the event clock has passed is late: answered by what the bucket holds, written nowhere.
+  local late = false
+  if event and mode == 'c' then
+    local e = end_at(items, at + 4)
+    local off = ahead(e - window)
+    if not newest or off > newest then newest = off end
+    late = not live_at(items, at + 4)
+  end
+  if mode == 'c' and not p and not late and (distinct or not written[k] or not written[k][field]) then
     -- The common case: an id its bucket does not hold, written into the bucket's next free slot.
     local rec = sub(items, at + 4, at + 19)
     local tail = tails[k]
@@ -165,6 +195,8 @@ for at = 1, #items, 20 do
           if err then return redis.error_reply(err) end
           dirty[k] = true
         end
+      elseif late then
+        if answers then answers[n] = '\0' end
       else
         local rec = sub(items, at + 4, at + 19)
         local off, err = append(k, rec)
@@ -198,5 +230,12 @@ if added ~= 0 then
   claims = call('HINCRBY', state_key, 'claims', added)
 end
 if #released > 0 then call('PUBLISH', ARGV[7], concat(released)) end
-if mode == 'k' then return { verdicts(), level, split, claims, concat(values) } end
-return { verdicts(), level, split, claims }
+if newest then
+  -- The clock moves to the call's newest event second, but not past the wall.
+  if newest > 0 then newest = 0 end
+  if not clock or newest > ahead(clock) then clock = (wall + newest) % RANGE end
+end
+if clock and clock ~= tonumber(state[4]) then call('HSET', state_key, 'clock', clock) end
+-- A table of event times adds its clock to the reply (nil ends the reply before it elsewhere).
+if mode == 'k' then return { verdicts(), level, split, claims, concat(values), clock } end
+return { verdicts(), level, split, claims, '', clock }

@@ -7,9 +7,14 @@
 -- Keys, arguments and reply: RedisSweeper.sweepRange (RedisSweeper.java), which builds the call.
 
 now = tonumber(ARGV[2])
-local every = ARGV[4] == '1'
+local every = ARGV[4] ~= '0'
 local call = redis.call
 if call('GET', KEYS[1]) == ARGV[1] then return { 'skipped', 0 } end
+if ARGV[4] == 'e' then
+  -- Ends count on the table's event clock: what has not reached its end on it is held, however late it is.
+  now = tonumber(call('HGET', KEYS[2], 'clock'))
+  if not now then return { 'skipped', 0 } end
+end
 call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 
 local dropped = 0

@@ -11,15 +11,18 @@
 local op = ARGV[1]
 now = tonumber(ARGV[3])
 local span = 2 ^ tonumber(ARGV[4])
-local every = ARGV[5] == '1'
+local every = ARGV[5] ~= '0'
 local state_key = KEYS[1]
 local call = redis.call
 
-local state = call('HMGET', state_key, 'level', 'split', 'claims')
+local state = call('HMGET', state_key, 'level', 'split', 'claims', 'clock')
 local level = tonumber(state[1]) or 0
 local split = tonumber(state[2]) or 0
 local claims = tonumber(state[3]) or 0
 if ARGV[2] ~= level .. ' ' .. split then return { level, split, claims } end
+-- In a table of event times, ends count on its event clock (records.lua: RANGE, HALF), and nothing has ended
+-- while it has none.
+if ARGV[5] == 'e' then now = tonumber(state[4]) or (now - HALF / 2) % RANGE end
 
 local dropped = 0
 

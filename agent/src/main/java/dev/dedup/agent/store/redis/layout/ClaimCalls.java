@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
 import dev.dedup.agent.store.redis.access.Housekeeping;
@@ -40,7 +41,8 @@ import java.util.stream.IntStream;
  * It replies {@code {answers, level, split, claims}}: one answer byte per item, in order (a claim: 0 new, 1 retry,
  * 2 duplicate; a release: 1 released, 0 not held by that owner; a look-up: 0 absent, 1 held by the item's owner, 2
  * by another), then the table's state after the call. A look-up adds the 7-byte owner-and-end of every item found,
- * in order. On a Redis Cluster, an item whose bucket moved to one the call does not declare makes it reply {@code
+ * in order (a claim, an empty string there). A table of event times adds its event clock last, modulo 2^28, which
+ * this agent keeps ({@link EventClocks}). On a Redis Cluster, an item whose bucket moved to one the call does not declare makes it reply {@code
  * {'', level, split, claims, 'stale'}}, having written nothing.
  */
 final class ClaimCalls {
@@ -78,6 +80,7 @@ final class ClaimCalls {
     private final byte[] baseArg;
     private final byte[] clusteredArg;
     private final Counter[] stale;
+    private final EventClocks clocks;
 
     ClaimCalls(
             RedisPort port,
@@ -85,8 +88,10 @@ final class ClaimCalls {
             int baseBits,
             TableResizing resizing,
             MeterRegistry registry,
-            Housekeeping housekeeping) {
+            Housekeeping housekeeping,
+            EventClocks clocks) {
         this.port = port;
+        this.clocks = clocks;
         this.clustered = keys.clustered();
         this.baseBits = baseBits;
         this.resizing = resizing;
@@ -228,6 +233,9 @@ final class ClaimCalls {
         return sent.thenCompose(reply -> {
             List<Object> script = reply.script();
             FingerprintTable.State state = FingerprintTable.State.of(script);
+            if (table.eventTime && script.size() > 5 && script.get(5) instanceof Long clock) {
+                clocks.advance(table.namespace, FingerprintTable.clockSecond(clock, nowMillis), nowMillis);
+            }
             FingerprintTable.Resize due = table.observe(call.shard(), state);
             if (due != null) {
                 resizing.resize(table, call.shard(), state, due, nowMillis);
@@ -269,6 +277,14 @@ final class ClaimCalls {
             k[n + i] = table.bucketKey(call.shard(), images.get(i) & 0xffff_ffffL);
         }
         return new ShardCalls.Call(call.shard(), k, buckets, call.items(), call.indexes());
+    }
+
+    /** The namespace's event clock this agent saw, as {@code claims.lua} reads it; empty for other tables. */
+    private byte[] clockArg(FingerprintTable table) {
+        long clock = table.eventTime ? clocks.clock(table.namespace) : Batch.NO_EVENT_TIME;
+        return clock == Batch.NO_EVENT_TIME
+                ? new byte[0]
+                : RedisKeys.ascii(Math.floorMod(clock, FingerprintTable.Records.END_RANGE));
     }
 
     private static Found found(CallGathering.Reply reply, Mode mode) {
@@ -331,7 +347,10 @@ final class ClaimCalls {
      *   <li>now: whole seconds modulo 2^28;
      *   <li>{@code "<level> <split>"}: the state the agent addressed the buckets by;
      *   <li>per key, the bucket it is: u32 big-endian;
-     *   <li>{@code '1'} when the table's window slides: a repeat renews the claim's end;
+     *   <li>what ends mean ({@link FingerprintTable#modeArg}): {@code '1'} when the table's window slides (a
+     *       repeat renews the claim's end), {@code 'e'} when they count on the event clock in the table's state,
+     *       which claims move on to their newest event second (never past now), and before which a claim's own
+     *       end is late: answered by what its bucket holds, written nowhere;
      *   <li>the channel on which released fields are published;
      *   <li>the table's base bits: it has 2^base buckets at level 0;
      *   <li>the table's name, added to the set of tables when the table gains its first record;
@@ -339,7 +358,12 @@ final class ClaimCalls {
      *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
      *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
      *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
-     *       record the call writes is then never looked for again by it.
+     *       record the call writes is then never looked for again by it;
+     *   <li>the table's window in whole seconds, rounded up: a claim's end less this is its event second, or
+     *       earlier;
+     *   <li>in a table of event times, the namespace's event clock as this agent last saw it on any shard,
+     *       modulo 2^28 (empty when it saw none): the shard's own moves to it if it is later, so that a shard
+     *       whose claims are few keeps the namespace's time.
      * </ol>
      */
     private byte[][] args(
@@ -363,7 +387,7 @@ final class ClaimCalls {
             FingerprintTable.Records.now(nowMillis),
             view.view().getBytes(StandardCharsets.US_ASCII),
             numbers,
-            table.slidingArg(),
+            table.modeArg(),
             channel,
             baseArg,
             table.nameArg,
@@ -371,7 +395,9 @@ final class ClaimCalls {
             table.bucketHeads[shard],
             ShardCalls.distinct(items, FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT)
                     ? ONE
-                    : ZERO
+                    : ZERO,
+            table.windowSecondsArg,
+            clockArg(table)
         };
     }
 }

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One window's fingerprint table: its name in Redis ({@code f<window ms>}, or {@code s<window ms>} when the window
- * slides), its keys on every shard, and per shard the {@link State} this agent last saw, by which it addresses the
+ * slides; {@code e<window ms>.<namespace>} for one namespace's claims with an event time, whose ends count on its
+ * event clock), its keys on every shard, and per shard the {@link State} this agent last saw, by which it addresses the
  * table's buckets; how a batch's items are addressed by those states ({@link #packing}); and the records the buckets
  * hold, byte by byte ({@link Records}).
  */
@@ -43,8 +44,15 @@ final class FingerprintTable {
 
     final String name;
     final boolean sliding;
+    /** Whether its claims carry event times: their ends count on the event clock kept in its state. */
+    final boolean eventTime;
+    /** The namespace whose claims with an event time it holds; null for a window's table. */
+    final String namespace;
+
     final long windowMillis;
     final byte[] nameArg;
+    /** The window in whole seconds, rounded up, in ASCII. */
+    final byte[] windowSecondsArg;
     /** Per shard, the key of the table's state: a hash of level, split and claims. */
     final byte[][] stateKeys;
     /** Per shard, the key of the set of tables the shard holds. */
@@ -61,8 +69,12 @@ final class FingerprintTable {
     FingerprintTable(String name, int shards, RedisKeys keys, int baseBits, MeterRegistry registry) {
         this.name = name;
         this.sliding = name.charAt(0) == 's';
-        this.windowMillis = Long.parseLong(name.substring(1));
+        this.eventTime = name.charAt(0) == 'e';
+        int dot = name.indexOf('.');
+        this.namespace = eventTime && dot > 0 ? name.substring(dot + 1) : null;
+        this.windowMillis = Long.parseLong(name.substring(1, eventTime && dot > 0 ? dot : name.length()));
         this.nameArg = name.getBytes(StandardCharsets.US_ASCII);
+        this.windowSecondsArg = RedisKeys.ascii(-Math.floorDiv(-windowMillis, 1000L));
         this.stateKeys = new byte[shards][];
         this.setKeys = new byte[shards][];
         this.bucketHeads = new byte[shards][];
@@ -105,6 +117,14 @@ final class FingerprintTable {
     /** The table of claims kept under {@code policy}: {@code f<window ms>}, or {@code s<window ms>} when it slides. */
     static String nameOf(ClaimPolicy policy) {
         return (policy.sliding() ? "s" : "f") + policy.windowMillis();
+    }
+
+    /**
+     * The table of a namespace's claims with an event time, {@code e<window ms>.<namespace>}: a table of its own,
+     * since its ends count on the namespace's event clock, kept in the table's state.
+     */
+    static String eventTimeNameOf(ClaimPolicy policy, String namespace) {
+        return "e" + policy.windowMillis() + "." + namespace;
     }
 
     /**
@@ -174,9 +194,23 @@ final class FingerprintTable {
         };
     }
 
-    /** {@code '1'} when the window slides, else {@code '0'}: how the scripts are told. */
-    byte[] slidingArg() {
-        return new byte[] {(byte) (sliding ? '1' : '0')};
+    /**
+     * How the scripts are told what ends mean: {@code '1'} when the window slides (a repeat renews an end), {@code
+     * 'e'} when ends count on the event clock in the table's state, else {@code '0'}; in either of the first two
+     * a bucket's records do not end in the order they were written.
+     */
+    byte[] modeArg() {
+        return new byte[] {(byte) (sliding ? '1' : eventTime ? 'e' : '0')};
+    }
+
+    /**
+     * The epoch second of an event clock a script answered, modulo 2^28 ({@link Records#END_RANGE}): the one
+     * nearest the wall clock {@code nowMillis}.
+     */
+    static long clockSecond(long answered, long nowMillis) {
+        long wall = Math.floorDiv(nowMillis, 1000L);
+        long half = Records.END_RANGE / 2;
+        return wall + Math.floorMod(answered - wall + half, Records.END_RANGE) - half;
     }
 
     /**

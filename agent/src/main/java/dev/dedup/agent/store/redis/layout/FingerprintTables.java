@@ -1,6 +1,7 @@
 package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -13,12 +14,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 
 /**
  * The fingerprint layout: claims of namespaces not filed by event time, in tables that size themselves.
  *
  * <p>Every window (and window mode) has its own <b>table</b> on every shard, so that the claims of one bucket end
- * in the order they were written. An id's route picks its shard (jump hash of its high half) and, by its low
+ * in the order they were written. Claims whose items carry an event time go to a table of their namespace's,
+ * whose state keeps the namespace's event clock on that shard: their ends count on it ({@link EventClocks}), and
+ * the clock moves with the event times claimed, so a job that falls behind does not see its claims end under it. An id's route picks its shard (jump hash of its high half) and, by its low
  * bits, its bucket in that shard's table ({@link FingerprintTable.State}). A bucket is a Redis string of 16-byte
  * records ({@code records.lua}): a claim reads its bucket whole and writes its record into the next free slot, or writes
  * the bucket again without the claims that have ended at its front and with room to grow. A table grows by
@@ -74,14 +78,15 @@ public final class FingerprintTables {
      * {@code housekeeping}: its ticker for how long gathered calls wait, its thread for the calls addressed anew
      * after another agent moved their buckets.
      */
-    public FingerprintTables(RedisPort port, RedisKeys keys, MeterRegistry registry, Housekeeping housekeeping) {
+    public FingerprintTables(
+            RedisPort port, RedisKeys keys, MeterRegistry registry, Housekeeping housekeeping, EventClocks clocks) {
         this.port = port;
         this.keys = keys;
         this.registry = registry;
         int perShard = keys.clustered() ? Integer.numberOfTrailingZeros(port.shards()) : 0;
         this.baseBits = Math.max(0, BASE_BITS - perShard);
         this.resizing = new TableResizing(port, baseBits, registry);
-        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry, housekeeping);
+        this.calls = new ClaimCalls(port, keys, baseBits, resizing, registry, housekeeping, clocks);
     }
 
     int baseBits() {
@@ -108,21 +113,18 @@ public final class FingerprintTables {
      * the window slides), so that a claim copied from another shard keeps its owner.
      */
     public CompletionStage<byte[]> claim(Routing where, Batch batch, ClaimPolicy policy, long nowMillis, Held copied) {
-        FingerprintTable table = table(FingerprintTable.nameOf(policy));
-        long end = Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), FingerprintTable.Records.END_RANGE);
-        long[] value = values(batch, end);
+        long[] value = values(batch, policy, nowMillis);
         for (int j = 0; j < copied.positions().length; j++) {
             if (copied.answers()[j] != 0) {
+                int i = copied.positions()[j];
                 long held = copied.values()[j];
-                value[copied.positions()[j]] =
-                        table.sliding ? (held & ~(FingerprintTable.Records.END_RANGE - 1)) | end : held;
+                value[i] =
+                        policy.sliding() ? (held & ~(FingerprintTable.Records.END_RANGE - 1)) | endOf(value[i]) : held;
             }
         }
-        return send(
-                table,
-                new ClaimCalls.Items(batch, shards(where, batch), value, Mode.CLAIM),
-                allOf(batch.size()),
-                nowMillis);
+        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), value, Mode.CLAIM);
+        return inTables(
+                batch, policy, allOf(batch.size()), (table, positions) -> send(table, items, positions, nowMillis));
     }
 
     /** Releases a batch's items held by their owners; answers 1 per item released, 0 per item not held by it. */
@@ -133,8 +135,8 @@ public final class FingerprintTables {
     /** Releases the items at {@code positions} only; answers in the order of {@code positions}. */
     public CompletionStage<byte[]> release(
             Routing where, Batch batch, ClaimPolicy policy, int[] positions, long nowMillis) {
-        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), values(batch, 0), Mode.RELEASE);
-        return send(table(FingerprintTable.nameOf(policy)), items, positions, nowMillis);
+        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), tags(batch), Mode.RELEASE);
+        return inTables(batch, policy, positions, (table, in) -> send(table, items, in, nowMillis));
     }
 
     /**
@@ -143,9 +145,20 @@ public final class FingerprintTables {
      * every claim found.
      */
     public CompletionStage<Held> look(Routing where, Batch batch, ClaimPolicy policy, int[] positions, long nowMillis) {
-        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), values(batch, 0), Mode.LOOKUP);
-        return calls.send(table(FingerprintTable.nameOf(policy)), items, positions, nowMillis)
-                .thenApply(found -> new Held(positions, found.answers(), found.values()));
+        ClaimCalls.Items items = new ClaimCalls.Items(batch, shards(where, batch), tags(batch), Mode.LOOKUP);
+        long[] values = new long[positions.length];
+        return inTables(
+                        batch,
+                        policy,
+                        positions,
+                        (table, in) -> calls.send(table, items, in, nowMillis).thenApply(found -> {
+                            int[] at = indexesIn(positions, in);
+                            for (int j = 0; j < in.length; j++) {
+                                values[at[j]] = found.values()[j];
+                            }
+                            return found.answers();
+                        }))
+                .thenApply(answers -> new Held(positions, answers, values));
     }
 
     /** What {@link #look} found of a batch's items at {@code positions}: an answer and an owner and end each. */
@@ -168,13 +181,101 @@ public final class FingerprintTables {
         return shard;
     }
 
-    /** Per item, the owner's tag with {@code end}: what its record carries. */
-    private static long[] values(Batch batch, long end) {
+    /**
+     * Per item, the owner's tag with the second its claim ends (modulo 2^28): what its record carries. An item with
+     * an event time ends a window after it (on its namespace's event clock), one without a window after now.
+     */
+    private static long[] values(Batch batch, ClaimPolicy policy, long nowMillis) {
+        long end = Math.floorMod(policy.endSecond(Batch.NO_EVENT_TIME, nowMillis), FingerprintTable.Records.END_RANGE);
         long[] value = new long[batch.size()];
+        boolean eventTimes = batch.hasEventTimes();
         for (int i = 0; i < value.length; i++) {
-            value[i] = FingerprintTable.Records.ownerAndEnd(FingerprintTable.Records.ownerTag(batch.owner(i)), end);
+            long itemEnd = end;
+            if (eventTimes && batch.eventSecond(i) != Batch.NO_EVENT_TIME) {
+                itemEnd = Math.floorMod(
+                        policy.endSecond(batch.eventSecond(i), nowMillis), FingerprintTable.Records.END_RANGE);
+            }
+            value[i] = FingerprintTable.Records.ownerAndEnd(FingerprintTable.Records.ownerTag(batch.owner(i)), itemEnd);
         }
         return value;
+    }
+
+    /** Per item, the owner's tag alone: what a release or a look-up compares. */
+    private static long[] tags(Batch batch) {
+        long[] value = new long[batch.size()];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = FingerprintTable.Records.ownerAndEnd(FingerprintTable.Records.ownerTag(batch.owner(i)), 0);
+        }
+        return value;
+    }
+
+    private static long endOf(long ownerAndEnd) {
+        return ownerAndEnd & (FingerprintTable.Records.END_RANGE - 1);
+    }
+
+    /**
+     * Sends the items at {@code positions} to their tables with {@code send} (a table and the positions in it,
+     * answering in their order): all to the policy's table, or, when some carry an event time, those to their
+     * namespace's table of event times and the rest to the policy's, both at once. Completes with the answers in
+     * the order of {@code positions}.
+     */
+    private CompletionStage<byte[]> inTables(
+            Batch batch,
+            ClaimPolicy policy,
+            int[] positions,
+            BiFunction<FingerprintTable, int[], CompletionStage<byte[]>> send) {
+        FingerprintTable byWindow = table(FingerprintTable.nameOf(policy));
+        if (!batch.hasEventTimes()) {
+            return send.apply(byWindow, positions);
+        }
+        int timedCount = 0;
+        for (int i : positions) {
+            if (batch.eventSecond(i) != Batch.NO_EVENT_TIME) {
+                timedCount++;
+            }
+        }
+        FingerprintTable byEventTime = table(FingerprintTable.eventTimeNameOf(policy, batch.namespace()));
+        if (timedCount == positions.length) {
+            return send.apply(byEventTime, positions);
+        }
+        int[] timed = new int[timedCount];
+        int[] untimed = new int[positions.length - timedCount];
+        int t = 0;
+        int u = 0;
+        for (int i : positions) {
+            if (batch.eventSecond(i) != Batch.NO_EVENT_TIME) {
+                timed[t++] = i;
+            } else {
+                untimed[u++] = i;
+            }
+        }
+        byte[] answers = new byte[positions.length];
+        CompletionStage<Void> first =
+                send.apply(byEventTime, timed).thenAccept(a -> place(a, positions, timed, answers));
+        CompletionStage<Void> second =
+                send.apply(byWindow, untimed).thenAccept(a -> place(a, positions, untimed, answers));
+        return first.thenCombine(second, (x, y) -> answers);
+    }
+
+    /** Copies the answers of the positions {@code in} (a subset of {@code positions}) to their places. */
+    private static void place(byte[] answersIn, int[] positions, int[] in, byte[] answers) {
+        int[] at = indexesIn(positions, in);
+        for (int j = 0; j < in.length; j++) {
+            answers[at[j]] = answersIn[j];
+        }
+    }
+
+    /** Where each of {@code in} (a subsequence of {@code positions}) stands in {@code positions}. */
+    private static int[] indexesIn(int[] positions, int[] in) {
+        int[] at = new int[in.length];
+        int p = 0;
+        for (int j = 0; j < in.length; j++) {
+            while (positions[p] != in[j]) {
+                p++;
+            }
+            at[j] = p;
+        }
+        return at;
     }
 
     private static int[] allOf(int n) {

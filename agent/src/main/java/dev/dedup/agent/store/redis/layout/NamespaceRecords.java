@@ -84,7 +84,7 @@ public final class NamespaceRecords {
                             + " settings",
                     null);
         });
-        if (policy.byEventTime()) {
+        if (policy.timeBuckets()) {
             int slices = TimeBuckets.slices(policy.eventRate());
             mine = mine.thenCompose(v -> check(namespace, "slices", SLICES + slices, held -> {
                 String was = held.startsWith(SLICES) ? held.substring(SLICES.length()) : held;
@@ -105,7 +105,7 @@ public final class NamespaceRecords {
 
     /** Where a policy keeps claims: its fingerprint table's name, or {@code time}. */
     static String layoutOf(ClaimPolicy policy) {
-        return policy.byEventTime() ? "time" : FingerprintTable.nameOf(policy);
+        return policy.timeBuckets() ? "time" : FingerprintTable.nameOf(policy);
     }
 
     /** {@code f86400000} as "the fingerprint table of a fixed 24h window"; {@code time} as "buckets by event time". */

@@ -186,7 +186,7 @@ public final class RedisSweeper implements AutoCloseable {
                     for (Object o : reply) {
                         List<?> t = (List<?>) o;
                         String name = new String((byte[]) t.get(0), StandardCharsets.US_ASCII);
-                        if (!name.matches("[fs][0-9]{1,15}")) {
+                        if (!name.matches("[fs][0-9]{1,15}|e[0-9]{1,15}\\.[A-Za-z0-9._-]{1,64}")) {
                             continue; // not a table of this agent's
                         }
                         FingerprintTable table = layout.table(name);
@@ -242,9 +242,10 @@ public final class RedisSweeper implements AutoCloseable {
      *
      * <ol>
      *   <li>the period being swept: seconds since the epoch over the table's period;
-     *   <li>now: whole seconds modulo 2^28;
+     *   <li>now: whole seconds modulo 2^28 (in a table of event times, the event clock in its state instead);
      *   <li>how long the marker lives, in milliseconds: two periods;
-     *   <li>{@code '1'} when the table's window slides: every record is looked at, else the first of each bucket.
+     *   <li>what ends mean ({@link FingerprintTable#modeArg}): with {@code '1'} or {@code 'e'} every record is
+     *       looked at, else the first of each bucket.
      * </ol>
      *
      * The guard's key and expected record follow ({@link GuardedPort}).
@@ -272,7 +273,7 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(period),
             FingerprintTable.Records.now(nowMillis),
             RedisKeys.ascii(2 * periodSeconds * 1000),
-            table.slidingArg()
+            table.modeArg()
         };
         return port.eval(shard, Script.SWEEP, Op.SWEEP, k, args).thenApply(reply -> {
             if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {

@@ -68,10 +68,11 @@ final class TableResizing {
      * <ol>
      *   <li>{@code 's'} split, {@code 'm'} merge;
      *   <li>{@code "<level> <split>"}: the state the pairs were named by; the script does nothing in any other;
-     *   <li>now: whole seconds modulo 2^28 (what has ended by then is dropped);
+     *   <li>now: whole seconds modulo 2^28 (what has ended by then is dropped; in a table of event times, the
+     *       event clock in its state instead);
      *   <li>the table's base bits;
-     *   <li>{@code '1'} when the table's window slides: every record is looked at, not only those at a bucket's
-     *       front.
+     *   <li>what ends mean ({@link FingerprintTable#modeArg}): with {@code '1'} or {@code 'e'} every record is
+     *       looked at, not only those at a bucket's front.
      * </ol>
      *
      * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.GuardedPort}).
@@ -94,7 +95,7 @@ final class TableResizing {
             state.view().getBytes(StandardCharsets.US_ASCII),
             FingerprintTable.Records.now(nowMillis),
             baseArg,
-            table.slidingArg()
+            table.modeArg()
         };
         int done = pairs.length / 2;
         port.eval(shard, Script.TABLE, Op.RESIZE, k, args).whenComplete((reply, failure) -> {

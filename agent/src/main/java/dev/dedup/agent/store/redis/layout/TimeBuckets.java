@@ -105,7 +105,7 @@ public final class TimeBuckets {
     }
 
     private CompletionStage<byte[]> run(Placement where, Batch batch, Mode mode, ClaimPolicy policy, long nowMillis) {
-        if (!policy.byEventTime() || policy.sliding()) {
+        if (!policy.timeBuckets() || policy.sliding()) {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
                     + " with a fixed window: " + policy);
         }

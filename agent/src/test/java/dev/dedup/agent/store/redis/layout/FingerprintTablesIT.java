@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.redis.access.Housekeeping;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
@@ -90,7 +91,8 @@ class FingerprintTablesIT {
                 port, new RedisKeys("dd"), ShardLists.of(options), false, housekeeping, registry);
         closing.add(topology);
         RedisPort guarded = topology.guarded();
-        FingerprintTables layout = new FingerprintTables(guarded, new RedisKeys("dd"), registry, housekeeping);
+        FingerprintTables layout =
+                new FingerprintTables(guarded, new RedisKeys("dd"), registry, housekeeping, new EventClocks());
         ports.put(layout, guarded);
         return layout;
     }

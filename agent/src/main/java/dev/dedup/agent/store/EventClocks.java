@@ -1,0 +1,71 @@
+package dev.dedup.agent.store;
+
+import dev.dedup.codec.Batch;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Each namespace's event clock: the newest event second claimed in it, never ahead of the wall clock. A claim
+ * whose item carries its message's event time ends a window after that time <em>on this clock</em>, not on the
+ * wall's, so a job that stalls or falls behind does not see its claims end under it: the clock stands still with
+ * the stream it reads (Spark's watermark, with the window as its delay).
+ *
+ * <p>A claim is held until the clock passes its end, so an item whose own end has already passed when it is
+ * claimed (its event time is a window or more behind the newest one claimed there) is late: no claim it could be a
+ * copy of need still be held (the claim service counts them).
+ *
+ * <p>A store keeps the clock where it decides claims: the embedded store in one of these, the Redis tier in each
+ * table's state on each shard, of which the agent keeps here what the replies told it. One instance per store,
+ * shared by every thread.
+ */
+public final class EventClocks {
+
+    /** The clocks of a store that keeps none: never advanced. */
+    public static final EventClocks NONE = new EventClocks();
+
+    private final Map<String, AtomicLong> clocks = new ConcurrentHashMap<>();
+
+    /** The namespace's clock in epoch seconds, or {@link Batch#NO_EVENT_TIME} while it has claimed no event time. */
+    public long clock(String namespace) {
+        AtomicLong c = clocks.get(namespace);
+        return c == null ? Batch.NO_EVENT_TIME : c.get();
+    }
+
+    /**
+     * Moves the namespace's clock to {@code second} if that is later, but never past {@code wallMillis}: a producer
+     * whose clock runs ahead must not end every other claim early.
+     */
+    public void advance(String namespace, long second, long wallMillis) {
+        if (second == Batch.NO_EVENT_TIME || this == NONE) {
+            return;
+        }
+        long bounded = Math.min(second, Math.floorDiv(wallMillis, 1000L));
+        clocks.computeIfAbsent(namespace, ns -> new AtomicLong(Batch.NO_EVENT_TIME))
+                .accumulateAndGet(bounded, Math::max);
+    }
+
+    /** Moves the namespace's clock to the newest event second of {@code batch}, bounded as {@link #advance} is. */
+    public void advance(Batch batch, long wallMillis) {
+        advance(batch.namespace(), newest(batch), wallMillis);
+    }
+
+    /** The newest event second of a batch's items, or {@link Batch#NO_EVENT_TIME} when none carries one. */
+    public static long newest(Batch batch) {
+        long newest = Batch.NO_EVENT_TIME;
+        if (batch.hasEventTimes()) {
+            for (int i = 0; i < batch.size(); i++) {
+                newest = Math.max(newest, batch.eventSecond(i));
+            }
+        }
+        return newest;
+    }
+
+    /** Every namespace's clock. */
+    public Map<String, Long> all() {
+        Map<String, Long> out = new TreeMap<>();
+        clocks.forEach((ns, c) -> out.put(ns, c.get()));
+        return out;
+    }
+}
