@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a new id costs Redis in four ways of laying claims out, as the shard fills: where the fingerprint tables'
+"""What a new id costs Redis in several ways of laying claims out, as the shard fills: where the fingerprint tables'
 cost per id comes from, and what a layout must avoid for that cost to stay flat.
 
 Usage: loadtest/dev/layouts.py measure [LAYOUT ...]
@@ -21,8 +21,21 @@ measure  For each fill of FILLS (live claims on one shard; 33M on one of three s
            two-blocks  1 MiB strings cut into 256-byte blocks of 16 slots, sized for 80 %: GETRANGE the id's
                        two blocks (two choices), SETRANGE the record into the emptier.
 
+           directory   extendible hashing over blocks of 16 slots and a byte (the block's local depth) in
+                       strings of just under 1 MiB, allocated in order: GETRANGE the id's directory entry (4
+                       bytes, indexed by the low bits of its placement), GETRANGE the block, SETRANGE a free slot;
+                       a full block splits by the next bit, into a new block at the end of the last string, and
+                       the directory doubles (GET + APPEND of itself) when the block's depth is the directory's.
+                       Nothing to size: the first call makes the first block.
+           directory-paged  the same, the directory in strings of 65,536 entries: past the first, a doubling
+                       copies them one a call (COPY), an upper string read from its lower until it is copied.
+           directory-8, directory-8-paged  the same with blocks of 8 slots.
+
          blocks and two-blocks never grow: an id whose blocks are full is counted (full) and not written.
          They measure what reading a block at an offset of a long string costs, not a whole design.
+         Every row also gives the slowest call of the fill and of the measure (the server's slow log, calls of
+         SLOWLOG_US or more); the directory layouts give the splits per new id, the directory's entries and the
+         blocks at the end, and the longest doubling of the row (inside the script, by TIME).
 
 rewrite  The cost of moving records: a 64 KiB string of 256 blocks at 90 % is read and written back as 320
          blocks by two choices, ROUNDS times; CPU per record moved. Any layout of fixed blocks that grows moves
@@ -33,7 +46,7 @@ simulate No server. How full fixed-capacity blocks get before an id finds no roo
          to go on), two choices in a table of fixed size, and two choices under linear hashing (the table splits
          one block at a time, as the fingerprint tables split buckets).
 
-Environment: FILLS ("0 10M 33M"), IDS (1M), CALL_IDS (333), CLAIMS (48), ROUNDS (50, rewrite),
+Environment: FILLS ("0 10M 33M"), IDS (1M), CALL_IDS (333), CLAIMS (48), SLOWLOG_US (2000), ROUNDS (50, rewrite),
 REDIS_SERVER (redis-server). Each server runs on a free port (never 6379), keeps nothing on disk, and is
 stopped by its PID however the run ends. Python standard library only.
 """
@@ -135,6 +148,147 @@ return {new, full}
 ''',
 }
 
+# Extendible hashing over fixed blocks in long strings. ARGV: 3 slots a block, 4 directory entries a directory
+# string (0: the directory is one string), 5 a page's bytes. Keys: 'm' ("depth blocks copying"), the directory
+# ('dir', or 'dir0', 'dir1', ... of ARGV[4] entries each) and the pages of blocks 'p0', 'p1', ... A block is
+# its slots then a byte, its local depth: a claim reads it with the block and a split writes it with the block,
+# so that keeping it costs no command.
+LAYOUTS['directory'] = COMMON + r'''
+local SLOTS, DIR_PAGE = tonumber(ARGV[3]), tonumber(ARGV[4])
+local SIZE = SLOTS * REC + 1
+local PER_PAGE = math.floor(tonumber(ARGV[5]) / SIZE)
+local char, rep, floor, format = string.char, string.rep, math.floor, string.format
+-- Numbers go to Redis and into key names as text made by %d: Lua's own conversion, for a number handed to
+-- redis.call or joined to a string, prints it as a double (%.14g), several times the instructions.
+local function int(n) return format('%d', n) end
+local splits, doublings, double_us = 0, 0, 0
+
+local state = call('GET', 'm')
+local d, nb, copying
+if state then
+  local a, b, c = string.match(state, '(%d+) (%d+) (%d+)')
+  d, nb, copying = tonumber(a), tonumber(b), tonumber(c)
+else
+  d, nb, copying = 0, 1, 0
+  call('SETRANGE', 'p0', int(PER_PAGE * SIZE - 1), '\0')
+  call('SET', DIR_PAGE == 0 and 'dir' or 'dir0', '\0\0\0\0')
+end
+local d0, nb0, copying0 = d, nb, copying
+
+-- The directory: entry i (the id's low d placement bits) is a block's number, 4 bytes. In strings of DIR_PAGE
+-- entries, a doubling past the first string copies no string at once: until the call that copies it (one a
+-- call, from `copying` on), a string of the upper half is read from the one it copies, and copied when first
+-- written.
+local function dir_key(i)
+  if DIR_PAGE == 0 then return 'dir', i * 4, nil end
+  local q = floor(i / DIR_PAGE)
+  return 'dir' .. int(q), (i % DIR_PAGE) * 4, q
+end
+local function entry(i)
+  local key, off, q = dir_key(i)
+  local s = call('GETRANGE', key, int(off), int(off + 3))
+  if s == '' then s = call('GETRANGE', 'dir' .. int(q - 2 ^ (d - 1) / DIR_PAGE), int(off), int(off + 3)) end
+  local a, b, c, e = byte(s, 1, 4)
+  return ((a * 256 + b) * 256 + c) * 256 + e
+end
+local function set_entry(i, address)
+  local key, off, q = dir_key(i)
+  if copying > 0 and q >= copying then call('COPY', 'dir' .. int(q - 2 ^ (d - 1) / DIR_PAGE), key) end
+  call('SETRANGE', key, int(off), address)
+end
+local function copy_next()
+  local half = 2 ^ (d - 1) / DIR_PAGE
+  call('COPY', 'dir' .. int(copying - half), 'dir' .. int(copying))
+  copying = copying + 1
+  if copying == 2 * half then copying = 0 end
+end
+local function double()
+  local t0 = call('TIME')
+  while copying > 0 do copy_next() end
+  local n = 2 ^ d
+  if DIR_PAGE == 0 or n < DIR_PAGE then
+    local key = dir_key(0)
+    call('APPEND', key, call('GET', key))
+  else
+    copying = n / DIR_PAGE
+  end
+  d = d + 1
+  local t1 = call('TIME')
+  double_us = math.max(double_us, (tonumber(t1[1]) - tonumber(t0[1])) * 1e6 + tonumber(t1[2]) - tonumber(t0[2]))
+  doublings = doublings + 1
+end
+
+local function block_at(n)
+  return 'p' .. int(floor(n / PER_PAGE)), (n % PER_PAGE) * SIZE
+end
+local function be32(n)
+  return char(floor(n / 16777216) % 256, floor(n / 65536) % 256, floor(n / 256) % 256, n % 256)
+end
+-- An id's placement bits, from its record at p: the 16 route bits (bytes 8-9) low, the field's first two bytes
+-- above them. A record carries all of them, so a split needs nothing but the block.
+local function placement(s, p)
+  local f1, f2 = byte(s, p, p + 1)
+  local r1, r2 = byte(s, p + 7, p + 8)
+  return ((f1 * 256 + f2) * 256 + r1) * 256 + r2
+end
+
+-- Splits block n (full, its bytes b) by bit l, its local depth, of its ids' placement (whose low l bits are
+-- `low`): the records whose bit l is 1 go to a new block at the end of the last page, and the directory
+-- entries that pointed to n with bit l set (2^(d - l - 1) of them, every other one) to the new block. The
+-- directory doubles first when l is its depth. Returns the two blocks' numbers and bytes.
+local function split(n, b, low)
+  local l = byte(b, SIZE)
+  if l == d then double() end
+  local bit = 2 ^ l
+  local stay, move = {}, {}
+  for p = 1, SIZE - 1, REC do
+    if floor(placement(b, p) / bit) % 2 == 1 then move[#move + 1] = sub(b, p, p + REC - 1)
+    else stay[#stay + 1] = sub(b, p, p + REC - 1) end
+  end
+  local m = nb
+  nb = nb + 1
+  local key, off = block_at(n)
+  local mkey, moff = block_at(m)
+  if moff == 0 then call('SETRANGE', mkey, int(PER_PAGE * SIZE - 1), '\0') end
+  local depth = char(l + 1)
+  local kept = concat(stay) .. rep(FREE, SLOTS - #stay) .. depth
+  local moved = concat(move) .. rep(FREE, SLOTS - #move) .. depth
+  call('SETRANGE', key, int(off), kept)
+  call('SETRANGE', mkey, int(moff), moved)
+  local address = be32(m)
+  for i = low + bit, 2 ^ d - 1, 2 * bit do set_entry(i, address) end
+  splits = splits + 1
+  return n, kept, m, moved, bit
+end
+
+for at = 1, #items, 20 do
+  local P = placement(items, at + 4)
+  local n = entry(P % 2 ^ d)
+  local key, off = block_at(n)
+  local b = call('GETRANGE', key, int(off), int(off + SIZE - 1))
+  if not holds(b, sub(items, at + 4, at + 10)) then
+    local t = first_free(b)
+    while not t do
+      local n0, b0, n1, b1, bit = split(n, b, P % 2 ^ byte(b, SIZE))
+      if floor(P / bit) % 2 == 1 then n, b = n1, b1 else n, b = n0, b0 end
+      key, off = block_at(n)
+      t = first_free(b)
+    end
+    call('SETRANGE', key, int(off + t), sub(items, at + 4, at + 19))
+    new = new + 1
+  end
+end
+if copying > 0 then copy_next() end
+if d ~= d0 or nb ~= nb0 or copying ~= copying0 then
+  call('SET', 'm', int(d) .. ' ' .. int(nb) .. ' ' .. int(copying))
+end
+return {new, full, splits, doublings, floor(double_us), 2 ^ d, nb}
+'''
+LAYOUTS['directory-paged'] = LAYOUTS['directory-8'] = LAYOUTS['directory-8-paged'] = LAYOUTS['directory']
+# Directory layouts: (slots a block, directory entries a directory string; 0 for one string).
+DIRECTORY = {'directory': (16, 0), 'directory-paged': (16, 1 << 16), 'directory-8': (8, 0),
+             'directory-8-paged': (8, 1 << 16)}
+
 # Block layouts: (block bytes, slots a block) for sizing their strings.
 BLOCKS = {'blocks': (128, 8), 'two-blocks': (256, 16)}
 # A string's bytes: 1 MiB less room for its header, so that jemalloc gives it 1 MiB and not its next size
@@ -216,17 +370,31 @@ def cpu_seconds(conn):
     return float(cpu['used_cpu_user']) + float(cpu['used_cpu_sys'])
 
 
-def claim(conn, sha, args, calls, per_call, in_flight=4):
+def claim(conn, sha, args, calls, per_call, in_flight=4, extra=None):
     """Sends calls of per_call new random ids; returns (new, full) summed over the replies: the ids answered new,
-    and those of them that found no room (block layouts)."""
+    and those of them that found no room (block layouts). The directory layouts' replies say more, gathered in
+    `extra` (a dict): splits and doublings summed, the longest doubling (µs), the last directory size and blocks."""
     sent = answered = new = full = 0
     while answered < calls:
         while sent - answered < in_flight and sent < calls:
             conn.sock.sendall(encode(['EVALSHA', sha, '0', os.urandom(20 * per_call)] + args))
             sent += 1
-        n, f = conn.read()
+        reply = conn.read()
+        n, f = reply[:2]
         new, full, answered = new + n, full + f, answered + 1
+        if extra is not None and len(reply) > 2:
+            splits, doublings, double_us, entries, blocks = reply[2:]
+            extra['splits'] = extra.get('splits', 0) + splits
+            extra['doublings'] = extra.get('doublings', 0) + doublings
+            if double_us > extra.get('double_us', -1):
+                extra['double_us'], extra['double_to'] = double_us, entries
+            extra['entries'], extra['blocks'] = entries, blocks
     return new, full
+
+
+def slowest_ms(conn):
+    """The longest call the slow log holds, in ms (0 when none took SLOWLOG_US or more)."""
+    return max([entry[2] for entry in conn.call('SLOWLOG', 'GET', '-1')] or [0]) / 1000
 
 
 def measure(layouts):
@@ -239,14 +407,22 @@ def measure(layouts):
                                     text=True).stdout.split(' sha')[0]
     print('%s, %d cores; %s; %d new ids a row in calls of %d' % (
         model[0] if model else 'CPU', os.cpu_count(), server_version, ids, per_call))
-    print('| layout | live claims | Redis CPU µs/new id | ids/s | used_memory bytes/claim held | keys | no room |')
-    print('|---|---|---|---|---|---|---|')
+    print('| layout | live claims | Redis CPU µs/new id | ids/s | used_memory bytes/claim held | keys | no room '
+          '| slowest call ms (fill / measured) | splits/new id | directory entries | blocks | longest doubling ms '
+          '(to entries) |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
     for layout in layouts:
         for fill in rows:
             with server() as running:
                 conn = running.conn
+                conn.call('CONFIG', 'SET', 'slowlog-log-slower-than', env('SLOWLOG_US', '2000'))
+                conn.call('CONFIG', 'SET', 'slowlog-max-len', '100000')
                 sha = conn.call('SCRIPT', 'LOAD', LAYOUTS[layout]).decode()
-                if layout in BLOCKS:
+                if layout in DIRECTORY:
+                    # Nothing to size: the first call makes the first block, and the table grows by splits.
+                    slots, dir_page = DIRECTORY[layout]
+                    args = ['0', str(slots), str(dir_page), str(STRING_BYTES)]
+                elif layout in BLOCKS:
                     # Sized once for the row's claims at LOAD; the strings are made at their full length.
                     size, slots = BLOCKS[layout]
                     per_string = STRING_BYTES // size
@@ -257,18 +433,29 @@ def measure(layouts):
                 else:
                     # Buckets that hold CLAIMS records on average while the row's ids are measured.
                     args = [str(max(1, (fill + ids // 2) // claims))]
-                held = 0
+                held, filling, measuring = 0, {}, {}
                 if fill:
-                    new, full = claim(conn, sha, args, -(-fill // 1000), 1000)
+                    new, full = claim(conn, sha, args, -(-fill // 1000), 1000, extra=filling)
                     held += new - full
+                fill_ms = slowest_ms(conn)
+                conn.call('SLOWLOG', 'RESET')
                 cpu0, t0 = cpu_seconds(conn), time.monotonic()
-                new, full = claim(conn, sha, args, calls, per_call)
+                new, full = claim(conn, sha, args, calls, per_call, extra=measuring)
                 cpu1, t1 = cpu_seconds(conn), time.monotonic()
                 held += new - full
                 memory = int(info(conn, 'memory')['used_memory'])
-                print('| %s | %s | %.2f | %s | %.1f | %s | %d |' % (
+                if measuring:
+                    longest = max((filling, measuring), key=lambda e: e.get('double_us', -1))
+                    more = '%.3f | %s | %s | %.1f (%s) |' % (
+                        measuring['splits'] / max(1, new), '{:,}'.format(measuring['entries']),
+                        '{:,}'.format(measuring['blocks']), longest.get('double_us', 0) / 1000,
+                        '{:,}'.format(longest.get('double_to', 0)))
+                else:
+                    more = ' | | | |'
+                print('| %s | %s | %.2f | %s | %.1f | %s | %d | %.1f / %.1f | %s' % (
                     layout, '{:,}'.format(fill), (cpu1 - cpu0) * 1e6 / max(1, new), '{:,.0f}'.format(ids / (t1 - t0)),
-                    memory / held, '{:,}'.format(conn.call('DBSIZE')), full), flush=True)
+                    memory / held, '{:,}'.format(conn.call('DBSIZE')), full, fill_ms, slowest_ms(conn), more),
+                    flush=True)
                 conn.close()
 
 
