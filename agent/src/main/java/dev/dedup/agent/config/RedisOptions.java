@@ -78,7 +78,7 @@ public record RedisOptions(
             ConfigException.require(
                     !isCluster(uri) || uris.size() == 1,
                     "redis",
-                    uris.stream().map(RedisOptions::redact).toList(),
+                    redacted(uris),
                     "a redis-cluster:// URI is the whole Redis tier: it cannot be listed with other shards or"
                             + " clusters (name several of its nodes inside it: redis-cluster://h1:port,h2:port)");
         }
@@ -87,7 +87,7 @@ public record RedisOptions(
         ConfigException.require(
                 !cluster || transition == null,
                 "redis-previous",
-                transition == null ? null : transition.previous(),
+                transition == null ? null : redacted(transition.previous()),
                 "a Redis Cluster moves its slots itself (redis-cli --cluster reshard): there is no shard list to"
                         + " change; drop redis-previous and redis-cutover");
         TIMEOUT_BOUNDS.check("redis-timeout", timeout);
@@ -109,16 +109,12 @@ public record RedisOptions(
         ConfigException.require(
                 transition == null || !uris.isEmpty(),
                 "redis-previous",
-                transition == null ? null : transition.previous(),
+                transition == null ? null : redacted(transition.previous()),
                 "needs the current shard list in redis");
         ConfigException.require(
                 transition == null || !transition.previous().equals(uris),
                 "redis-previous",
-                transition == null
-                        ? null
-                        : transition.previous().stream()
-                                .map(RedisOptions::redact)
-                                .toList(),
+                transition == null ? null : redacted(transition.previous()),
                 "is the same list as redis: nothing changes, so drop redis-previous and redis-cutover");
     }
 
@@ -255,16 +251,55 @@ public record RedisOptions(
         return !uris.isEmpty();
     }
 
-    /** A URI fit for logs and stats: the password, if any, replaced by {@code ***}. */
+    /**
+     * A URI fit for logs and stats: the password, if any, replaced by {@code ***}. Whatever stands before the last
+     * {@code @} after the scheme (or, in text without a scheme, before the last {@code @}) is taken for credentials:
+     * a malformed URI keeps its secret too.
+     */
     public static String redact(String uri) {
         int scheme = uri.indexOf("://");
+        int start = scheme < 0 ? 0 : scheme + 3;
         int at = uri.lastIndexOf('@');
-        if (scheme < 0 || at < scheme) {
+        if (at < start) {
             return uri;
         }
-        String userInfo = uri.substring(scheme + 3, at);
+        String userInfo = uri.substring(start, at);
         int colon = userInfo.indexOf(':');
         String user = colon < 0 ? "" : userInfo.substring(0, colon);
-        return uri.substring(0, scheme + 3) + (user.isEmpty() ? "" : user + ":") + "***" + uri.substring(at);
+        return uri.substring(0, start) + (user.isEmpty() ? "" : user + ":") + "***" + uri.substring(at);
+    }
+
+    /** Each of {@code uris} {@linkplain #redact redacted}. */
+    public static List<String> redacted(List<String> uris) {
+        return uris.stream().map(RedisOptions::redact).toList();
+    }
+
+    /**
+     * {@code text} (a message that may quote {@code uri}, e.g. a URI parser's) with {@code uri}'s credentials
+     * replaced by {@code ***} wherever they appear, as written or percent-decoded.
+     */
+    public static String scrub(String text, String uri) {
+        if (text == null) {
+            return null;
+        }
+        String out = text.replace(uri, redact(uri));
+        int scheme = uri.indexOf("://");
+        int start = scheme < 0 ? 0 : scheme + 3;
+        int at = uri.lastIndexOf('@');
+        if (at <= start) {
+            return out;
+        }
+        String userInfo = uri.substring(start, at);
+        String password = userInfo.substring(userInfo.indexOf(':') + 1);
+        if (password.isEmpty()) {
+            return out;
+        }
+        out = out.replace(password, "***");
+        try {
+            String decoded = java.net.URLDecoder.decode(password, java.nio.charset.StandardCharsets.UTF_8);
+            return decoded.isEmpty() ? out : out.replace(decoded, "***");
+        } catch (IllegalArgumentException e) {
+            return out; // not valid percent-encoding: the password as written is gone already
+        }
     }
 }

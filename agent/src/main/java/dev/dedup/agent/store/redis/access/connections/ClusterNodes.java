@@ -69,7 +69,9 @@ final class ClusterNodes implements LettuceRedis.Nodes {
         try {
             seeds = seeds(options.uris().get(0), options.timeout());
         } catch (RuntimeException e) {
-            throw new IllegalStateException("redis cluster " + name + ": not a cluster URI: " + e.getMessage(), e);
+            // The parser's message quotes the URI, password and all: it is scrubbed, and not chained.
+            throw new IllegalStateException("redis cluster " + name + ": not a cluster URI: "
+                    + RedisOptions.scrub(e.getMessage(), options.uris().get(0)));
         }
         RedisClusterClient client = RedisClusterClient.create(resources, seeds);
         client.setOptions(clientOptions

@@ -206,7 +206,9 @@ final class ShardNodes implements LettuceRedis.Nodes {
             try {
                 redisUri = RedisURI.create(uri);
             } catch (RuntimeException e) {
-                throw new IllegalStateException("redis shard " + name + ": not a Redis URI: " + e.getMessage(), e);
+                // The parser's message quotes the URI, password and all: it is scrubbed, and not chained.
+                throw new IllegalStateException(
+                        "redis shard " + name + ": not a Redis URI: " + RedisOptions.scrub(e.getMessage(), uri));
             }
             redisUri.setTimeout(options.timeout());
             SentinelMaster sentinels = SentinelMaster.managed(redisUri)
