@@ -5,6 +5,7 @@ import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
+import dev.dedup.agent.http.BodyBudget;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.BuildInfo;
@@ -94,8 +95,9 @@ public final class Agent implements AutoCloseable {
             ClaimService claims = new ClaimService(store, options.windows(), metrics);
             RangeService ranges = new RangeService(stores.ranges(), options.windows(), metrics);
             AtomicInteger boundPort = new AtomicInteger();
+            BodyBudget bodies = BodyBudget.ofHeap(options.http().maxBody());
             String servers = vertx.deployVerticle(
-                            () -> new HttpVerticle(options.http(), claims, ranges, metrics, boundPort),
+                            () -> new HttpVerticle(options.http(), claims, ranges, metrics, boundPort, bodies),
                             new DeploymentOptions()
                                     .setInstances(options.http().eventLoops())
                                     .setThreadingModel(ThreadingModel.EVENT_LOOP))

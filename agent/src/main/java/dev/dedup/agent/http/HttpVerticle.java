@@ -34,6 +34,7 @@ public final class HttpVerticle extends VerticleBase {
     private final RangeService ranges;
     private final AgentMetrics metrics;
     private final AtomicInteger boundPort;
+    private final BodyBudget bodies;
     private HttpServer server;
     private HttpServer opsServer;
 
@@ -42,8 +43,10 @@ public final class HttpVerticle extends VerticleBase {
             ClaimService claims,
             RangeService ranges,
             AgentMetrics metrics,
-            AtomicInteger boundPort) {
+            AtomicInteger boundPort,
+            BodyBudget bodies) {
         this.options = options;
+        this.bodies = bodies;
         this.claims = claims;
         this.ranges = ranges;
         this.metrics = metrics;
@@ -76,21 +79,28 @@ public final class HttpVerticle extends VerticleBase {
     Router router() {
         Router router = Router.router(vertx);
         BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
-        BodyHandler body = BodyHandler.create(false).setBodyLimit(options.maxBody());
+        BodyHandler read = BodyHandler.create(false).setBodyLimit(options.maxBody());
+        io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> body = ctx -> bodies.handle(ctx, metrics);
         if (options.token() != null) {
             router.route().handler(new BearerAuth(options.token(), metrics)::handle);
         }
 
-        // The content type is checked on a route of its own, before the body is read.
+        // The content type is checked on a route of its own, before the body is read; then the body's room is
+        // reserved in the budget of bodies held at once (a route of its own too: Vert.x Web reads a body on the
+        // first handler of its route).
         router.post("/v1/claims").handler(batches::requireBatchContentType);
-        router.post("/v1/claims").handler(body).handler(batches::claims);
+        router.post("/v1/claims").handler(body);
+        router.post("/v1/claims").handler(read).handler(batches::claims);
         router.post("/v1/releases").handler(batches::requireBatchContentType);
-        router.post("/v1/releases").handler(body).handler(batches::releases);
+        router.post("/v1/releases").handler(body);
+        router.post("/v1/releases").handler(read).handler(batches::releases);
         RangeRoutes rangeRoutes = new RangeRoutes(ranges, metrics, options.maxBatch());
         router.post("/v1/ranges/check").handler(rangeRoutes::requireJson);
-        router.post("/v1/ranges/check").handler(body).handler(rangeRoutes::check);
+        router.post("/v1/ranges/check").handler(body);
+        router.post("/v1/ranges/check").handler(read).handler(rangeRoutes::check);
         router.post("/v1/ranges/commit").handler(rangeRoutes::requireJson);
-        router.post("/v1/ranges/commit").handler(body).handler(rangeRoutes::commit);
+        router.post("/v1/ranges/commit").handler(body);
+        router.post("/v1/ranges/commit").handler(read).handler(rangeRoutes::commit);
         operations(router);
         return errorHandlers(router);
     }

@@ -262,8 +262,13 @@ class OpenApiContractIT {
     void theAgentServesExactlyTheOperationsTheDocumentDescribes() {
         Vertx vertx = Vertx.vertx();
         try {
-            HttpVerticle verticle =
-                    new HttpVerticle(HttpOptionsFor.open(), null, null, new AgentMetrics(), new AtomicInteger());
+            HttpVerticle verticle = new HttpVerticle(
+                    HttpOptionsFor.open(),
+                    null,
+                    null,
+                    new AgentMetrics(),
+                    new AtomicInteger(),
+                    BodyBudget.ofHeap(HttpOptionsFor.open().maxBody()));
             verticle.init(vertx, vertx.getOrCreateContext());
             Set<String> served = new TreeSet<>();
             for (Route route : verticle.router().getRoutes()) {
