@@ -150,7 +150,9 @@ public final class NearCache implements ReleaseListener {
      * rather than once per id (a batch of 10,000 ids meets each of the 64 pages of the default size about 150
      * times). Answers exactly as {@link NearCache#lookup} and {@link NearCache#putUncounted} do: a page
      * emptied meanwhile (the lost-channel clear) answers nothing, and a page retired (evicted) sends a put to
-     * its replacement. For one thread and one batch.
+     * its replacement. For one thread and one batch. The clock is read once, when the view is made: a batch's
+     * lookups take its time then (the time its claims go to the store with), not a read of the clock each (about
+     * 30 ns on a virtual machine's clock source, as much as the rest of a lookup).
      */
     final class BatchPages {
 
@@ -161,6 +163,7 @@ public final class NearCache implements ReleaseListener {
         private final int[] seenIndex;
 
         private final int mask;
+        private final long now = clockMillis.getAsLong();
 
         private BatchPages() {
             int length = Integer.highestOneBit(Math.min(indexes.length, MOST) * 2 - 1);
@@ -171,7 +174,6 @@ public final class NearCache implements ReleaseListener {
 
         /** As {@link NearCache#lookup}. */
         int lookup(long key, long owner) {
-            long now = clockMillis.getAsLong();
             long h = spread(key >>> 8);
             Page page = page(pageOf(h));
             return page == null ? MISS : page.lookup(setOf(h), key, owner, now);
