@@ -31,6 +31,18 @@ measure  For each fill of FILLS (live claims on one shard; 33M on one of three s
                        copies them one a call (COPY), an upper string read from its lower until it is copied.
            directory-8, directory-8-paged  the same with blocks of 8 slots.
 
+           tagged      a string per bucket of ~CLAIMS records, as buckets, laid out as 2 bytes (C, its slots), C
+                       one-byte tags (the last byte of the id's field; 0 is a free slot), then C records of 16 bytes:
+                       GETRANGE the header and tags (the first 2 + C bytes of a bucket at 1.25 x CLAIMS; a second
+                       GETRANGE for the rest of a longer tag area), GETRANGE the field of each record whose tag
+                       matches, SETRANGE the tag and SETRANGE the record into the first free slot; a full bucket is
+                       written again (SET) with room, as claims.lua's room() gives it. The bucket count is fixed.
+           tagged-one  the same with the records from the string's end backward, so that everything between the
+                       first free tag and its record is free: one SETRANGE writes the tag, zeros and the record.
+
+         A layout may be named NAME@S: CLAIMS is S for it alone (tagged@192). `tapjoy` in the list runs Tapjoy's
+         script once, as scripts.py's tapjoy harness sends it (TAPJOY_SECONDS of 33,334 ids in batches of 1,000).
+
          blocks and two-blocks never grow: an id whose blocks are full is counted (full) and not written.
          They measure what reading a block at an offset of a long string costs, not a whole design.
          Every row also gives the slowest call of the fill and of the measure (the server's slow log, calls of
@@ -46,10 +58,20 @@ simulate No server. How full fixed-capacity blocks get before an id finds no roo
          to go on), two choices in a table of fixed size, and two choices under linear hashing (the table splits
          one block at a time, as the fingerprint tables split buckets).
 
+         FILL_BY=direct fills the bucket and block layouts without their scripts: the strings the claims would have
+         left (each bucket's records a Poisson count of the row's mean, at the length the script's growth gives that
+         count) are made here and SET, ten times faster than the calls (the default, FILL_BY=calls).
+         COUNT=instructions runs each server under callgrind (CALLGRIND_ARGS added to its options, e.g.
+         '--cache-sim=yes --LL=8388608,16,64'), counting only the measured calls, after WARM_CALLS calls counted
+         for nothing (they fill the simulated caches); it reports instructions, and with --cache-sim D1 and LL
+         data misses (reads and writes), per new id.
+
 Environment: FILLS ("0 10M 33M"), IDS (1M), CALL_IDS (333), CLAIMS (48), SLOWLOG_US (2000), ROUNDS (50, rewrite),
-REDIS_SERVER (redis-server). Each server runs on a free port (never 6379), keeps nothing on disk, and is
+FILL_BY (calls), COUNT (cpu), CALLGRIND_ARGS (), WARM_CALLS (30), TAPJOY_SECONDS (8), REDIS_SERVER (redis-server). Each server runs on a free port (never 6379), keeps nothing on disk, and is
 stopped by its PID however the run ends. Python standard library only.
 """
+import bisect
+import math
 import os
 import random
 import signal
@@ -59,7 +81,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from scripts import SCRIPTS, Server, encode
+from scripts import SCRIPTS, Server, control, encode
 
 # The agent's records.lua first (REC, FREE, first_free and the string functions), as its scripts have it.
 RECORDS = os.path.join(SCRIPTS, 'records.lua')
@@ -289,6 +311,122 @@ LAYOUTS['directory-paged'] = LAYOUTS['directory-8'] = LAYOUTS['directory-8-paged
 DIRECTORY = {'directory': (16, 0), 'directory-paged': (16, 1 << 16), 'directory-8': (8, 0),
              'directory-8-paged': (8, 1 << 16)}
 
+# Tagged buckets: a string per bucket, as `buckets`, laid out as a header of 2 bytes (C, the bucket's slots), C
+# one-byte tags (the last byte of the record's field, 1 for 0; 0 is a free slot), then C records of 16 bytes. Slot
+# i's tag is byte i of the tags; slots are filled in order, so the first 0 tag is the first free slot. A claim
+# reads the header and the tags (GETRANGE of ARGV[3] bytes from the start, a second GETRANGE for the rest when the
+# bucket's C is larger), looks for the id's tag in them (plain find), reads the 7-byte field of each record whose
+# tag matches (GETRANGE), and writes a new id's tag and record into the first free slot. A full bucket is written
+# again (SET) with the slots its allocation holds and at least 1 in 16 more, as claims.lua's room() does.
+# ARGV[4] '1' (tagged-one): the records from the end of the string backward (slot i at 2 + C + 16 (C - 1 - i)), so
+# that the bytes between the first free tag and its record are all free: one SETRANGE writes tag, zeros and record.
+LAYOUTS['tagged'] = COMMON + r"""
+local char, rep, floor, format = string.char, string.rep, math.floor, string.format
+local function int(n) return format('%d', n) end
+local WINDOW_END, ONE = int(tonumber(ARGV[3]) - 1), ARGV[4] == '1'
+local WINDOW = tonumber(ARGV[3])
+local SLOT = REC + 1
+-- The slots of a bucket written again with n records and one more: at least n + 1 + n / 16, and as many as the
+-- string's allocation holds (jemalloc's size classes, with the string's header and terminator).
+local function capacity(n)
+  local len = 2 + SLOT * (n + 1 + floor(n / 16))
+  local hdr = len < 250 and 4 or 6
+  local need = len + hdr
+  local size
+  if need <= 128 then
+    size = need + (16 - need % 16) % 16
+  else
+    local step = 32
+    while step * 8 < need do step = step * 2 end
+    size = need + (step - need % step) % step
+  end
+  return floor((size - hdr - 2) / SLOT)
+end
+local zeros = {}
+local function zero(n)
+  local z = zeros[n]
+  if not z then
+    z = rep('\0', n)
+    zeros[n] = z
+  end
+  return z
+end
+local function whole(c, tags, tag, recs, rec)
+  -- The bucket of c slots with `tags` and `recs` (in the layout's order), then the new tag and record.
+  local n = #tags + 1
+  if ONE then
+    return char(floor(c / 256), c % 256) .. tags .. tag .. zero(c - n) .. zero(REC * (c - n)) .. rec .. recs
+  end
+  return char(floor(c / 256), c % 256) .. tags .. tag .. zero(c - n) .. recs .. rec .. zero(REC * (c - n))
+end
+for at = 1, #items, 20 do
+  local key = 'b' .. int(place(at) % count)
+  local t = byte(items, at + 10)
+  local tag = t == 0 and '\1' or char(t)
+  local w = call('GETRANGE', key, '0', WINDOW_END)
+  if w == '' then
+    call('SET', key, whole(capacity(0), '', tag, '', sub(items, at + 4, at + 19)))
+    new = new + 1
+  else
+    local h1, h2 = byte(w, 1, 2)
+    local c = h1 * 256 + h2
+    if c + 2 > #w then w = w .. call('GETRANGE', key, int(#w), int(c + 1)) end
+    local f = find(w, '\0', 3, true)
+    if f and f > c + 2 then f = nil end
+    local stop = f or c + 3
+    local field = sub(items, at + 4, at + 10)
+    local p = find(w, tag, 3, true)
+    local found = false
+    while p and p < stop do
+      local off = ONE and 2 + c + REC * (c + 2 - p) or 2 + c + REC * (p - 3)
+      if call('GETRANGE', key, int(off), int(off + 6)) == field then
+        found = true
+        break
+      end
+      p = find(w, tag, p + 1, true)
+    end
+    if not found then
+      local rec = sub(items, at + 4, at + 19)
+      if f then
+        if ONE then
+          call('SETRANGE', key, int(f - 1), tag .. zero(2 + c + REC * (c + 2 - f) - f) .. rec)
+        else
+          call('SETRANGE', key, int(f - 1), tag)
+          call('SETRANGE', key, int(2 + c + REC * (f - 3)), rec)
+        end
+      else
+        call('SET', key, whole(capacity(c), sub(w, 3, c + 2), tag, call('GETRANGE', key, int(2 + c), '-1'), rec))
+      end
+      new = new + 1
+    end
+  end
+end
+return {new, full}
+"""
+LAYOUTS['tagged-one'] = LAYOUTS['tagged']
+TAGGED = {'tagged': '0', 'tagged-one': '1'}
+
+
+def tag_capacity(n):
+    """The tagged script's capacity(n): slots of a bucket written again with n records and one more."""
+    length = 2 + 17 * (n + 1 + n // 16)
+    hdr = 4 if length < 250 else 6
+    need = length + hdr
+    if need <= 128:
+        size = need + (16 - need % 16) % 16
+    else:
+        step = 32
+        while step * 8 < need:
+            step *= 2
+        size = need + (step - need % step) % step
+    return (size - hdr - 2) // 17
+
+
+def tag_window(claims):
+    """Bytes a tagged claim reads first: the header and the tags of a bucket written again at 1.25 x CLAIMS."""
+    return 2 + tag_capacity(claims * 5 // 4)
+
+
 # Block layouts: (block bytes, slots a block) for sizing their strings.
 BLOCKS = {'blocks': (128, 8), 'two-blocks': (256, 16)}
 # A string's bytes: 1 MiB less room for its header, so that jemalloc gives it 1 MiB and not its next size
@@ -350,9 +488,10 @@ def fills():
 
 
 @contextmanager
-def server():
-    """A redis-server of its own (scripts.py's: a free port, nothing persisted, stopped by its PID)."""
-    running = Server(False)
+def server(counting=False):
+    """A redis-server of its own (scripts.py's: a free port, nothing persisted, stopped by its PID); under callgrind,
+    not counting until told, when `counting`."""
+    running = Server(counting)
     try:
         running.conn = running.connect()
         yield running
@@ -368,6 +507,47 @@ def cpu_seconds(conn):
     """The server's CPU time as it counts it, to the microsecond (/proc counts in ticks of 10 ms)."""
     cpu = info(conn, 'cpu')
     return float(cpu['used_cpu_user']) + float(cpu['used_cpu_sys'])
+
+
+def grind(running, measure, warm=None):
+    """What `measure` returns, and callgrind's totals (event -> count) over it: the server counts only meanwhile.
+    `warm` runs first, instrumented (so that the simulated caches hold what it touched) but not counted."""
+    pid = str(running.process.pid)
+    control('-i', 'on', pid)
+    if warm:
+        warm()
+    control('-z', pid)
+    result = measure()
+    control('-i', 'off', pid)
+    control('-d', pid)
+    deadline = time.monotonic() + 120
+    while True:
+        totals = {}
+        for name in os.listdir(running.workdir):
+            if name.startswith('callgrind.out'):
+                events = None
+                with open(os.path.join(running.workdir, name)) as dump:
+                    for line in dump:
+                        if line.startswith('events:'):
+                            events = line.split()[1:]
+                        elif line.startswith('totals:') and events:
+                            for event, value in zip(events, line.split()[1:]):
+                                totals[event] = totals.get(event, 0) + int(value)
+        if totals or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    if not totals:
+        raise RuntimeError('callgrind wrote no totals in ' + running.workdir)
+    return result, totals
+
+
+def misses(totals, ids):
+    """Instructions, D1 and LL data misses (reads and writes) per new id; '-' for the misses without --cache-sim."""
+    ir = '{:,.0f}'.format(totals['Ir'] / ids)
+    if 'D1mr' not in totals:
+        return ir, '-', '-'
+    return (ir, '%.1f' % ((totals['D1mr'] + totals['D1mw']) / ids),
+            '%.2f' % ((totals['DLmr'] + totals['DLmw']) / ids))
 
 
 def claim(conn, sha, args, calls, per_call, in_flight=4, extra=None):
@@ -397,23 +577,171 @@ def slowest_ms(conn):
     return max([entry[2] for entry in conn.call('SLOWLOG', 'GET', '-1')] or [0]) / 1000
 
 
+# Filling without the scripts (FILL_BY=direct): the strings the claims would have left, made here and SET, many to a
+# write. A bucket of n records has the length the script's growth gives n records (each bucket's count drawn as a
+# Poisson variate of the row's mean), records of random bytes, the tags their field's last byte.
+
+class Random16:
+    """Random 16-byte records, taken from a pool of random bytes."""
+
+    def __init__(self, size=1 << 24):
+        self.pool, self.at = os.urandom(size) * 2, 0
+        self.size = size
+
+    def take(self, n):
+        out = self.pool[self.at:self.at + 16 * n]
+        self.at = (self.at + 16 * n + 16 * random.randrange(1, 64)) % self.size
+        return out
+
+
+def poisson(lam, rnd, tables={}):
+    if lam >= 30:
+        return max(0, round(rnd.gauss(lam, lam ** 0.5)))
+    cdf = tables.get(lam)
+    if cdf is None:
+        cdf, term, total, k = [], math.exp(-lam), 0.0, 0
+        while total < 1 - 1e-12 and k < 200:
+            total += term
+            cdf.append(total)
+            k += 1
+            term *= lam / k
+        tables[lam] = cdf
+    return bisect.bisect_left(cdf, rnd.random())
+
+
+NONZERO = bytes([1]) + bytes(range(1, 256))
+
+
+def send_all(conn, commands, chunk=500):
+    """Sends the commands in writes of `chunk`, and reads their replies."""
+    for at in range(0, len(commands), chunk):
+        part = commands[at:at + chunk]
+        conn.sock.sendall(b''.join(encode(c) for c in part))
+        for _ in part:
+            conn.read()
+
+
+def fill_direct(conn, layout, args, fill, rnd):
+    """Fills the row's table with `fill` claims as the layout's script would have left them; returns the claims."""
+    recs = Random16()
+    held, batch = 0, []
+    if layout in BLOCKS:
+        size, slots = BLOCKS[layout]
+        places, per_string = int(args[0]), int(args[1])
+        lam = fill / places
+        for s in range(places // per_string):
+            parts = []
+            for _ in range(per_string):
+                n = min(slots, poisson(lam, rnd))
+                held += n
+                parts.append(recs.take(n) + bytes(size - 16 * n))
+            batch.append(['SET', 's%d' % s, b''.join(parts)])
+            if len(batch) >= 16:
+                send_all(conn, batch)
+                batch = []
+    else:
+        buckets = int(args[0])
+        lam = fill / buckets
+        chains = {}
+        for b in range(buckets):
+            n = poisson(lam, rnd)
+            if n == 0:
+                continue
+            held += n
+            c = chains.get(n)
+            if c is None:
+                c = 0
+                while c < n:
+                    c = tag_capacity(c) if layout in TAGGED else c + 2 + c // 16
+                chains[n] = c
+            r = recs.take(n)
+            if layout in TAGGED:
+                tags = r[6::16]
+                if TAGGED[layout] == '1':
+                    value = bytes([c >> 8, c & 255]) + tags[::-1].translate(NONZERO) + bytes(17 * (c - n)) + r
+                else:
+                    value = bytes([c >> 8, c & 255]) + tags.translate(NONZERO) + bytes(c - n) + r + bytes(16 * (c - n))
+            else:
+                value = r + bytes(16 * (c - n))
+            batch.append(['SET', 'b%d' % b, value])
+            if len(batch) >= 2000:
+                send_all(conn, batch)
+                batch = []
+    send_all(conn, batch)
+    return held
+
+
+def spec(name):
+    """A layout named NAME or NAME@S (S: CLAIMS for this layout alone): (name, S)."""
+    layout, _, claims = name.partition('@')
+    return layout, (number('CLAIMS', claims) if claims else count('CLAIMS', '48'))
+
+
+def tapjoy_row(counting, say):
+    """Tapjoy's script as scripts.py's tapjoy harness sends it (TAPJOY_SECONDS of RATE ids in batches of BATCH)."""
+    import scripts
+    os.environ['SECONDS'] = env('TAPJOY_SECONDS', '8')
+    with server(counting) as running:
+        conn = running.conn
+        sha = conn.call('SCRIPT', 'LOAD', open(scripts.TAPJOY).read()).decode()
+        warm, measured, ids, new = scripts.tapjoy(conn, sha, random.Random(1), say)
+        if not counting:
+            conn.pipeline(warm)
+        if counting:
+            replies, totals = grind(running, lambda: conn.pipeline(measured), lambda: conn.pipeline(warm))
+        else:
+            cpu0 = cpu_seconds(conn)
+            replies = conn.pipeline(measured)
+            cpu1 = cpu_seconds(conn)
+        answered = new(replies)
+        if answered != ids:
+            raise RuntimeError('tapjoy: %d of %d new ids answered new' % (answered, ids))
+        memory, keys = int(info(conn, 'memory')['used_memory']), conn.call('DBSIZE')
+        conn.close()
+    seconds = int(os.environ['SECONDS'])
+    held = ids * seconds // (seconds - 1)
+    if counting:
+        return '| tapjoy (batches of %s) | %s s | %s | %s | %s | %s |' % (
+            env('BATCH', '1000'), os.environ['SECONDS'], *misses(totals, ids), '{:,}'.format(keys))
+    return '| tapjoy (batches of %s) | %s s | %.2f | | | %.1f | %s |' % (
+        env('BATCH', '1000'), os.environ['SECONDS'], (cpu1 - cpu0) * 1e6 / ids, memory / held, '{:,}'.format(keys))
+
+
 def measure(layouts):
     rows = fills()
-    per_call, claims = count('CALL_IDS', '333'), count('CLAIMS', '48')
+    per_call = count('CALL_IDS', '333')
     calls = max(1, count('IDS', '1M') // per_call)
     ids = calls * per_call
+    counting = env('COUNT', 'cpu') == 'instructions'
+    direct = env('FILL_BY', 'calls') == 'direct'
+    rnd = random.Random(1)
     model = [line.split(':', 1)[1].strip() for line in open('/proc/cpuinfo') if line.startswith('model name')]
     server_version = subprocess.run([env('REDIS_SERVER', 'redis-server'), '--version'], capture_output=True,
                                     text=True).stdout.split(' sha')[0]
-    print('%s, %d cores; %s; %d new ids a row in calls of %d' % (
-        model[0] if model else 'CPU', os.cpu_count(), server_version, ids, per_call))
-    print('| layout | live claims | Redis CPU µs/new id | ids/s | used_memory bytes/claim held | keys | no room '
-          '| slowest call ms (fill / measured) | splits/new id | directory entries | blocks | longest doubling ms '
-          '(to entries) |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
-    for layout in layouts:
+    print('%s, %d cores; %s; %d new ids a row in calls of %d; filled by %s%s' % (
+        model[0] if model else 'CPU', os.cpu_count(), server_version, ids, per_call,
+        'SET of the strings' if direct else 'calls of 1,000 ids',
+        '; under callgrind %s' % env('CALLGRIND_ARGS', '') if counting else ''), flush=True)
+    if counting:
+        print('| layout | live claims | instructions/new id | D1 misses/new id | LL misses/new id | keys |')
+        print('|---|---|---|---|---|---|')
+    else:
+        print('| layout | live claims | Redis CPU µs/new id | × empty | ids/s | used_memory bytes/claim held | keys '
+              '| no room | slowest call ms (fill / measured) | splits/new id | directory entries | blocks '
+              '| longest doubling ms (to entries) |')
+        print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+
+    def say(line):
+        print(line, file=sys.stderr, flush=True)
+
+    for name in layouts:
+        if name == 'tapjoy':
+            print(tapjoy_row(counting, say), flush=True)
+            continue
+        layout, claims = spec(name)
+        first = None
         for fill in rows:
-            with server() as running:
+            with server(counting) as running:
                 conn = running.conn
                 conn.call('CONFIG', 'SET', 'slowlog-log-slower-than', env('SLOWLOG_US', '2000'))
                 conn.call('CONFIG', 'SET', 'slowlog-max-len', '100000')
@@ -427,23 +755,42 @@ def measure(layouts):
                     size, slots = BLOCKS[layout]
                     per_string = STRING_BYTES // size
                     places = -(-int((fill + ids) / slots / LOAD) // per_string) * per_string
-                    for s in range(places // per_string):
-                        conn.call('SETRANGE', 's%d' % s, str(per_string * size - 1), b'\0')
+                    if not (direct and fill):
+                        for s in range(places // per_string):
+                            conn.call('SETRANGE', 's%d' % s, str(per_string * size - 1), b'\0')
                     args = [str(places), str(per_string), str(size)]
                 else:
                     # Buckets that hold CLAIMS records on average while the row's ids are measured.
                     args = [str(max(1, (fill + ids // 2) // claims))]
+                    if layout in TAGGED:
+                        args += [str(tag_window(claims)), TAGGED[layout]]
                 held, filling, measuring = 0, {}, {}
-                if fill:
+                if fill and direct:
+                    held = fill_direct(conn, layout, args, fill, rnd)
+                elif fill:
                     new, full = claim(conn, sha, args, -(-fill // 1000), 1000, extra=filling)
                     held += new - full
                 fill_ms = slowest_ms(conn)
                 conn.call('SLOWLOG', 'RESET')
                 cpu0, t0 = cpu_seconds(conn), time.monotonic()
-                new, full = claim(conn, sha, args, calls, per_call, extra=measuring)
+                if counting:
+                    # The simulated caches warmed by WARM_CALLS calls first, not counted.
+                    warm_calls = count('WARM_CALLS', '30')
+                    (new, full), totals = grind(running, lambda: claim(conn, sha, args, calls, per_call,
+                                                                       extra=measuring),
+                                                lambda: claim(conn, sha, args, warm_calls, per_call))
+                else:
+                    new, full = claim(conn, sha, args, calls, per_call, extra=measuring)
                 cpu1, t1 = cpu_seconds(conn), time.monotonic()
                 held += new - full
                 memory = int(info(conn, 'memory')['used_memory'])
+                keys = '{:,}'.format(conn.call('DBSIZE'))
+                label = layout if layout in DIRECTORY or layout in BLOCKS else '%s, S = %d' % (layout, claims)
+                if counting:
+                    print('| %s | %s | %s | %s | %s | %s |' % (label, '{:,}'.format(fill), *misses(totals, new), keys),
+                          flush=True)
+                    conn.close()
+                    continue
                 if measuring:
                     longest = max((filling, measuring), key=lambda e: e.get('double_us', -1))
                     more = '%.3f | %s | %s | %.1f (%s) |' % (
@@ -452,9 +799,11 @@ def measure(layouts):
                         '{:,}'.format(longest.get('double_to', 0)))
                 else:
                     more = ' | | | |'
-                print('| %s | %s | %.2f | %s | %.1f | %s | %d | %.1f / %.1f | %s' % (
-                    layout, '{:,}'.format(fill), (cpu1 - cpu0) * 1e6 / max(1, new), '{:,.0f}'.format(ids / (t1 - t0)),
-                    memory / held, '{:,}'.format(conn.call('DBSIZE')), full, fill_ms, slowest_ms(conn), more),
+                us = (cpu1 - cpu0) * 1e6 / max(1, new)
+                first = us if first is None else first
+                print('| %s | %s | %.2f | %s | %s | %.1f | %s | %d | %.1f / %.1f | %s' % (
+                    label, '{:,}'.format(fill), us, '' if us is first else '%.2f' % (us / first),
+                    '{:,.0f}'.format(ids / (t1 - t0)), memory / held, keys, full, fill_ms, slowest_ms(conn), more),
                     flush=True)
                 conn.close()
 
@@ -576,7 +925,7 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ''
     if what == 'measure':
         layouts = sys.argv[2:] or list(LAYOUTS)
-        unknown = [name for name in layouts if name not in LAYOUTS]
+        unknown = [name for name in layouts if name.partition('@')[0] not in LAYOUTS and name != 'tapjoy']
         if unknown:
             sys.exit('no layout %s; there are %s' % (', '.join(unknown), ', '.join(LAYOUTS)))
         measure(layouts)

@@ -37,6 +37,8 @@ with SECONDS=8 gives the same figure within a percent in two.
 
 Environment, with defaults:
   COUNT             cpu or instructions (cpu)
+  CALLGRIND_ARGS    more options for callgrind with COUNT=instructions, e.g. '--cache-sim=yes --LL=8388608,16,64'
+                    (counted, not reported here: layouts.py reports the misses) ()
   ROUNDS            rounds per version; the median is reported (3)
   REDIS_SERVER      the server binary (redis-server)
   fingerprint and event-time:
@@ -61,6 +63,7 @@ Python standard library only.
 """
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -186,8 +189,9 @@ class Server:
         self.counting = counting
         self.workdir = tempfile.mkdtemp(prefix='dedup-scripts.')
         self.port = free_port()
-        grind = ['valgrind', '--tool=callgrind', '--instr-atstart=no',
-                 '--callgrind-out-file=' + os.path.join(self.workdir, 'callgrind.out.%p')] if counting else []
+        grind = (['valgrind', '--tool=callgrind', '--instr-atstart=no',
+                 '--callgrind-out-file=' + os.path.join(self.workdir, 'callgrind.out.%p')]
+                 + shlex.split(os.environ.get('CALLGRIND_ARGS', ''))) if counting else []
         self.log = open(os.path.join(self.workdir, 'server.log'), 'wb')
         try:
             # Under valgrind this PID is the server itself: valgrind runs it in its own process.
