@@ -108,7 +108,7 @@ def consume(
     client: Optional[DedupClient] = None,
     id_header: str = ID_HEADER,
     id_of: Optional[Callable[[Any], str]] = None,
-    event_time: bool = True,
+    event_time: bool = False,
     max_records: int = 500,
     poll_timeout_ms: int = 1000,
     failure_backoff: float = 1.0,
@@ -128,10 +128,8 @@ def consume(
         id_header: The header the producer puts the message id in.
         id_of: A record's message id, when the producer puts it elsewhere (a field of the value); never the
             record key. The owner is always :func:`owner`, so that every worker of a namespace agrees.
-        event_time: Send the record's timestamp as its event second (the default): the agent then counts
-            each claim's window from it on the namespace's event clock, so a loop that falls behind keeps
-            its claims. ``False`` for a namespace whose other workers send none (claims with and without
-            event times are kept apart on Redis).
+        event_time: Send the record's timestamp (milliseconds) as its event second, for a namespace the
+            agent files by event time.
         max_records: Records per poll.
         poll_timeout_ms: How long a poll waits for records.
         failure_backoff: Seconds to wait after the sink failed, or a claim failed without ``Retry-After``.
@@ -192,9 +190,7 @@ def consume(
 
 def _item(record: Any, read_id: Callable[[Any], str], event_time: bool) -> Item:
     topic, partition, offset, timestamp, _ = fields(record)
-    # A record without a timestamp (None, or -1) or from before 1970 is sent without one.
-    second = timestamp // 1000 if event_time and timestamp is not None and timestamp >= 1000 else None
-    return Item(read_id(record), kafka_owner(topic, partition, offset), second)
+    return Item(read_id(record), kafka_owner(topic, partition, offset), timestamp // 1000 if event_time else None)
 
 
 def _release(dedup: DedupClient, ns: str, held: Sequence[Item]) -> None:

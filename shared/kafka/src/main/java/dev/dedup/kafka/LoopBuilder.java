@@ -28,7 +28,7 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     private Function<? super ConsumerRecord<K, V>, String> idOf;
     private String idHeader;
     private String idGiven;
-    private boolean eventTime = true;
+    private boolean eventTime;
     S sink;
     L listener;
     private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
@@ -78,13 +78,10 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     }
 
     /**
-     * Whether to send the record's timestamp (whole seconds) as the message's event time; true by default. The
-     * agent then counts each claim's window from that time on the namespace's event clock (the newest event time
-     * claimed there), not from the claim, so a loop that falls behind its topic does not see its claims end under
-     * it; copies whose timestamps lie within the window of each other are caught. A record without a timestamp
-     * is sent without one. Turn it off for a namespace whose other workers send no event time (claims with and
-     * without one are kept apart on Redis), or one the agent files in time buckets ({@code
-     * --namespace-event-rate}) where copies are re-sent with their own timestamps.
+     * Whether to send the record's timestamp (seconds, at least 1) as the message's event time, for a namespace the
+     * agent files by event time; false by default. Turn it on only where every copy of a message carries the same
+     * timestamp (the producer sets it from the message): a copy re-sent with its own timestamp, or a topic with
+     * {@code LogAppendTime}, gives each copy another second, and in such a namespace another second is {@code new}.
      */
     public B eventTime(boolean fromTimestamp) {
         this.eventTime = fromTimestamp;
