@@ -139,6 +139,21 @@ def test_withoutAClient_theAgentIsTheEnvironments(agent, monkeypatch) -> None:
     assert len(sink.records) == 1 and consumer.committed == {tp: 1}
 
 
+def test_aRecordWithoutATimestamp_isSentWithoutAnEventTime() -> None:
+    from dedup_client.kafka import _item
+
+    def read(r: Record) -> str:
+        return header(r, "message-id")
+
+    stamped, unstamped, unknown = (
+        Record("clicks", 3, 1042, ts, b"user-7", b"v", [("message-id", b"m-1")]) for ts in (1_767_225_600_999, -1, None)
+    )
+    assert _item(stamped, read, True).ts == 1_767_225_600
+    assert _item(unstamped, read, True).ts is None, "kafka-python's -1: no timestamp"
+    assert _item(unknown, read, True).ts is None
+    assert _item(stamped, read, False).ts is None
+
+
 def test_claimsWithKafkaOwner_soAReadOfTheSameRecordIsRetry(client: DedupClient) -> None:
     ids = [fresh("msg") for _ in range(3)]
     tp = TopicPartition("clicks", 2)

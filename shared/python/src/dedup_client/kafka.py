@@ -190,7 +190,9 @@ def consume(
 
 def _item(record: Any, read_id: Callable[[Any], str], event_time: bool) -> Item:
     topic, partition, offset, timestamp, _ = fields(record)
-    return Item(read_id(record), kafka_owner(topic, partition, offset), timestamp // 1000 if event_time else None)
+    # A record without a timestamp (None, or -1) or from before 1970 is sent without one.
+    second = timestamp // 1000 if event_time and timestamp is not None and timestamp >= 1000 else None
+    return Item(read_id(record), kafka_owner(topic, partition, offset), second)
 
 
 def _release(dedup: DedupClient, ns: str, held: Sequence[Item]) -> None:

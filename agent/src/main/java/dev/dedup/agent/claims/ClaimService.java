@@ -113,7 +113,7 @@ public final class ClaimService {
                             "namespace " + batch.namespace() + " gets claims both with and without event times (ts):"
                                     + " the Redis tier keeps the two apart, so a copy sent without one does not find a"
                                     + " claim made with one. Send ts on every copy of a message, or on none (the"
-                                    + " libraries send the source's timestamp by default)");
+                                    + " libraries send it only when asked)");
         }
     }
 

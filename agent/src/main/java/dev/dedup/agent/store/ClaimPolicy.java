@@ -111,4 +111,14 @@ public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
     public long endSecond(long eventSecond, long nowMillis) {
         return -Math.floorDiv(-endMillis(eventSecond, nowMillis), 1000L);
     }
+
+    /**
+     * The end of a claim with an event time made when its namespace's event clock stands at {@code clock}
+     * ({@link Batch#NO_EVENT_TIME}: none known): a window after its event time, or, for a late item (that end
+     * already passed on the clock), a window after the clock, so that its own copies that follow it are caught.
+     */
+    public long endSecond(long eventSecond, long nowMillis, long clock) {
+        long end = endSecond(eventSecond, nowMillis);
+        return clock != Batch.NO_EVENT_TIME && end <= clock ? clock - Math.floorDiv(-windowMillis, 1000L) : end;
+    }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A claim is held until the clock passes its end, so an item whose own end has already passed when it is
  * claimed (its event time is a window or more behind the newest one claimed there) is late: no claim it could be a
- * copy of need still be held (the claim service counts them).
+ * copy of need still be held (the claim service counts them). It is claimed for a window from the clock instead,
+ * so that its own copies that follow it are caught.
  *
  * <p>A store keeps the clock where it decides claims: the embedded store in one of these, the Redis tier in each
  * table's state on each shard, of which the agent keeps here what the replies told it. One instance per store,

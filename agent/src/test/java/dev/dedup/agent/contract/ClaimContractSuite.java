@@ -282,6 +282,10 @@ public abstract class ClaimContractSuite extends AgentSuite {
                 List.of("duplicate"),
                 http.claim(LAG_NS, List.of(new Item(newer, "o2", t + 5))),
                 "the newer claim is held");
+        assertEquals(
+                List.of("duplicate", "retry"),
+                http.claim(LAG_NS, List.of(new Item(id, "o3", t), new Item(id, "o2", t))),
+                "a late item is claimed for a window from the clock: its own copies that follow it are caught");
     }
 
     @Test

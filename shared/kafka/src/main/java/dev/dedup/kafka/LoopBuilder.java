@@ -78,10 +78,12 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     }
 
     /**
-     * Whether to send the record's timestamp (seconds, at least 1) as the message's event time, for a namespace the
-     * agent files by event time; false by default. Turn it on only where every copy of a message carries the same
-     * timestamp (the producer sets it from the message): a copy re-sent with its own timestamp, or a topic with
-     * {@code LogAppendTime}, gives each copy another second, and in such a namespace another second is {@code new}.
+     * Whether to send the record's timestamp (whole seconds) as the message's event time; false by default. The agent
+     * then counts each claim's window from it on the namespace's event clock (the newest event time claimed there),
+     * so a loop that falls behind its topic keeps its claims; a record without a timestamp is sent without one. Not
+     * the default: readers of one namespace more than a window apart in event time take each other's copies for late
+     * (docs/api.md, "Event time"). In a namespace the agent files in time buckets ({@code --namespace-event-rate}),
+     * every copy must carry the same timestamp.
      */
     public B eventTime(boolean fromTimestamp) {
         this.eventTime = fromTimestamp;

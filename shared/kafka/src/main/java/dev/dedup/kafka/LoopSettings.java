@@ -119,12 +119,11 @@ final class LoopSettings<K, V> {
             throw new IllegalArgumentException("the record at " + owner(r) + " has no id: the id function gave "
                     + (id == null ? "null" : "an empty id"));
         }
-        if (!eventTime) {
-            return new Item(id, owner(r));
+        long second = r.timestamp() / 1000;
+        if (!eventTime || second < 1) {
+            return new Item(id, owner(r)); // a record without a timestamp (-1), or before 1970, is sent without one
         }
-        // a record without a timestamp (-1) or before 1970 still gets a valid event second
-        long second = Math.min(Limits.MAX_EVENT_SECOND, Math.max(1, r.timestamp() / 1000));
-        return new Item(id, owner(r), second);
+        return new Item(id, owner(r), Math.min(Limits.MAX_EVENT_SECOND, second));
     }
 
     static String owner(ConsumerRecord<?, ?> r) {

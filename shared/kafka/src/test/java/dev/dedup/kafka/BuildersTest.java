@@ -173,7 +173,7 @@ class BuildersTest {
         LoopSettings<String, byte[]> settings = fromHeader(true, Duration.ofSeconds(1));
         assertEquals(
                 new Item("m-1", "clicks:3:1042", 1_700_000_000L), settings.item(record(1_700_000_000_999L, "m-1")));
-        assertEquals(new Item("m-1", "clicks:3:1042", 1L), settings.item(record(-1L, "m-1")), "no timestamp");
+        assertEquals(new Item("m-1", "clicks:3:1042"), settings.item(record(-1L, "m-1")), "no timestamp: none sent");
     }
 
     @Test

@@ -95,7 +95,7 @@ final class ClaimTable {
             long itemExpiry = expiry;
             if (second != Batch.NO_EVENT_TIME) {
                 itemNow = eventNow;
-                itemExpiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(second, nowMillis));
+                itemExpiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(second, nowMillis, clock));
             }
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
                 byte v = claimInSet(set, batch.key(i), batch.owner(i), itemNow, itemExpiry, policy.sliding());

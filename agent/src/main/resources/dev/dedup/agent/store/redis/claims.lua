@@ -32,6 +32,14 @@ local function ahead(x)
   return (x - wall + HALF) % RANGE - HALF
 end
 
+-- Record rec (16 bytes) with its owner's tag and end second e instead (modulo 2^28; record bytes 13-16).
+local function ended_at(rec, e)
+  e = e % RANGE
+  local b13 = byte(rec, 13)
+  return sub(rec, 1, 12) .. string.char(b13 - b13 % 16 + math.floor(e / 16777216),
+    math.floor(e / 65536) % 256, math.floor(e / 256) % 256, e % 256)
+end
+
 if event then
   clock = tonumber(state[4])
   local seen = tonumber(ARGV[14])
@@ -155,7 +163,8 @@ for at = 1, #items, 20 do
     blobs[k] = b
   end
   local p = find(b, field, 1, true)
-  -- A claim whose own end the event clock has passed is late: answered by what the bucket holds, written nowhere.
+  -- A claim whose own end the event clock has passed is late: it is claimed for a window from the clock instead
+  -- (so that its own copies that follow it are caught), and answered by what the bucket holds.
   local late = false
   if event and mode == 'c' then
     local e = end_at(items, at + 4)
@@ -163,9 +172,9 @@ for at = 1, #items, 20 do
     if not newest or off > newest then newest = off end
     late = not live_at(items, at + 4)
   end
-  if mode == 'c' and not p and not late and (distinct or not written[k] or not written[k][field]) then
+  if mode == 'c' and not p and (distinct or not written[k] or not written[k][field]) then
     -- The common case: an id its bucket does not hold, written into the bucket's next free slot.
-    local rec = sub(items, at + 4, at + 19)
+    local rec = late and ended_at(sub(items, at + 4, at + 19), now + window) or sub(items, at + 4, at + 19)
     local tail = tails[k]
     if tail == nil then tail = first_free(b) or false end
     if tail then
@@ -195,10 +204,8 @@ for at = 1, #items, 20 do
           if err then return redis.error_reply(err) end
           dirty[k] = true
         end
-      elseif late then
-        if answers then answers[n] = '\0' end
       else
-        local rec = sub(items, at + 4, at + 19)
+        local rec = late and ended_at(sub(items, at + 4, at + 19), now + window) or sub(items, at + 4, at + 19)
         local off, err = append(k, rec)
         if not off then return redis.error_reply(err) end
         remember(k, field, rec, off)

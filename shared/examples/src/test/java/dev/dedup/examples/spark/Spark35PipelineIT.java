@@ -125,7 +125,7 @@ class Spark35PipelineIT {
             String again = "new:0,retry:" + traffic.messages().size() + ",duplicate:"
                     + (traffic.copies().size() - traffic.messages().size());
             if (!again.equals(result.get("again"))) {
-                problems.add("the topic read again and marked (withVerdicts, an id expression, an event time) gave "
+                problems.add("the topic read again and marked (withVerdicts, an id expression) gave "
                         + result.get("again") + ", not " + again);
             }
             Sink.Check check = Sink.check(db, traffic);

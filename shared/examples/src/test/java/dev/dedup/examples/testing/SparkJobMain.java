@@ -1,6 +1,5 @@
 package dev.dedup.examples.testing;
 
-import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
 import dev.dedup.examples.sink.AggregateSink;
@@ -99,14 +98,14 @@ public final class SparkJobMain {
 
     /**
      * The whole topic read again in a batch job and marked, not dropped, in the same namespace, by the transform's
-     * other paths: an id expression and an event-time column (helper columns), {@code withVerdicts}. Every record the
+     * other paths: an id expression (a helper column), {@code withVerdicts}. Without event times, as the stream
+     * claimed (the Redis tier keeps claims with and without them apart). Every record the
      * stream kept is its owner's own claim ({@code retry}); every other copy is {@code duplicate}. Returns {@code
      * new:N,retry:N,duplicate:N}.
      */
     static String readAgain(SparkSession spark, String bootstrap, String topic, List<URI> agents) {
         DedupTransform marking = DedupTransform.builder("clicks")
                 .id(expr("CAST(element_at(filter(headers, h -> h.key = 'message-id'), -1).value AS STRING)"))
-                .eventTime(col("timestamp"))
                 .agents(agents)
                 .build();
         Dataset<Row> topicRows = spark.read()

@@ -350,7 +350,7 @@ final class ClaimCalls {
      *   <li>what ends mean ({@link FingerprintTable#modeArg}): {@code '1'} when the table's window slides (a
      *       repeat renews the claim's end), {@code 'e'} when they count on the event clock in the table's state,
      *       which claims move on to their newest event second (never past now), and before which a claim's own
-     *       end is late: answered by what its bucket holds, written nowhere;
+     *       end is late: answered by what its bucket holds, and claimed for a window from the clock;
      *   <li>the channel on which released fields are published;
      *   <li>the table's base bits: it has 2^base buckets at level 0;
      *   <li>the table's name, added to the set of tables when the table gains its first record;
