@@ -3,14 +3,10 @@ package dev.dedup.benchmarks.jmh;
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.BinaryBatchDecoder;
 import dev.dedup.wire.BatchEncoder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -57,46 +53,12 @@ public class NearCacheBenchmark {
     private int nextHit;
     private int nextFresh;
 
-    /** Answers every item new, at once. */
-    private static final class AllNew implements ClaimStore {
-        @Override
-        public String kind() {
-            return "all-new";
-        }
-
-        @Override
-        public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
-            return CompletableFuture.completedFuture(new byte[batch.size()]);
-        }
-
-        @Override
-        public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
-            return CompletableFuture.completedFuture(new byte[batch.size()]);
-        }
-
-        @Override
-        public CompletionStage<Void> ready() {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public Map<String, Object> stats() {
-            return Map.of();
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    }
-
     @Setup
     public void fill() {
         long now = System.currentTimeMillis();
         NearCache cache = new NearCache(entries, () -> now, new SimpleMeterRegistry());
         cache.listening(true); // as a subscribed release feed tells it
-        store = new NearCachedStore(new AllNew(), cache, () -> now, () -> {});
+        store = new NearCachedStore(new AllNewStore(), cache, () -> now, () -> {});
         cached = new Batch[BATCHES];
         fresh = new Batch[FRESH_BATCHES];
         for (int b = 0; b < FRESH_BATCHES; b++) {

@@ -4,7 +4,6 @@ import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.nearcache.NearCache;
 import dev.dedup.agent.nearcache.NearCachedStore;
 import dev.dedup.agent.store.ClaimPolicy;
-import dev.dedup.agent.store.ClaimStore;
 import dev.dedup.codec.Batch;
 import dev.dedup.codec.BinaryBatchDecoder;
 import dev.dedup.wire.BatchEncoder;
@@ -13,10 +12,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -98,49 +94,12 @@ public class NearCacheMissBenchmark {
         }
     }
 
-    /** Answers every item new, at once, and counts the items it was asked for. */
-    private static final class AllNew implements ClaimStore {
-        long items;
-
-        @Override
-        public String kind() {
-            return "all-new";
-        }
-
-        @Override
-        public CompletionStage<byte[]> claim(Batch batch, ClaimPolicy policy) {
-            items += batch.size();
-            return CompletableFuture.completedFuture(new byte[batch.size()]);
-        }
-
-        @Override
-        public CompletionStage<byte[]> release(Batch batch, ClaimPolicy policy) {
-            return CompletableFuture.completedFuture(new byte[batch.size()]);
-        }
-
-        @Override
-        public CompletionStage<Void> ready() {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public Map<String, Object> stats() {
-            return Map.of();
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    }
-
     /**
-     * A default-size cache in front of {@link AllNew}, filled by one lap of {@code ring}, and the next batch
+     * A default-size cache in front of {@link AllNewStore}, filled by one lap of {@code ring}, and the next batch
      * to claim; {@code freshPerBatch} of each batch's ids must reach the store.
      */
     abstract static class Ring {
-        final AllNew allNew = new AllNew();
+        final AllNewStore allNew = new AllNewStore();
         NearCache cache;
         NearCachedStore store;
         Batch[] ring;
