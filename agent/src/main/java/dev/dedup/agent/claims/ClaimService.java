@@ -50,8 +50,7 @@ public final class ClaimService {
     public CompletionStage<byte[]> claim(Batch batch) {
         ClaimPolicy policy = policy(batch.namespace());
         Batch checked = eventTimesChecked(batch, policy);
-        countLate(checked, policy);
-        noteWhatItemsCarry(checked, policy);
+        noteEventTimes(checked, policy);
         return store.claim(checked, policy).thenApply(codes -> {
             metrics.recordClaims(codes);
             return codes;
@@ -68,38 +67,31 @@ public final class ClaimService {
     }
 
     /**
-     * Counts the batch's late items: those whose end, a window after their event time, the namespace's clock has
-     * passed before the claim. Counted by the clock as the store last saw it, which a Redis tier's other agents
-     * may have moved on since; none where the store keeps no clock (the Redis tier's time buckets).
+     * One pass over a batch's event times: counts its late items (whose end, a window after their event time, the
+     * namespace's clock has passed before the claim, by the clock as the store last saw it, which a Redis tier's
+     * other agents may have moved on since; none where the store keeps no clock, as the time buckets), and warns
+     * once per namespace whose claims come both with and without event times on a store that keeps the two apart
+     * (the Redis tier's fingerprint tables: a copy sent without one does not find a claim made with one).
      */
-    private void countLate(Batch batch, ClaimPolicy policy) {
-        if (!batch.hasEventTimes()) {
-            return;
-        }
-        long clock = store.eventClocks().clock(batch.namespace());
-        int n = 0;
-        for (int i = 0; i < batch.size(); i++) {
-            if (policy.late(batch, i, clock)) {
-                n++;
+    private void noteEventTimes(Batch batch, ClaimPolicy policy) {
+        int kinds = 2; // 1: some item carries an event time, 2: some carries none
+        if (batch.hasEventTimes()) {
+            long clock = store.eventClocks().clock(batch.namespace());
+            int n = 0;
+            kinds = 0;
+            for (int i = 0; i < batch.size(); i++) {
+                kinds |= batch.eventSecond(i) == Batch.NO_EVENT_TIME ? 2 : 1;
+                if (policy.late(batch, i, clock)) {
+                    n++;
+                }
+            }
+            if (n > 0) {
+                late.computeIfAbsent(batch.namespace(), ns -> new LongAdder()).add(n);
+                metrics.recordLate(n);
             }
         }
-        if (n > 0) {
-            late.computeIfAbsent(batch.namespace(), ns -> new LongAdder()).add(n);
-            metrics.recordLate(n);
-        }
-    }
-
-    /**
-     * Warns once per namespace whose claims come both with and without event times, on a store that keeps the two
-     * apart (the Redis tier's fingerprint tables): a copy sent without one is not found by a claim made with one.
-     */
-    private void noteWhatItemsCarry(Batch batch, ClaimPolicy policy) {
         if (policy.sliding() || policy.timeBuckets() || !"redis".equals(store.kind())) {
             return;
-        }
-        int kinds = 0;
-        for (int i = 0; i < batch.size() && kinds != 3; i++) {
-            kinds |= batch.eventSecond(i) == Batch.NO_EVENT_TIME ? 2 : 1;
         }
         int was = carried.getOrDefault(batch.namespace(), 0);
         if ((was | kinds) == was) {
