@@ -139,7 +139,7 @@ def test_withoutAClient_theAgentIsTheEnvironments(agent, monkeypatch) -> None:
     assert len(sink.records) == 1 and consumer.committed == {tp: 1}
 
 
-def test_aRecordWithoutATimestamp_isSentWithoutAnEventTime() -> None:
+def test_theRecordsTimestamp_isSentAsItsEventSecond_byDefault_andNoneWithoutOne() -> None:
     from dedup_client.kafka import _item
 
     def read(r: Record) -> str:
@@ -152,6 +152,7 @@ def test_aRecordWithoutATimestamp_isSentWithoutAnEventTime() -> None:
     assert _item(unstamped, read, True).ts is None, "kafka-python's -1: no timestamp"
     assert _item(unknown, read, True).ts is None
     assert _item(stamped, read, False).ts is None
+    assert inspect.signature(consume).parameters["event_time"].default is True
 
 
 def test_claimsWithKafkaOwner_soAReadOfTheSameRecordIsRetry(client: DedupClient) -> None:

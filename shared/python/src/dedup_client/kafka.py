@@ -108,7 +108,7 @@ def consume(
     client: Optional[DedupClient] = None,
     id_header: str = ID_HEADER,
     id_of: Optional[Callable[[Any], str]] = None,
-    event_time: bool = False,
+    event_time: bool = True,
     max_records: int = 500,
     poll_timeout_ms: int = 1000,
     failure_backoff: float = 1.0,
@@ -128,8 +128,10 @@ def consume(
         id_header: The header the producer puts the message id in.
         id_of: A record's message id, when the producer puts it elsewhere (a field of the value); never the
             record key. The owner is always :func:`owner`, so that every worker of a namespace agrees.
-        event_time: Send the record's timestamp (milliseconds) as its event second, for a namespace the
-            agent files by event time.
+        event_time: Send the record's timestamp as its event second (the default): the agent then counts
+            each claim's window from it on the namespace's event clock, so a loop that falls behind keeps
+            its claims. ``False`` for a namespace whose other workers send none (claims with and without
+            event times are kept apart on Redis).
         max_records: Records per poll.
         poll_timeout_ms: How long a poll waits for records.
         failure_backoff: Seconds to wait after the sink failed, or a claim failed without ``Retry-After``.

@@ -151,6 +151,7 @@ def drop_duplicates(
     owner: Owner = "kafka",
     owner_col: Optional[str] = None,
     event_time_col: Optional[str] = None,
+    source_event_time: bool = True,
     chunk_size: int = 1000,
     url: Optional[str] = None,
     token: Optional[str] = None,
@@ -171,8 +172,14 @@ def drop_duplicates(
             ``sequenceNumber``), or :class:`KafkaColumns` / :class:`KinesisColumns` naming other columns.
         owner_col: A string column holding the owner already, written by the source's ``dedup_client``
             function; wins over ``owner``.
-        event_time_col: A timestamp column (or whole epoch seconds) sent as the event time, for a namespace
-            the agent files by event time.
+        event_time_col: A timestamp column (or whole epoch seconds) sent as the event time: the agent counts
+            each claim's window from it on the namespace's event clock, so a job that falls behind keeps its
+            claims. ``None`` (the default): the source's own, see ``source_event_time``.
+        source_event_time: Without ``event_time_col``, send the source's timestamp as the event time: the
+            Kafka source's ``timestamp`` with the Kafka owner, the Kinesis source's
+            ``approximateArrivalTimestamp`` with the Kinesis owner, when ``df`` has it as a timestamp (the
+            default). ``False``: claims carry no event time (for a namespace whose other workers send none:
+            the Redis tier keeps claims with and without event times apart).
         chunk_size, url, token, timeout, patience, on_verdicts: As for :func:`claim_partition`;
             ``on_verdicts`` runs on the executors (add to accumulators there).
 
@@ -199,6 +206,7 @@ def with_verdicts(
     owner: Owner = "kafka",
     owner_col: Optional[str] = None,
     event_time_col: Optional[str] = None,
+    source_event_time: bool = True,
     chunk_size: int = 1000,
     url: Optional[str] = None,
     token: Optional[str] = None,
@@ -222,12 +230,16 @@ def with_verdicts(
 
 def _prepare(df: Any, verdict_col: Optional[str], ns: str, settings: Dict[str, Any]) -> Dict[str, Any]:
     """Checks the settings and ``df``'s columns on the driver; the keywords of :func:`claim_partition`."""
-    spec = RowClaims.of(**{k: settings[k] for k in ("id_header", "id_col", "owner", "owner_col", "event_time_col")})
-    claiming = _claiming(
-        spec, ns, *(settings[k] for k in ("chunk_size", "url", "token", "timeout", "patience", "on_verdicts"))
-    )
+    chosen = {k: settings[k] for k in ("id_header", "id_col", "owner", "owner_col", "event_time_col")}
+    spec = RowClaims.of(**chosen)
+    rest = [settings[k] for k in ("chunk_size", "url", "token", "timeout", "patience", "on_verdicts")]
+    _claiming(spec, ns, *rest)  # every setting checked before the DataFrame is touched
+    if not isinstance(settings["source_event_time"], bool):
+        raise ValueError(f"source_event_time: must be True or False, got {settings['source_event_time']!r}")
+    if spec.event_time_col is None and settings["source_event_time"]:
+        spec = RowClaims.of(**{**chosen, "event_time_col": _source_time(df, spec)})
     _check(df, spec, verdict_col)
-    return claiming
+    return _claiming(spec, ns, *rest)
 
 
 def _claiming(
@@ -257,6 +269,16 @@ def _claiming(
         patience=patience,
         on_verdicts=on_verdicts,
     )
+
+
+def _source_time(df: Any, spec: RowClaims) -> Optional[str]:
+    """The source's timestamp column for the owner's kind, when ``df`` has it as a timestamp: the Kafka source's
+    ``timestamp``, the Kinesis source's ``approximateArrivalTimestamp``; else ``None``."""
+    name = "timestamp" if isinstance(spec.owner, KafkaColumns) else None
+    if isinstance(spec.owner, KinesisColumns):
+        name = "approximateArrivalTimestamp"
+    types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    return name if name is not None and types.get(name) == "timestamp" else None
 
 
 def _check(df: Any, spec: RowClaims, verdict_col: Optional[str]) -> None:

@@ -78,6 +78,16 @@ public record ClaimPolicy(long windowMillis, int eventRate, boolean sliding) {
     }
 
     /**
+     * The second before which claims of a namespace whose event clock stands at {@code clock} have ended for good:
+     * a window behind the clock. Until then a store keeps them, so that a reader up to a window behind the newest
+     * (a partition read later than the others, a task retried) still finds every claim of its time; an item with an
+     * event time finds a kept claim that ends after its event time ({@link EventClocks}).
+     */
+    public long heldSecond(long clock) {
+        return clock + Math.floorDiv(-windowMillis, 1000L);
+    }
+
+    /**
      * Whether item {@code i}'s claim is late ({@link EventClocks}): it carries an event time whose end, a window
      * later, the namespace's clock {@code clock} has already reached.
      */

@@ -12,10 +12,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * wall's, so a job that stalls or falls behind does not see its claims end under it: the clock stands still with
  * the stream it reads (Spark's watermark, with the window as its delay).
  *
- * <p>A claim is held until the clock passes its end, so an item whose own end has already passed when it is
- * claimed (its event time is a window or more behind the newest one claimed there) is late: no claim it could be a
- * copy of need still be held (the claim service counts them). It is claimed for a window from the clock instead,
- * so that its own copies that follow it are caught.
+ * <p>Readers of one namespace do not move together: partitions read in turn, a task retried, an executor slower
+ * than the others. So a store keeps a claim until the clock is a window past its end ({@link
+ * ClaimPolicy#heldSecond}), and an item with an event time is a copy of a kept claim that ends after its own event
+ * time (the two lie within a window of each other), wherever the clock stands: a reader up to a window behind the
+ * newest answers exactly. This is the state Spark's {@code dropDuplicatesWithinWatermark} keeps with the window as
+ * its delay: two windows of event time.
+ *
+ * <p>An item a window or more behind the clock is late: the claims it could be a copy of may be gone. It is
+ * answered by what is kept (the claim service counts it), and claimed for a window from the clock, so that its own
+ * copies that follow it are caught.
  *
  * <p>A store keeps the clock where it decides claims: the embedded store in one of these, the Redis tier in each
  * table's state on each shard, of which the agent keeps here what the replies told it. One instance per store,

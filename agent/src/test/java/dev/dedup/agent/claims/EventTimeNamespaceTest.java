@@ -175,9 +175,15 @@ class EventTimeNamespaceTest {
         clock.advance(WINDOW.plusSeconds(1));
         clockToNow(TIMED);
         assertEquals(
+                List.of("duplicate"),
+                http.claim(TIMED, List.of(new Item(id, "o3", stale))),
+                "a window of the clock later: ended, and kept a window more for readers behind");
+        clock.advance(WINDOW);
+        clockToNow(TIMED);
+        assertEquals(
                 "{\"verdicts\":[\"new\"]}",
                 http.claimJson(TIMED, List.of(new Item(id, "o3", stale))),
-                "a window of the clock later");
+                "two windows of the clock later");
         assertEquals(List.of(true), http.release(TIMED, List.of(new Item(id, "o3", stale))));
         String old = id();
         assertEquals(
@@ -202,9 +208,13 @@ class EventTimeNamespaceTest {
                 "the wall is past its end, but no newer event was claimed: the stream stands still");
         clockToNow(TIMED);
         assertEquals(
-                List.of("new"),
+                List.of("duplicate"),
                 http.claim(TIMED, List.of(new Item(id, "o2", ts))),
-                "the clock a window after the event time");
+                "the clock a window after the event time: a copy of the same time is kept for readers behind");
+        assertEquals(
+                List.of("new"),
+                http.claim(TIMED, List.of(new Item(id, "o3", ts + WINDOW.toSeconds()))),
+                "a message a window later is another");
     }
 
     @Test
@@ -257,8 +267,8 @@ class EventTimeNamespaceTest {
                 "three windows behind the wall, two windows of the wall later: the stream's own time moved a minute");
         assertEquals(
                 List.of("new"),
-                http.claim(lagging, List.of(new Item(id(), "o1", old + WINDOW.toSeconds() + 1))),
-                "a newer message moves the clock past the first claim's end");
+                http.claim(lagging, List.of(new Item(id(), "o1", old + 2 * WINDOW.toSeconds() + 1))),
+                "a newer message moves the clock a window past the first claim's end");
         assertEquals(List.of("new"), http.claim(lagging, List.of(new Item(id, "o3", old))), "late now");
     }
 

@@ -64,12 +64,17 @@ public abstract class ClaimContractSuite extends AgentSuite {
                 Map.of(SLIDING_NS, WindowMode.SLIDING));
     }
 
-    /** The event second of every id made by {@link #id()}: the clock's second when it was made. */
+    /**
+     * The event second of every id made by {@link #id()}: the clock's second when it was made; and where windows
+     * count on event clocks, of every copy of it (id and owner): the clock's second when its owner first sent it.
+     */
     private final Map<String, Long> eventSeconds = new ConcurrentHashMap<>();
 
     /**
      * Whether the agent under test files claims by event time ({@link #windows()}): then every item is sent
-     * with the second its id was made (as a producer stamps a message once), and raw bodies carry it too.
+     * with an event second, and raw bodies carry it too. A message is stamped once, when it is made; where windows
+     * count on event clocks each copy is stamped when it is sent, as a producer that sends a message again (or a
+     * broker that stamps what it is given) does, and the window lies between their stamps.
      */
     protected boolean eventTimes() {
         return false;
@@ -112,7 +117,12 @@ public abstract class ClaimContractSuite extends AgentSuite {
         if (!eventTimes()) {
             return new Item(id, owner);
         }
-        return new Item(id, owner, eventSeconds.computeIfAbsent(id, unused -> clock.getAsLong() / 1000));
+        long made = eventSeconds.computeIfAbsent(id, unused -> clock.getAsLong() / 1000);
+        if (!eventClocks()) {
+            return new Item(id, owner, made);
+        }
+        return new Item(
+                id, owner, eventSeconds.computeIfAbsent(id + "\u0000" + owner, unused -> clock.getAsLong() / 1000));
     }
 
     /** {@code ,"ts":<second>} for a raw JSON item of {@code id} when event times are on, else nothing. */
@@ -221,7 +231,7 @@ public abstract class ClaimContractSuite extends AgentSuite {
         assertEquals(List.of("duplicate"), http.claim("t", items("o2", id)), "still inside the window");
         clock.advance(Duration.ofSeconds(2));
         clockFollows("t");
-        assertEquals(List.of("new"), http.claim("t", items("o2", id)), "the window is over");
+        assertEquals(List.of("new"), http.claim("t", items("o3", id)), "a copy sent after the window is over");
     }
 
     @Test
@@ -257,7 +267,7 @@ public abstract class ClaimContractSuite extends AgentSuite {
     }
 
     @Test
-    void eventClock_movesWithTheEventsClaimed_andALateItemIsCountedAndNew() {
+    void eventClock_movesWithTheEventsClaimed_andALateItemIsCounted() {
         assumeTrue(eventClocks(), "windows count on event clocks");
         String id = UUID.randomUUID().toString();
         long t = clock.getAsLong() / 1000;
@@ -272,20 +282,48 @@ public abstract class ClaimContractSuite extends AgentSuite {
         assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(newer, "o1", t + 5))));
         assertEquals(t + 5, eventClock(LAG_NS), "the clock moves to the newest event second claimed");
         assertEquals(
-                List.of("new"),
+                List.of("duplicate"),
                 http.claim(LAG_NS, List.of(new Item(id, "o2", t))),
-                "a window behind the clock: late, and its claim has ended");
+                "a window behind the clock: late, yet its claim is kept until the clock is a window past its end");
         assertEquals(lateBefore + 1, lateItems(LAG_NS));
         String metrics = text(AgentHttp.ok(http.get("/metrics")));
         assertTrue(metrics.contains("dedup_claims_late_total "), metrics);
+        clock.advance(Duration.ofSeconds(4));
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(id(), "o1", t + 9))));
+        assertEquals(
+                List.of("new"),
+                http.claim(LAG_NS, List.of(new Item(id, "o2", t + 1))),
+                "two windows behind the clock: late, and the claim of " + t + " has ended for good");
+        assertEquals(lateBefore + 2, lateItems(LAG_NS));
         assertEquals(
                 List.of("duplicate"),
                 http.claim(LAG_NS, List.of(new Item(newer, "o2", t + 5))),
-                "the newer claim is held");
+                "the newer claim is kept");
         assertEquals(
                 List.of("duplicate", "retry"),
-                http.claim(LAG_NS, List.of(new Item(id, "o3", t), new Item(id, "o2", t))),
+                http.claim(LAG_NS, List.of(new Item(id, "o3", t + 1), new Item(id, "o2", t + 1))),
                 "a late item is claimed for a window from the clock: its own copies that follow it are caught");
+    }
+
+    @Test
+    void eventClock_aReaderBehindTheNewestFindsTheClaimsOfItsTime() {
+        assumeTrue(eventClocks(), "windows count on event clocks");
+        String id = UUID.randomUUID().toString();
+        long t = clock.getAsLong() / 1000;
+        // One partition's reader claims the message sent at t and reads on to t + 7; another, behind it, reads the
+        // copy its producer sent again at t + 2.
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(id, "p0:1", t))));
+        clock.advance(Duration.ofSeconds(8));
+        assertEquals(List.of("new"), http.claim(LAG_NS, List.of(new Item(id(), "p0:2", t + 7))));
+        assertEquals(t + 7, eventClock(LAG_NS));
+        assertEquals(
+                List.of("duplicate"),
+                http.claim(LAG_NS, List.of(new Item(id, "p1:1", t + 2))),
+                "the copy lies within the window of the claim, though the clock passed the claim's end");
+        assertEquals(
+                List.of("new"),
+                http.claim(LAG_NS, List.of(new Item(id, "p1:2", t + 4))),
+                "a window after the claim: another message, wherever the clock stands");
     }
 
     @Test
@@ -347,7 +385,7 @@ public abstract class ClaimContractSuite extends AgentSuite {
         clock.advance(Duration.ofSeconds(9));
         clockFollows(SHORT_NS);
         assertEquals(List.of("duplicate"), http.claim(SLIDING_NS, items("o2", sliding)), "renewed at 9 s");
-        assertEquals(List.of("new"), http.claim(SHORT_NS, items("o2", fixed)), "a fixed window is not renewed");
+        assertEquals(List.of("new"), http.claim(SHORT_NS, items("o3", fixed)), "a fixed window is not renewed");
     }
 
     @Test

@@ -28,7 +28,7 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     private Function<? super ConsumerRecord<K, V>, String> idOf;
     private String idHeader;
     private String idGiven;
-    private boolean eventTime;
+    private boolean eventTime = true;
     S sink;
     L listener;
     private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
@@ -78,12 +78,13 @@ abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
     }
 
     /**
-     * Whether to send the record's timestamp (whole seconds) as the message's event time; false by default. The agent
-     * then counts each claim's window from it on the namespace's event clock (the newest event time claimed there),
-     * so a loop that falls behind its topic keeps its claims; a record without a timestamp is sent without one. Not
-     * the default: readers of one namespace more than a window apart in event time take each other's copies for late
-     * (docs/api.md, "Event time"). In a namespace the agent files in time buckets ({@code --namespace-event-rate}),
-     * every copy must carry the same timestamp.
+     * Whether to send the record's timestamp (whole seconds) as the message's event time; true by default. The
+     * agent then counts each claim's window from that time on the namespace's event clock (the newest event time
+     * claimed there), not from the claim, so a loop that falls behind its topic does not see its claims end under
+     * it; copies whose timestamps lie within the window of each other are caught. A record without a timestamp
+     * is sent without one. Turn it off for a namespace whose other workers send no event time (claims with and
+     * without one are kept apart on Redis), or one the agent files in time buckets ({@code
+     * --namespace-event-rate}) where copies are re-sent with their own timestamps.
      */
     public B eventTime(boolean fromTimestamp) {
         this.eventTime = fromTimestamp;

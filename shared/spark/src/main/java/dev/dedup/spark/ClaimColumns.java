@@ -51,8 +51,14 @@ final class ClaimColumns {
     private final String[] ownerColumns;
     private final Column ownerExpression;
     private final Column eventTime;
+    /** Without {@link #eventTime}: whether to take the source's timestamp column when the Dataset has one. */
+    private final boolean sourceEventTime;
 
-    /** Exactly one of the id's sources is set; so are the owner's columns or its expression, as the kind says. */
+    /**
+     * Exactly one of the id's sources is set; so are the owner's columns or its expression, as the kind says. With
+     * {@code sourceEventTime} and no {@code eventTime}, the event time is the source's timestamp column ({@link
+     * #sourceEventTime}), if the Dataset has it.
+     */
     ClaimColumns(
             String idHeader,
             String idColumn,
@@ -60,7 +66,8 @@ final class ClaimColumns {
             RowReader.OwnerKind ownerKind,
             String[] ownerColumns,
             Column ownerExpression,
-            Column eventTime) {
+            Column eventTime,
+            boolean sourceEventTime) {
         this.idHeader = idHeader;
         this.idColumn = idColumn;
         this.idExpression = idExpression;
@@ -68,6 +75,19 @@ final class ClaimColumns {
         this.ownerColumns = ownerColumns.clone();
         this.ownerExpression = ownerExpression;
         this.eventTime = eventTime;
+        this.sourceEventTime = sourceEventTime;
+    }
+
+    /**
+     * The source's timestamp column for the owner's kind, when {@code input} has it as a timestamp: the Kafka
+     * source's {@code timestamp}, the Kinesis source's {@code approximateArrivalTimestamp}; else null.
+     */
+    private Column sourceEventTime(StructType input) {
+        String name = ownerKind == RowReader.OwnerKind.KAFKA
+                ? "timestamp"
+                : ownerKind == RowReader.OwnerKind.KINESIS ? "approximateArrivalTimestamp" : null;
+        int at = name == null ? -1 : index(input, name);
+        return at >= 0 && input.fields()[at].dataType() instanceof TimestampType ? col(name) : null;
     }
 
     /** @throws IllegalArgumentException when the Dataset lacks a column the settings name, naming it */
@@ -111,8 +131,9 @@ final class ClaimColumns {
         }
 
         int eventTimeIndex = -1;
-        if (eventTime != null) {
-            claimed = withEventSeconds(claimed);
+        Column time = eventTime != null ? eventTime : sourceEventTime ? sourceEventTime(input) : null;
+        if (time != null) {
+            claimed = withEventSeconds(claimed, time);
             eventTimeIndex = next;
         }
         return new Resolved(
@@ -122,7 +143,7 @@ final class ClaimColumns {
     }
 
     /** The event time as whole epoch seconds: a timestamp or a date is converted, a number taken as seconds. */
-    private Dataset<Row> withEventSeconds(Dataset<Row> rows) {
+    private static Dataset<Row> withEventSeconds(Dataset<Row> rows, Column eventTime) {
         Dataset<Row> probe = withColumn(rows, EVENT_TIME_COLUMN, eventTime, "eventTime");
         DataType type = probe.schema().apply(EVENT_TIME_COLUMN).dataType();
         if (type instanceof TimestampType) { // an instant: its second is the same in every session time zone

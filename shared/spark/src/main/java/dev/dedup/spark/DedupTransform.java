@@ -73,7 +73,14 @@ public final class DedupTransform {
     private DedupTransform(Builder b) {
         this.namespace = b.namespace;
         this.columns = new ClaimColumns(
-                b.idHeader, b.idColumn, b.idExpression, b.ownerKind, b.ownerColumns, b.ownerExpression, b.eventTime);
+                b.idHeader,
+                b.idColumn,
+                b.idExpression,
+                b.ownerKind,
+                b.ownerColumns,
+                b.ownerExpression,
+                b.eventTime,
+                b.sourceEventTime);
         this.chunk = b.chunk;
         this.patience = b.patience;
         this.agents = List.copyOf(b.agents);
@@ -165,6 +172,7 @@ public final class DedupTransform {
         private String[] ownerColumns = {"topic", "partition", "offset"};
         private Column ownerExpression;
         private Column eventTime;
+        private boolean sourceEventTime = true;
         private int chunk = DEFAULT_CHUNK;
         private Duration patience = DEFAULT_PATIENCE;
         private List<String> agents = List.of();
@@ -266,13 +274,29 @@ public final class DedupTransform {
         }
 
         /**
-         * The message's event time, for a namespace the agent files by event time: a timestamp column (an instant),
-         * or whole epoch seconds. A date or a timestamp without time zone is refused: its second would depend on the
-         * session's time zone, and two jobs in two zones would stamp one message with two seconds. Every copy of a message must carry the same, so take it from the message (a field the
-         * producer stamped), not from when a copy was written. Without it claims carry none.
+         * The message's event time: a timestamp column (an instant), or whole epoch seconds. The agent counts each
+         * claim's window from it on the namespace's event clock (the newest event time claimed there), not from the
+         * claim, so a job that falls behind its stream keeps its claims. A date or a timestamp without time zone is
+         * refused: its second would depend on the session's time zone, and two jobs in two zones would stamp one
+         * message with two seconds.
+         *
+         * <p>By default, the source's own: the Kafka source's {@code timestamp} column with the Kafka owner, the
+         * Kinesis source's {@code approximateArrivalTimestamp} with {@link #ownerFromKinesis}, when the Dataset has
+         * it as a timestamp; else none.
          */
         public Builder eventTime(Column expression) {
             this.eventTime = Objects.requireNonNull(expression, "eventTime");
+            this.sourceEventTime = false;
+            return this;
+        }
+
+        /**
+         * Claims carry no event time, not even the source's: each window counts from its claim. For a namespace whose
+         * other workers send none (the Redis tier keeps claims with and without event times apart).
+         */
+        public Builder noEventTime() {
+            this.eventTime = null;
+            this.sourceEventTime = false;
             return this;
         }
 

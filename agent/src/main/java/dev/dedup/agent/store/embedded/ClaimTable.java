@@ -74,17 +74,24 @@ final class ClaimTable {
     }
 
     /**
-     * Claims each item in order; returns one {@link Verdict} code per item. An item with an event time is held, and
-     * found, while its namespace's event clock {@code clock} (epoch seconds, {@link Batch#NO_EVENT_TIME} when none
-     * is known yet: then nothing of its is taken for ended) has not reached its end; one without, while the wall
-     * clock has not, or the namespace's clock where it has one: there, a copy sent without an event time finds the
-     * claim of one sent with it, and a claim without one lasts at least its window.
+     * Claims each item in order; returns one {@link Verdict} code per item. Where the namespace has an event clock
+     * {@code clock} (epoch seconds, {@link Batch#NO_EVENT_TIME} while none is known: then nothing of its has ended),
+     * its slots are kept until the clock is a window past their end ({@link ClaimPolicy#heldSecond}), so that a reader
+     * up to a window behind the newest still finds the claims of its time: an item with an event time finds a claim
+     * that ends after that time; one without, a claim that ends after the clock (a copy sent without an event time
+     * finds the claim of one sent with it, and a claim without one lasts at least its window). Elsewhere a claim is
+     * held until the wall clock reaches its end.
      */
     byte[] claim(Batch batch, ClaimPolicy policy, long nowMillis, long clock) {
         long now = SlotMeta.nowSeconds(baseEpochSeconds, nowMillis);
         long expiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(Batch.NO_EVENT_TIME, nowMillis));
         boolean eventTimes = batch.hasEventTimes();
         long eventNow = eventNow(clock);
+        // What a claim of this namespace may take the place of: slots ended a window behind its clock, else on the
+        // wall (an item with an event time, while the clock is unknown: none, so that nothing of a lagging stream
+        // is taken for ended).
+        long kept = clock == Batch.NO_EVENT_TIME ? now : eventNow(policy.heldSecond(clock));
+        long keptByEvent = clock == Batch.NO_EVENT_TIME ? Long.MIN_VALUE : kept;
         long[] setOf = setsOf(batch);
         byte[] verdicts = new byte[batch.size()];
         int filled = 0;
@@ -92,13 +99,17 @@ final class ClaimTable {
             long set = setOf[i];
             long second = eventTimes ? batch.eventSecond(i) : Batch.NO_EVENT_TIME;
             long itemNow = clock == Batch.NO_EVENT_TIME ? now : eventNow;
+            long itemKept = kept;
             long itemExpiry = expiry;
             if (second != Batch.NO_EVENT_TIME) {
-                itemNow = eventNow;
+                // Held for this item: a kept claim that ends after its event time (the wall's second for one from
+                // the future).
+                itemKept = keptByEvent;
+                itemNow = Math.max(keptByEvent, Math.min(second, Math.floorDiv(nowMillis, 1000L)) - baseEpochSeconds);
                 itemExpiry = SlotMeta.expiryAt(baseEpochSeconds, policy.endSecond(second, nowMillis, clock));
             }
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
-                byte v = claimInSet(set, batch.key(i), batch.owner(i), itemNow, itemExpiry, policy.sliding());
+                byte v = claimInSet(set, batch.key(i), batch.owner(i), itemNow, itemKept, itemExpiry, policy.sliding());
                 if (v == FILLED_EMPTY) {
                     filled++;
                     v = NEW;
@@ -133,29 +144,30 @@ final class ClaimTable {
     }
 
     /**
-     * Releases each item held, unexpired, by its owner; returns 1 per released item, else 0. Held as {@link #claim}
-     * says: on the namespace's event clock {@code clock} where it has one.
+     * Releases each item held by its owner; returns 1 per released item, else 0. Held as {@link #claim} keeps it:
+     * in a namespace with an event clock {@code clock}, until the clock is a window past its end.
      */
-    byte[] release(Batch batch, long nowMillis, long clock) {
-        long now = SlotMeta.nowSeconds(baseEpochSeconds, nowMillis);
-        long eventNow = eventNow(clock);
+    byte[] release(Batch batch, ClaimPolicy policy, long nowMillis, long clock) {
+        long now = clock == Batch.NO_EVENT_TIME
+                ? SlotMeta.nowSeconds(baseEpochSeconds, nowMillis)
+                : eventNow(policy.heldSecond(clock));
         byte[] released = new byte[batch.size()];
         for (int i = 0; i < released.length; i++) {
             long set = Long.remainderUnsigned(batch.route(i), sets);
-            long itemNow = clock == Batch.NO_EVENT_TIME ? now : eventNow;
             synchronized (locks[(int) (set & (LOCK_STRIPES - 1))]) {
-                released[i] = releaseInSet(set, batch.key(i), batch.owner(i), itemNow);
+                released[i] = releaseInSet(set, batch.key(i), batch.owner(i), now);
             }
         }
         return released;
     }
 
     /**
-     * Claims one id in its set. A live claim of the id answers {@code retry} or {@code duplicate}, and with
+     * Claims one id in its set. A claim of the id that has not ended at {@code now} answers {@code retry} or
+     * {@code duplicate}; the claim may take the place of a slot ended at {@code kept} (no later than {@code now}). With
      * {@code renew} (a sliding window) its end moves to {@code expiry} when that is later: one aligned
      * 8-byte store, so a {@code kill -9} leaves the old end or the new one.
      */
-    private byte claimInSet(long set, long key, long owner, long now, long expiry, boolean renew) {
+    private byte claimInSet(long set, long key, long owner, long now, long kept, long expiry, boolean renew) {
         ByteBuffer b = file.chunk(set);
         int base = file.offset(set);
         int sameKey = -1;
@@ -175,9 +187,9 @@ final class ClaimTable {
             }
             lastOccupied = w;
             long meta = b.getLong(at + 8);
-            boolean expired = SlotMeta.expired(meta, now);
+            boolean expired = SlotMeta.expired(meta, kept);
             if (slotKey == key) {
-                if (!expired) {
+                if (!SlotMeta.expired(meta, now)) {
                     if (renew && expiry > SlotMeta.expiryOf(meta)) {
                         b.putLong(at + 8, SlotMeta.withExpiry(meta, expiry));
                     }

@@ -141,7 +141,7 @@ public final class EmbeddedStore implements ClaimStore, RangeStore {
         }
         try {
             return CompletableFuture.completedFuture(
-                    t.release(batch, clockMillis.getAsLong(), clocks.clock(batch.namespace())));
+                    t.release(batch, policy, clockMillis.getAsLong(), clocks.clock(batch.namespace())));
         } catch (StoreUnavailableException e) {
             return CompletableFuture.failedFuture(e);
         } catch (InternalError e) {

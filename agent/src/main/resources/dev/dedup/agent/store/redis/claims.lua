@@ -21,15 +21,25 @@ local claims = tonumber(state[3]) or 0
 
 -- A table of event times decides by its event clock: the newest event second claimed in its namespace, never
 -- ahead of the agent's clock (the wall). The shard keeps what its claims saw; the agent sends what it saw on every
--- shard, and the later of the two is the clock. While there is none, nothing has ended. A claim moves it on (below).
+-- shard, and the later of the two is the clock. A claim moves it on (below). Records are kept until the clock is a
+-- window past their end (`kept_at`; while there is no clock, nothing has ended), so that a reader up to a window
+-- behind the newest finds the claims of its time: an item is a copy of a kept record that ends after its own
+-- event time (EventClocks.java).
 local wall = now
 local clock = nil
+local kept_at = nil
 local window = tonumber(ARGV[13])
 local newest = nil -- the newest event second of the call's claims, as an offset from the wall
 
 -- Second x's offset from the wall, in (-HALF, HALF].
 local function ahead(x)
   return (x - wall + HALF) % RANGE - HALF
+end
+
+-- Whether second x is after second y (both modulo 2^28, within half the range of each other).
+local function after(x, y)
+  local d = (x - y) % RANGE
+  return d > 0 and d <= HALF
 end
 
 -- Record rec (16 bytes) with its owner's tag and end second e instead (modulo 2^28; record bytes 13-16).
@@ -44,7 +54,8 @@ if event then
   clock = tonumber(state[4])
   local seen = tonumber(ARGV[14])
   if seen and (not clock or ahead(seen) > ahead(clock)) then clock = seen end
-  now = clock or (wall - HALF / 2) % RANGE
+  kept_at = clock and (clock - window) % RANGE or (wall - HALF / 2) % RANGE
+  now = kept_at
 end
 
 -- The agent addressed the buckets by a state that has moved since (another agent split or merged buckets):
@@ -163,18 +174,25 @@ for at = 1, #items, 20 do
     blobs[k] = b
   end
   local p = find(b, field, 1, true)
-  -- A claim whose own end the event clock has passed is late: it is claimed for a window from the clock instead
-  -- (so that its own copies that follow it are caught), and answered by what the bucket holds.
+  -- A claim whose own end the event clock has reached is late: it is claimed for a window from the clock instead
+  -- (so that its own copies that follow it are caught), and answered by what the bucket keeps.
   local late = false
-  if event and mode == 'c' then
+  local item_at = nil -- in a table of event times, the second after which a record holds this item's claim
+  if event and mode ~= 'r' then
     local e = end_at(items, at + 4)
-    local off = ahead(e - window)
-    if not newest or off > newest then newest = off end
-    late = not live_at(items, at + 4)
+    local second = (e - window) % RANGE
+    -- the wall's second for an event time from the future
+    local upto = after(second, wall) and wall or second
+    item_at = after(upto, kept_at) and upto or kept_at
+    if mode == 'c' then
+      local off = ahead(second)
+      if not newest or off > newest then newest = off end
+      late = clock ~= nil and not after(e, clock)
+    end
   end
   if mode == 'c' and not p and (distinct or not written[k] or not written[k][field]) then
     -- The common case: an id its bucket does not hold, written into the bucket's next free slot.
-    local rec = late and ended_at(sub(items, at + 4, at + 19), now + window) or sub(items, at + 4, at + 19)
+    local rec = late and ended_at(sub(items, at + 4, at + 19), clock + window) or sub(items, at + 4, at + 19)
     local tail = tails[k]
     if tail == nil then tail = first_free(b) or false end
     if tail then
@@ -192,7 +210,9 @@ for at = 1, #items, 20 do
     end
     if answers then answers[n] = '\0' end
   else
+    if item_at then now = item_at end
     local held, q, mine = lookup(k, b, field, p)
+    if item_at then now = kept_at end
     if mode == 'c' then
       if q then
         answered(owner_at(held, q) == owner_at(items, at + 4) and '\1' or '\2')
@@ -205,7 +225,7 @@ for at = 1, #items, 20 do
           dirty[k] = true
         end
       else
-        local rec = late and ended_at(sub(items, at + 4, at + 19), now + window) or sub(items, at + 4, at + 19)
+        local rec = late and ended_at(sub(items, at + 4, at + 19), clock + window) or sub(items, at + 4, at + 19)
         local off, err = append(k, rec)
         if not off then return redis.error_reply(err) end
         remember(k, field, rec, off)

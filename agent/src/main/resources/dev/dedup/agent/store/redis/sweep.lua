@@ -11,9 +11,10 @@ local every = ARGV[4] ~= '0'
 local call = redis.call
 if call('GET', KEYS[1]) == ARGV[1] then return { 'skipped', 0 } end
 if ARGV[4] == 'e' then
-  -- Ends count on the table's event clock: what has not reached its end on it is held, however late it is.
-  now = tonumber(call('HGET', KEYS[2], 'clock'))
-  if not now then return { 'skipped', 0 } end
+  -- Records are kept until the table's event clock is a window (ARGV[5]) past their end, however late that is.
+  local clock = tonumber(call('HGET', KEYS[2], 'clock'))
+  if not clock then return { 'skipped', 0 } end
+  now = (clock - tonumber(ARGV[5])) % RANGE
 end
 call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 

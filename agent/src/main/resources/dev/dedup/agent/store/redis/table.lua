@@ -20,9 +20,12 @@ local level = tonumber(state[1]) or 0
 local split = tonumber(state[2]) or 0
 local claims = tonumber(state[3]) or 0
 if ARGV[2] ~= level .. ' ' .. split then return { level, split, claims } end
--- In a table of event times, ends count on its event clock (records.lua: RANGE, HALF), and nothing has ended
--- while it has none.
-if ARGV[5] == 'e' then now = tonumber(state[4]) or (now - HALF / 2) % RANGE end
+-- In a table of event times, records are kept until its event clock is a window (ARGV[6]) past their end
+-- (records.lua: RANGE, HALF), and nothing has ended while it has none.
+if ARGV[5] == 'e' then
+  local clock = tonumber(state[4])
+  now = clock and (clock - tonumber(ARGV[6])) % RANGE or (now - HALF / 2) % RANGE
+end
 
 local dropped = 0
 

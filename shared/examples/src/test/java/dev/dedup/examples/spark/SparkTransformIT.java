@@ -250,9 +250,9 @@ class SparkTransformIT {
     }
 
     /**
-     * What reaches the agent as event time, read off the wire by a stand-in agent that records each item's second
-     * (the real agent ignores it outside a namespace filed by event time): a timestamp's instant, whatever the
-     * session's time zone, and whole seconds as they are; a date is refused on the driver.
+     * What reaches the agent as event time, read off the wire by a stand-in agent that records each item's second:
+     * by default the Kafka source's {@code timestamp}, none with {@code noEventTime}; a timestamp's instant, whatever
+     * the session's time zone, and whole seconds as they are; a date is refused on the driver.
      */
     @Test
     void eventTimes_reachTheAgentAsTheSecondsOfTheirInstant() throws Exception {
@@ -289,21 +289,39 @@ class SparkTransformIT {
                     .add("txid", DataTypes.StringType)
                     .add("at", DataTypes.TimestampType)
                     .add("epoch", DataTypes.LongType)
-                    .add("day", DataTypes.DateType);
+                    .add("day", DataTypes.DateType)
+                    .add("timestamp", DataTypes.TimestampType);
             Instant instant = Instant.parse("2026-11-28T12:34:56.789Z");
+            Instant written = Instant.parse("2026-11-28T12:35:07.001Z");
             Row row = RowFactory.create(
-                    "t", 0, 1L, "e-1", Timestamp.from(instant), 1_700_000_123L, Date.valueOf("2026-11-28"));
+                    "t",
+                    0,
+                    1L,
+                    "e-1",
+                    Timestamp.from(instant),
+                    1_700_000_123L,
+                    Date.valueOf("2026-11-28"),
+                    Timestamp.from(written));
             Dataset<Row> table = spark.createDataFrame(List.of(row), schema).coalesce(1);
             DedupTransform.Builder b =
                     DedupTransform.builder("event-times").agents(List.of(uri)).id(col("txid"));
 
+            assertEquals(1, b.build().dropDuplicates(table).count(), "the Kafka source's timestamp, by default");
+            assertEquals(1, b.noEventTime().build().dropDuplicates(table).count(), "none");
             spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
             assertEquals(1, b.eventTime(col("at")).build().dropDuplicates(table).count());
             spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
             assertEquals(1, b.eventTime(col("at")).build().dropDuplicates(table).count());
             assertEquals(
                     1, b.eventTime(col("epoch")).build().dropDuplicates(table).count());
-            assertEquals(List.of(instant.getEpochSecond(), instant.getEpochSecond(), 1_700_000_123L), seconds);
+            assertEquals(
+                    List.of(
+                            written.getEpochSecond(),
+                            0L,
+                            instant.getEpochSecond(),
+                            instant.getEpochSecond(),
+                            1_700_000_123L),
+                    seconds);
 
             IllegalArgumentException e = assertThrows(
                     IllegalArgumentException.class,

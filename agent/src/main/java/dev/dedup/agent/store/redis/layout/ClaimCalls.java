@@ -360,7 +360,8 @@ final class ClaimCalls {
      *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
      *       record the call writes is then never looked for again by it;
      *   <li>the table's window in whole seconds, rounded up: a claim's end less this is its event second, or
-     *       earlier;
+     *       earlier; a table of event times keeps records until its clock is this far past their end, and an item
+     *       there is a copy of a kept record that ends after its event second;
      *   <li>in a table of event times, the namespace's event clock as this agent last saw it on any shard,
      *       modulo 2^28 (empty when it saw none): the shard's own moves to it if it is later, so that a shard
      *       whose claims are few keeps the namespace's time.

@@ -242,10 +242,13 @@ public final class RedisSweeper implements AutoCloseable {
      *
      * <ol>
      *   <li>the period being swept: seconds since the epoch over the table's period;
-     *   <li>now: whole seconds modulo 2^28 (in a table of event times, the event clock in its state instead);
+     *   <li>now: whole seconds modulo 2^28 (in a table of event times, the event clock in its state, less the window,
+     *       instead);
      *   <li>how long the marker lives, in milliseconds: two periods;
      *   <li>what ends mean ({@link FingerprintTable#modeArg}): with {@code '1'} or {@code 'e'} every record is
-     *       looked at, else the first of each bucket.
+     *       looked at, else the first of each bucket;
+     *   <li>the table's window in whole seconds, rounded up: a table of event times keeps its records until the
+     *       clock is this far past their end.
      * </ol>
      *
      * The guard's key and expected record follow ({@link GuardedPort}).
@@ -273,7 +276,8 @@ public final class RedisSweeper implements AutoCloseable {
             RedisKeys.ascii(period),
             FingerprintTable.Records.now(nowMillis),
             RedisKeys.ascii(2 * periodSeconds * 1000),
-            table.modeArg()
+            table.modeArg(),
+            table.windowSecondsArg
         };
         return port.eval(shard, Script.SWEEP, Op.SWEEP, k, args).thenApply(reply -> {
             if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {

@@ -69,10 +69,12 @@ final class TableResizing {
      *   <li>{@code 's'} split, {@code 'm'} merge;
      *   <li>{@code "<level> <split>"}: the state the pairs were named by; the script does nothing in any other;
      *   <li>now: whole seconds modulo 2^28 (what has ended by then is dropped; in a table of event times, the
-     *       event clock in its state instead);
+     *       event clock in its state, less the window, instead);
      *   <li>the table's base bits;
      *   <li>what ends mean ({@link FingerprintTable#modeArg}): with {@code '1'} or {@code 'e'} every record is
-     *       looked at, not only those at a bucket's front.
+     *       looked at, not only those at a bucket's front;
+     *   <li>the table's window in whole seconds, rounded up: a table of event times keeps its records until the
+     *       clock is this far past their end.
      * </ol>
      *
      * The guard's key and expected record follow ({@link dev.dedup.agent.store.redis.topology.GuardedPort}).
@@ -95,7 +97,8 @@ final class TableResizing {
             state.view().getBytes(StandardCharsets.US_ASCII),
             FingerprintTable.Records.now(nowMillis),
             baseArg,
-            table.modeArg()
+            table.modeArg(),
+            table.windowSecondsArg
         };
         int done = pairs.length / 2;
         port.eval(shard, Script.TABLE, Op.RESIZE, k, args).whenComplete((reply, failure) -> {

@@ -178,6 +178,37 @@ class FingerprintTablesIT {
     }
 
     @Test
+    void aTableOfEventTimes_keepsClaimsUntilItsClockIsAWindowPastTheirEnd_thenSweepsThem() throws Exception {
+        FingerprintTables layout = agent();
+        RedisSweeper sweeper = sweeper(layout);
+        String table = FingerprintTable.eventTimeNameOf(HOUR, "ns");
+        long t = EPOCH / 1000;
+        assertAll(0, claim(layout, batch("old", 0, 4_000, "w1", t), HOUR), "claimed, ending at t + 1 h");
+        clock.advance(Duration.ofHours(3));
+        claim(layout, batch("newer", 0, 1, "w1", t + 3_660), HOUR);
+        sweepFor(sweeper, HOUR);
+        assertEquals(4_001, settled(layout, table).claims(), "the clock passed their end, but not by a window");
+        assertAll(
+                2,
+                claim(layout, batch("old", 0, 4_000, "w2", t + 1_800), HOUR),
+                "a reader half an hour behind the newest finds the claims of its time");
+
+        claim(layout, batch("newest", 0, 1, "w1", t + 7_260), HOUR);
+        sweepFor(sweeper, HOUR);
+        assertEquals(2, settled(layout, table).claims(), "a window past their end: swept out");
+        assertAll(0, claim(layout, batch("old", 0, 4_000, "w2", t + 3_700), HOUR), "copies sent later are new");
+    }
+
+    /** Sweeps every range of a table of {@code policy}'s window once: two periods, as the wall moves on. */
+    private void sweepFor(RedisSweeper sweeper, ClaimPolicy policy) {
+        long period = RedisSweeper.periodSeconds(policy.windowMillis());
+        for (long s = 0; s <= 2 * period; s += 5) {
+            sweep(sweeper);
+            clock.advance(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
     void aRangeIsSweptByTheFirstAgentToGetThere_theOthersSkipIt() throws Exception {
         FingerprintTables layout = agent();
         claim(layout, batch("short", 0, 4_000, "w1"), HOUR);
@@ -262,7 +293,12 @@ class FingerprintTablesIT {
 
     /** The table's state once no split or merge is due. */
     private FingerprintTable.State settled(FingerprintTables layout, ClaimPolicy policy) throws InterruptedException {
-        FingerprintTable table = layout.table(FingerprintTable.nameOf(policy));
+        return settled(layout, FingerprintTable.nameOf(policy));
+    }
+
+    /** The state of table {@code name} once no split or merge is due. */
+    private FingerprintTable.State settled(FingerprintTables layout, String name) throws InterruptedException {
+        FingerprintTable table = layout.table(name);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
             FingerprintTable.State s = layout.refresh(table, 0, clock.getAsLong())
@@ -301,6 +337,17 @@ class FingerprintTablesIT {
         for (int i = from; i < to; i++) {
             byte[] id = (prefix + "-" + i).getBytes(StandardCharsets.UTF_8);
             b.add(id, 0, id.length, o, 0, o.length);
+        }
+        return b.build("ns");
+    }
+
+    /** As {@link #batch(String, int, int, String)}, every item stamped with event second {@code second}. */
+    private static Batch batch(String prefix, int from, int to, String owner, long second) {
+        Batch.Builder b = Batch.builder(to - from);
+        byte[] o = owner.getBytes(StandardCharsets.UTF_8);
+        for (int i = from; i < to; i++) {
+            byte[] id = (prefix + "-" + i).getBytes(StandardCharsets.UTF_8);
+            b.add(id, 0, id.length, o, 0, o.length, second);
         }
         return b.build("ns");
     }
