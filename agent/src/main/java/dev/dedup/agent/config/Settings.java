@@ -154,7 +154,7 @@ public final class Settings {
                     "near-cache-size",
                     code(NearCacheOptions.DEFAULT_MAX_ENTRIES),
                     NearCacheOptions.SIZE_BOUNDS,
-                    "Ids the near-cache in front of Redis keeps, 24 bytes of heap each, taken in pages of 16,384 ids"
+                    "Ids the near-cache in front of Redis keeps, 16 bytes of heap each, taken in pages of 16,384 ids"
                             + " as claims first fall into them (all of it within minutes at full rate): {bounds}."
                             + " Unused with the embedded store.",
                     (d, entries) -> d.nearCacheSize = entries),

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineStatsCounter;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -17,18 +18,18 @@ import java.util.function.LongSupplier;
 
 /**
  * Ids this agent claimed recently, with the owner that holds the claim and when the claim ends: a Caffeine
- * cache of {@linkplain Page pages}, a page being up to {@value #SETS_PER_PAGE} sets of 8 slots in one
- * {@code long[]}, a slot three longs (whole key, whole owner fingerprint, end of the claim). The top 56
+ * cache of {@linkplain Page pages}, a page being up to {@value #SETS_PER_PAGE} sets of {@value Page#WAYS} slots in
+ * one {@code long[]}, a slot 16 bytes (whole key; the owner's tag and the claim's end second). The top 56
  * bits of the id's 64-bit key (namespace-salted; the part Redis keeps and publishes on release) choose the
  * page and the set in it. A lookup is a hit only when the whole key matches and the claim has not ended;
  * two ids sharing those 56 bits replace each other, which forgets, never confuses. A full set replaces an
- * ended claim first, else its oldest entry, so what was claimed last is what stays: the copies a retried
+ * ended claim first, else the one ending soonest, so what was claimed last is what stays: the copies a retried
  * task or a producer resends come soon after the first. Entries can be dropped one by one (a release) or
  * all at once (the release channel was lost).
  *
  * <p>Why pages: Caffeine's cost is per entry (a node, a map entry, a key, its policy's bookkeeping), about
  * 150 bytes and a microsecond per insert when every id was an entry. Per page of 16,384 ids it is a few
- * hundred bytes a page and nothing per insert, since a page is made once, on first use; the ids cost 24 bytes
+ * hundred bytes a page and nothing per insert, since a page is made once, on first use; the ids cost 16 bytes
  * each. Caffeine holds the pages, bounded by weight at the configured number of ids (a page weighs its
  * slots), and counts through Micrometer's {@link CaffeineStatsCounter}. There are exactly as many page
  * indexes as the bound holds pages, so Caffeine never has to choose a page to drop: replacement happens
@@ -36,7 +37,7 @@ import java.util.function.LongSupplier;
  * thousands of recent claims at once. For the same reason lookups read pages quietly ({@link
  * Policy#getIfPresentQuietly}) rather than feed a policy that never evicts. Measured in
  * docs/performance.md#the-near-cache ({@code NearCachePolicies} in the benchmarks): with four page indexes per
- * page that fits, so that Caffeine chooses the pages, 7.5 % of copies 1,000 ids behind their claim are still
+ * page that fits, so that Caffeine chooses the pages, 6 % of copies 1,000 ids behind their claim are still
  * cached against 100 %; an entry per id costs 147 bytes, and TinyLFU turns away fresh ids once full. Smaller
  * pages cost more per id (their Caffeine nodes and locks fall out of the CPU caches), and so do reads that
  * feed the policy.
@@ -50,7 +51,7 @@ public final class NearCache implements ReleaseListener {
     /** Slots per set. */
     static final int WAYS = Page.WAYS;
     /**
-     * Sets in a full page: 16,384 ids, a 384 KiB array, under G1's smallest threshold for humongous objects
+     * Sets in a full page: 16,384 ids, a 256 KiB array, under G1's smallest threshold for humongous objects
      * (half a 1 MiB region), which would round every page up to a region of its own. A smaller cache is one
      * page.
      */
@@ -134,10 +135,10 @@ public final class NearCache implements ReleaseListener {
      * counters are touched once a batch rather than once an id.
      */
     int lookup(long key, long owner) {
-        long now = clockMillis.getAsLong();
+        long nowSecond = Math.floorDiv(clockMillis.getAsLong(), 1000L);
         long h = spread(key >>> 8);
         Page page = policy.getIfPresentQuietly(indexes[pageOf(h)]);
-        return page == null ? MISS : page.lookup(setOf(h), key, owner, now);
+        return page == null ? MISS : page.lookup(setOf(h), key, owner, nowSecond);
     }
 
     /** A view for one batch's lookups or puts, asking Caffeine for each page once. */
@@ -148,9 +149,8 @@ public final class NearCache implements ReleaseListener {
     /**
      * The pages one batch's lookups or puts have reached, so that Caffeine is asked once per page and batch
      * rather than once per id (a batch of 10,000 ids meets each of the 64 pages of the default size about 150
-     * times). Answers exactly as {@link NearCache#lookup} and {@link NearCache#putUncounted} do: a page
-     * emptied meanwhile (the lost-channel clear) answers nothing, and a page retired (evicted) sends a put to
-     * its replacement. For one thread and one batch. The clock is read once, when the view is made: a batch's
+     * times). Answers exactly as {@link NearCache#lookup} does: a page emptied meanwhile (the lost-channel clear)
+     * answers nothing. For one thread and one batch. The clock is read once, when the view is made: a batch's
      * lookups take its time then (the time its claims go to the store with), not a read of the clock each (about
      * 30 ns on a virtual machine's clock source, as much as the rest of a lookup).
      */
@@ -163,7 +163,7 @@ public final class NearCache implements ReleaseListener {
         private final int[] seenIndex;
 
         private final int mask;
-        private final long now = clockMillis.getAsLong();
+        private final long nowSecond = Math.floorDiv(clockMillis.getAsLong(), 1000L);
 
         private BatchPages() {
             int length = Integer.highestOneBit(Math.min(indexes.length, MOST) * 2 - 1);
@@ -176,32 +176,18 @@ public final class NearCache implements ReleaseListener {
         int lookup(long key, long owner) {
             long h = spread(key >>> 8);
             Page page = page(pageOf(h));
-            return page == null ? MISS : page.lookup(setOf(h), key, owner, now);
+            return page == null ? MISS : page.lookup(setOf(h), key, owner, nowSecond);
         }
 
         /**
-         * Reads the set of the id whose key is {@code key}, its keys only or {@code whole} (see {@link
-         * Page#touch}); returns what it read, for {@link NearCache#keep}. Touching every id of a batch first
-         * lets the CPU load their sets side by side, where lookups one after the other wait for each in turn.
+         * Reads the set of the id whose key is {@code key} (see {@link Page#touch}); returns what it read, for
+         * {@link NearCache#keep}. Touching every id of a batch first lets the CPU load their sets side by side,
+         * where lookups one after the other wait for each in turn.
          */
-        long touch(long key, boolean whole) {
+        long touch(long key) {
             long h = spread(key >>> 8);
             Page page = page(pageOf(h));
-            return page == null ? 0 : page.touch(setOf(h), whole);
-        }
-
-        /** As {@link NearCache#putUncounted}. */
-        int putUncounted(long key, long owner, long expiresAtMillis, long now) {
-            long h = spread(key >>> 8);
-            int index = pageOf(h);
-            int set = setOf(h);
-            Page page = page(index);
-            int result = page == null ? Page.RETIRED : page.put(set, key, owner, expiresAtMillis, now);
-            if (result == Page.RETIRED) {
-                result = NearCache.this.putUncounted(key, owner, expiresAtMillis, now);
-                seenIndex[index & mask] = 0;
-            }
-            return result;
+            return page == null ? 0 : page.touch(setOf(h), false);
         }
 
         private Page page(int index) {
@@ -243,22 +229,89 @@ public final class NearCache implements ReleaseListener {
      * Enters a claim without touching the counters; returns 1 when it took an empty slot, 2 when it
      * replaced a live claim of another id, else 0. {@link #recordPuts} reports a batch of them.
      */
-    int putUncounted(long key, long owner, long expiresAtMillis, long now) {
+    int putUncounted(long key, long owner, long expiresAtMillis, long nowMillis) {
         long h = spread(key >>> 8);
-        Integer index = indexes[pageOf(h)];
         int set = setOf(h);
+        long endSecond = Math.floorDiv(expiresAtMillis, 1000L);
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
         while (true) {
-            Page page = policy.getIfPresentQuietly(index);
-            if (page == null) {
-                Page fresh = new Page(setsPerPage);
-                Page raced = pages.putIfAbsent(index, fresh);
-                page = raced == null ? fresh : raced;
-            }
-            int result = page.put(set, key, owner, expiresAtMillis, now);
+            int result = pageToFill(pageOf(h)).put(set, key, owner, endSecond, nowSecond);
             if (result != Page.RETIRED) {
                 return result;
             }
         }
+    }
+
+    /** Page {@code index}, made if the cache has none. */
+    private Page pageToFill(int index) {
+        Page page = policy.getIfPresentQuietly(indexes[index]);
+        if (page == null) {
+            Page fresh = new Page(setsPerPage);
+            Page raced = pages.putIfAbsent(indexes[index], fresh);
+            page = raced == null ? fresh : raced;
+        }
+        return page;
+    }
+
+    /**
+     * Enters {@code count} claims, claim {@code j} for key {@code keys[j]} held by {@code owners[j]} until epoch
+     * millis {@code ends[j]}, and counts them ({@link #recordPuts}). They are taken page by page, each page's lock
+     * once, after their sets were touched side by side.
+     */
+    void putAll(long[] keys, long[] owners, long[] ends, int count, long nowMillis) {
+        if (count == 0) {
+            return;
+        }
+        int pageCount = indexes.length;
+        int[] pageOf = new int[count];
+        int[] starts = new int[pageCount + 1];
+        for (int j = 0; j < count; j++) {
+            int p = pageOf(spread(keys[j] >>> 8));
+            pageOf[j] = p;
+            starts[p + 1]++;
+        }
+        for (int p = 0; p < pageCount; p++) {
+            starts[p + 1] += starts[p];
+        }
+        // grouped by page (a counting sort), with each claim's set, its end in seconds
+        int[] sets = new int[count];
+        long[] k = new long[count];
+        long[] o = new long[count];
+        long[] e = new long[count];
+        int[] next = Arrays.copyOf(starts, pageCount);
+        for (int j = 0; j < count; j++) {
+            int at = next[pageOf[j]]++;
+            k[at] = keys[j];
+            o[at] = owners[j];
+            e[at] = Math.floorDiv(ends[j], 1000L);
+            sets[at] = setOf(spread(keys[j] >>> 8));
+        }
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        long touchedSum = 0;
+        for (int p = 0; p < pageCount; p++) {
+            if (starts[p] < starts[p + 1]) {
+                Page page = pageToFill(p);
+                for (int j = starts[p]; j < starts[p + 1]; j++) {
+                    touchedSum += page.touch(sets[j], true);
+                }
+            }
+        }
+        keep(touchedSum);
+        int[] results = new int[count];
+        for (int p = 0; p < pageCount; p++) {
+            if (starts[p] < starts[p + 1]) {
+                while (!pageToFill(p).putAll(sets, k, o, e, starts[p], starts[p + 1], nowSecond, results)) {
+                    // retired meanwhile: into the page that replaced it
+                }
+            }
+        }
+        int intoEmpty = 0;
+        int evicting = 0;
+        for (int j = 0; j < count; j++) {
+            intoEmpty += results[j] & 1;
+            evicting += results[j] >>> 1;
+        }
+        recordPuts(count, intoEmpty, evicting);
     }
 
     /**
@@ -348,7 +401,7 @@ public final class NearCache implements ReleaseListener {
 
     /**
      * Empties every page in place, each under its lock. Not dropped and made again: the pages of a full cache
-     * (24 MiB by default) would be allocated anew while the old ones wait for a full collection, and the heap
+     * (16 MiB by default) would be allocated anew while the old ones wait for a full collection, and the heap
      * would grow by as much at every lost channel.
      */
     void invalidateAll() {

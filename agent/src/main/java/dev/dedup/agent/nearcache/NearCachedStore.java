@@ -23,8 +23,9 @@ import java.util.function.LongSupplier;
  * are rare (a sink that failed gives its batch back), so this costs a few misses; while every agent releases at
  * once, fewer answers are cached, and none is wrong. While that channel is down the cache is
  * bypassed and cleared ({@link NearCache#listening()}), since releases elsewhere would go unseen. It compares
- * whole 64-bit owner fingerprints, where Redis keeps 28-bit tags (32 in event-time buckets), so when two owners' tags collide the
- * cache says {@code duplicate} where the store would say {@code retry}: the right answer.
+ * the low 32 bits of owner fingerprints, of which Redis keeps the low 28 (32 in event-time buckets), so when two owners'
+ * tags collide the cache says {@code duplicate} where the store would say {@code retry}: the right answer; never the
+ * other way round.
  *
  * <p>An entry of a claim with an event time ends when the wall clock reaches its end, which a namespace's event
  * clock never passes first: the store holds the claim at least as long.
@@ -75,7 +76,7 @@ public final class NearCachedStore implements ClaimStore {
         NearCache.BatchPages pages = cache.batchPages();
         long touched = 0;
         for (int i = 0; i < n; i++) {
-            touched += pages.touch(batch.key(i), false);
+            touched += pages.touch(batch.key(i));
         }
         NearCache.keep(touched);
         for (int i = 0; i < n; i++) {
@@ -100,35 +101,26 @@ public final class NearCachedStore implements ClaimStore {
         return store.claim(sub, policy).thenApply(answers -> {
             boolean caching = cache.listening() && cache.changes() == changesBefore;
             long now = cache.clockMillis();
-            NearCache.BatchPages pagesPut = caching ? cache.batchPages() : null;
-            if (caching) {
-                long touchedForPuts = 0;
-                for (int j = 0; j < subSize; j++) {
-                    if (answers[j] == NEW) {
-                        touchedForPuts += pagesPut.touch(batch.key(misses[j]), true);
-                    }
-                }
-                NearCache.keep(touchedForPuts);
-            }
+            long[] keys = caching ? new long[subSize] : null;
+            long[] owners = caching ? new long[subSize] : null;
+            long[] ends = caching ? new long[subSize] : null;
             int puts = 0;
-            int intoEmpty = 0;
-            int evicting = 0;
             for (int j = 0; j < subSize; j++) {
                 int i = misses[j];
                 verdicts[i] = answers[j];
                 if (answers[j] != NEW || !caching) {
                     continue;
                 }
-                long ends = policy.endMillis(batch, i, claimedAt);
-                if (ends > now) {
-                    int filled = pagesPut.putUncounted(batch.key(i), batch.owner(i), ends, now);
+                long end = policy.endMillis(batch, i, claimedAt);
+                if (end > now) {
+                    keys[puts] = batch.key(i);
+                    owners[puts] = batch.owner(i);
+                    ends[puts] = end;
                     puts++;
-                    intoEmpty += filled & 1;
-                    evicting += filled >>> 1;
                 }
             }
             if (puts > 0) {
-                cache.recordPuts(puts, intoEmpty, evicting);
+                cache.putAll(keys, owners, ends, puts, now);
                 if (cache.changes() != changesBefore) {
                     dropNew(batch, misses, subSize, answers);
                 }

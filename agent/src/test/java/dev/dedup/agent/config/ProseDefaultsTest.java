@@ -108,7 +108,7 @@ class ProseDefaultsTest {
                 quotes("each namespace has a window (default 24h) for", settings));
         assertEquals(
                 List.of(new Quote(settings.get("near-cache-size"), "1 Mi")),
-                quotes("below. The default near-cache of 1 Mi ids (24 MiB) is", settings));
+                quotes("below. The default near-cache of 1 Mi ids (16 MiB) is", settings));
         assertEquals(List.of(), quotes("`--window`. The default is none of this", settings), "not past a sentence");
         assertEquals(List.of(), quotes("| the window you set | NATS 2 min by default |", settings), "not past a cell");
         assertEquals(List.of(), quotes("`--redis-timeout`, 503s and", settings), "a list is not a value");

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.agent.testing.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
@@ -200,10 +201,15 @@ class NearCacheTest {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = (i + 1L) * 0x9E3779B97F4A7C15L | 1;
         }
-        NearCache.BatchPages puts = cache.batchPages();
-        for (int i = 0; i < keys.length / 2; i++) {
-            assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
+        int half = keys.length / 2;
+        long[] owners = new long[half];
+        long[] ends = new long[half];
+        for (int i = 0; i < half; i++) {
+            owners[i] = i;
+            ends[i] = clock.getAsLong() + 1000;
         }
+        cache.putAll(Arrays.copyOf(keys, half), owners, ends, half, clock.getAsLong());
+        assertEquals(half, cache.size(), "a batch's puts, page by page, each into an empty slot");
         NearCache.BatchPages lookups = cache.batchPages();
         for (int i = 0; i < keys.length; i++) {
             int expected = i < keys.length / 2 ? NearCache.SAME_OWNER : NearCache.MISS;
@@ -214,11 +220,45 @@ class NearCacheTest {
         for (int i = 0; i < keys.length / 2; i++) {
             assertEquals(NearCache.MISS, lookups.lookup(keys[i], i), "id " + i + " cleared");
         }
-        for (int i = 0; i < keys.length / 2; i++) {
-            assertEquals(1, puts.putUncounted(keys[i], i, clock.getAsLong() + 1000, clock.getAsLong()));
+        cache.putAll(Arrays.copyOf(keys, half), owners, ends, half, clock.getAsLong());
+        for (int i = 0; i < half; i++) {
             assertEquals(NearCache.SAME_OWNER, cache.lookup(keys[i], i), "id " + i + " cached again");
         }
+        assertEquals(half, cache.size());
         assertEquals(8, cache.pages());
+    }
+
+    @Test
+    void aFullSet_dropsTheFirstEndedClaim_elseItsOldest_andARelease_leavesItsSlotAtTheEnd() {
+        Page page = new Page(1);
+        for (long k = 1; k <= Page.WAYS; k++) {
+            assertEquals(Page.INTO_EMPTY, page.put(0, k << 8, k, 100 + k, 50));
+        }
+        assertEquals(Page.EVICTED, page.put(0, 9L << 8, 9, 200, 50), "full, nothing ended: the oldest goes");
+        assertEquals(Page.MISS, page.lookup(0, 1L << 8, 1, 50));
+        for (long k = 2; k <= 9; k++) {
+            assertEquals(Page.SAME_OWNER, page.lookup(0, k << 8, k, 50), "id " + k);
+        }
+        assertEquals(0, page.put(0, 10L << 8, 10, 200, 104), "claims 2 to 4 ended by second 104: the first goes");
+        assertEquals(Page.MISS, page.lookup(0, 2L << 8, 2, 50));
+        assertEquals(Page.SAME_OWNER, page.lookup(0, 3L << 8, 3, 50));
+        assertEquals(1, page.invalidate(0, 5));
+        assertEquals(Page.INTO_EMPTY, page.put(0, 11L << 8, 11, 200, 50), "the released slot is free again");
+        assertEquals(Page.EVICTED, page.put(0, 12L << 8, 12, 200, 50));
+        assertEquals(Page.MISS, page.lookup(0, 3L << 8, 3, 50), "the oldest left, in the order they came");
+        for (long k : new long[] {4, 6, 7, 8, 9, 10, 11, 12}) {
+            assertEquals(Page.SAME_OWNER, page.lookup(0, k << 8, k, 50), "id " + k);
+        }
+    }
+
+    @Test
+    void theCachesOwnerTag_isTheLow32BitsOfTheFingerprint_whichTheRedisTagsAreTakenFrom() {
+        Page page = new Page(1);
+        long owner = 0x1234_5678_9abc_def0L;
+        page.put(0, 7L << 8, owner, 200, 50);
+        assertEquals(Page.SAME_OWNER, page.lookup(0, 7L << 8, owner ^ (1L << 40), 50), "the high bits are not kept");
+        assertEquals(Page.OTHER_OWNER, page.lookup(0, 7L << 8, owner ^ 1, 50));
+        assertEquals(Page.MISS, page.lookup(0, 7L << 8, owner, 200), "ended at second 200");
     }
 
     @Test

@@ -80,18 +80,17 @@ public class NearCacheGetPutBenchmark {
     }
 
     private int puts(long firstId, long now) {
-        int intoEmpty = 0;
-        int evicting = 0;
-        long end = now + CLAIM;
-        NearCache.BatchPages pages = cache.batchPages();
+        long[] keys = new long[BATCH];
+        long[] owners = new long[BATCH];
+        long[] ends = new long[BATCH];
         for (int j = 0; j < BATCH; j++) {
             long k = key(firstId + j);
-            int filled = pages.putUncounted(k, k, end, now);
-            intoEmpty += filled & 1;
-            evicting += filled >>> 1;
+            keys[j] = k;
+            owners[j] = k;
+            ends[j] = now + CLAIM;
         }
-        cache.recordPuts(BATCH, intoEmpty, evicting);
-        return intoEmpty + evicting;
+        cache.putAll(keys, owners, ends, BATCH, now);
+        return (int) keys[BATCH - 1];
     }
 
     /** Where each thread is in the keys, and the fresh ids it puts (a stream of its own). */

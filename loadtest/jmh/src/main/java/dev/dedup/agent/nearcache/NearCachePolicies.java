@@ -52,7 +52,7 @@ public final class NearCachePolicies {
         long capacity = args.length > 0 ? Long.parseLong(args[0]) : 1L << 20;
         long fresh = args.length > 1 ? Long.parseLong(args[1]) : 1L << 23;
         double perIdEntryBytes = perIdEntryBytes();
-        long perIdCapacity = (long) (capacity * 24.0 / perIdEntryBytes);
+        long perIdCapacity = (long) (capacity * 16.0 / perIdEntryBytes);
         System.out.printf(
                 Locale.ROOT,
                 "capacity %,d ids; %,d fresh ids, 5 %% copied; a Caffeine entry per id costs %.0f bytes, so the"

@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The near-cache in front of a store, per id of a 1,000-id batch: {@code hits} answers a batch whose ids
  * are all cached (a retried task), {@code insertsOfNewIds} sends a batch of fresh ids to a store that
  * answers them all {@code new} at once and caches them (a cold stream; the store itself costs nothing
- * here). The cache holds {@code entries} ids, 24 bytes each, so the larger sizes pay a cache miss per id.
+ * here). The cache holds {@code entries} ids, 16 bytes each, so the larger sizes pay a cache miss per id.
  * The cache alone, per lookup and per put: {@code dev.dedup.agent.nearcache.NearCacheGetPutBenchmark}. Run:
  * {@code java -cp loadtest/jmh/target/dedup-benchmarks.jar org.openjdk.jmh.Main NearCacheBenchmark}.
  */
