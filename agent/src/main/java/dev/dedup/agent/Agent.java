@@ -6,6 +6,7 @@ import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
 import dev.dedup.agent.http.BodyBudget;
+import dev.dedup.agent.http.ConnectionCap;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.BuildInfo;
@@ -96,8 +97,10 @@ public final class Agent implements AutoCloseable {
             RangeService ranges = new RangeService(stores.ranges(), options.windows(), metrics);
             AtomicInteger boundPort = new AtomicInteger();
             BodyBudget bodies = BodyBudget.ofHeap(options.http().maxBody());
+            ConnectionCap connections = new ConnectionCap(options.http().maxConnections());
             String servers = vertx.deployVerticle(
-                            () -> new HttpVerticle(options.http(), claims, ranges, metrics, boundPort, bodies),
+                            () -> new HttpVerticle(
+                                    options.http(), claims, ranges, metrics, boundPort, bodies, connections),
                             new DeploymentOptions()
                                     .setInstances(options.http().eventLoops())
                                     .setThreadingModel(ThreadingModel.EVENT_LOOP))

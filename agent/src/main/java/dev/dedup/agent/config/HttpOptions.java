@@ -16,6 +16,7 @@ import java.time.Duration;
  *                     carry; null for none
  * @param insecureBind allow a non-loopback {@code host} without a token
  * @param ops          a port of its own for the operations endpoints, besides this one; null for none
+ * @param maxConnections connections held open at once, over both ports; one more is closed when accepted
  */
 public record HttpOptions(
         String host,
@@ -27,7 +28,8 @@ public record HttpOptions(
         Duration shutdownGrace,
         String token,
         boolean insecureBind,
-        OpsOptions ops) {
+        OpsOptions ops,
+        int maxConnections) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7070;
@@ -35,6 +37,7 @@ public record HttpOptions(
     public static final long DEFAULT_MAX_BODY = 8L << 20;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
 
     /** A port to bind, the claim port's or the operations port's: 0 picks a free one. */
     public static final Bounds<Integer> PORT_BOUNDS = Bounds.ints(0, 65535);
@@ -46,6 +49,7 @@ public record HttpOptions(
     public static final Bounds<Duration> IDLE_TIMEOUT_BOUNDS = Bounds.durationsFrom(Duration.ofSeconds(1));
     public static final Bounds<Integer> EVENT_LOOPS_BOUNDS = Bounds.ints(1, 256);
     public static final Bounds<Duration> SHUTDOWN_GRACE_BOUNDS = Bounds.durationsFrom(Duration.ZERO);
+    public static final Bounds<Integer> MAX_CONNECTIONS_BOUNDS = Bounds.ints(1, 1_000_000);
 
     public HttpOptions {
         ConfigException.require(host != null && !host.isBlank(), "host", host, "give an address to bind");
@@ -55,6 +59,7 @@ public record HttpOptions(
         IDLE_TIMEOUT_BOUNDS.check("idle-timeout", idleTimeout);
         EVENT_LOOPS_BOUNDS.check("event-loops", eventLoops);
         SHUTDOWN_GRACE_BOUNDS.check("shutdown-grace", shutdownGrace);
+        MAX_CONNECTIONS_BOUNDS.check("max-connections", maxConnections);
         if (token != null) {
             // The value is a secret: the message names the setting, never the value.
             ConfigException.require(
@@ -119,7 +124,8 @@ public record HttpOptions(
                 .shutdownGrace(shutdownGrace)
                 .token(token)
                 .insecureBind(insecureBind)
-                .ops(ops);
+                .ops(ops)
+                .maxConnections(maxConnections);
     }
 
     /** Options being built; {@link #build} checks them as the record does. */
@@ -134,6 +140,7 @@ public record HttpOptions(
         private String token;
         private boolean insecureBind;
         private OpsOptions ops;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
         private Builder() {}
 
@@ -189,9 +196,24 @@ public record HttpOptions(
             return this;
         }
 
+        public Builder maxConnections(int connections) {
+            this.maxConnections = connections;
+            return this;
+        }
+
         public HttpOptions build() {
             return new HttpOptions(
-                    host, port, maxBatch, maxBody, idleTimeout, eventLoops, shutdownGrace, token, insecureBind, ops);
+                    host,
+                    port,
+                    maxBatch,
+                    maxBody,
+                    idleTimeout,
+                    eventLoops,
+                    shutdownGrace,
+                    token,
+                    insecureBind,
+                    ops,
+                    maxConnections);
         }
     }
 }

@@ -213,6 +213,14 @@ public final class Settings {
                     "A connection that sends nothing this long is closed; {bounds}.",
                     (d, timeout) -> d.httpOptions.idleTimeout(timeout)),
             Setting.of(
+                    "max-connections",
+                    code(HttpOptions.DEFAULT_MAX_CONNECTIONS),
+                    HttpOptions.MAX_CONNECTIONS_BOUNDS,
+                    "Connections the agent holds open at once, over the claim and ops ports: one more is closed as"
+                            + " soon as it is accepted, and counted in `dedup_http_connections_refused_total`;"
+                            + " {bounds}.",
+                    (d, connections) -> d.httpOptions.maxConnections(connections)),
+            Setting.of(
                     "event-loops",
                     "one per core",
                     HttpOptions.EVENT_LOOPS_BOUNDS,

@@ -36,7 +36,9 @@ final class BearerAuth {
             ctx.next();
             return;
         }
-        ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        // The body is not read: the connection closes once the answer is sent, so a slow body is not drained.
+        ctx.response().putHeader("WWW-Authenticate", "Bearer").putHeader("Connection", "close");
+        ctx.response().endHandler(done -> ctx.request().connection().close());
         ErrorReplies.reject(
                 metrics,
                 ctx.response(),

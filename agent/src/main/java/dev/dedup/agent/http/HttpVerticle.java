@@ -35,6 +35,7 @@ public final class HttpVerticle extends VerticleBase {
     private final AgentMetrics metrics;
     private final AtomicInteger boundPort;
     private final BodyBudget bodies;
+    private final ConnectionCap connections;
     private HttpServer server;
     private HttpServer opsServer;
 
@@ -44,9 +45,11 @@ public final class HttpVerticle extends VerticleBase {
             RangeService ranges,
             AgentMetrics metrics,
             AtomicInteger boundPort,
-            BodyBudget bodies) {
+            BodyBudget bodies,
+            ConnectionCap connections) {
         this.options = options;
         this.bodies = bodies;
+        this.connections = connections;
         this.claims = claims;
         this.ranges = ranges;
         this.metrics = metrics;
@@ -66,13 +69,21 @@ public final class HttpVerticle extends VerticleBase {
                 s -> opsServer.listen(options.ops().port(), options.ops().host()));
     }
 
+    /**
+     * A server of HTTP/1.1 alone: the clients speak it, and HTTP/2 over cleartext (on by default in Vert.x) would be
+     * one more protocol to parse and to bound, for no client.
+     */
     private HttpServer server(Router router) {
         HttpServerOptions serverOptions = new HttpServerOptions()
                 .setIdleTimeout((int) options.idleTimeout().toMillis())
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setTcpNoDelay(true)
-                .setCompressionSupported(false);
-        return vertx.createHttpServer(serverOptions).requestHandler(router).invalidRequestHandler(this::invalidRequest);
+                .setCompressionSupported(false)
+                .setHttp2ClearTextEnabled(false);
+        return vertx.createHttpServer(serverOptions)
+                .connectionHandler(connection -> connections.handle(connection, metrics))
+                .requestHandler(router)
+                .invalidRequestHandler(this::invalidRequest);
     }
 
     /** The routes; package-private so that a test can compare them with docs/openapi.yaml. */

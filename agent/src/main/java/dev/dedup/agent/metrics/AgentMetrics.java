@@ -33,6 +33,7 @@ public final class AgentMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Counter[] claims = new Counter[Verdict.values().length];
     private final Counter late;
+    private final Counter connectionsRefused;
     private final Counter released;
     private final Counter notHeld;
     private final DistributionSummary claimBatchItems;
@@ -69,6 +70,9 @@ public final class AgentMetrics implements AutoCloseable {
         }
         late = Counter.builder(MetricNames.CLAIMS_LATE)
                 .description("Items claimed a window or more behind their namespace's event clock")
+                .register(registry);
+        connectionsRefused = Counter.builder(MetricNames.CONNECTIONS_REFUSED)
+                .description("Connections closed as soon as they were accepted: the agent held max-connections")
                 .register(registry);
         released = Counter.builder(MetricNames.RELEASES)
                 .tag(MetricNames.TAG_RESULT, "released")
@@ -110,6 +114,11 @@ public final class AgentMetrics implements AutoCloseable {
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** Counts a connection closed as soon as it was accepted ({@link MetricNames#CONNECTIONS_REFUSED}). */
+    public void connectionRefused() {
+        connectionsRefused.increment();
     }
 
     /** Counts {@code n} late items of one claimed batch. */

@@ -11,10 +11,12 @@ public final class MetricNames {
     /** Items claimed, tag {@code verdict=new|retry|duplicate}. */
     public static final String CLAIMS = "dedup.claims";
     /**
-     * Items claimed late: their event time a window or more behind their namespace's event clock, so that no claim
-     * of which they could be a copy need still be held.
+     * Items claimed late: their event time a window or more behind their namespace's event clock, so that a claim
+     * of which they could be a copy may have been dropped.
      */
     public static final String CLAIMS_LATE = "dedup.claims.late";
+    /** Connections closed as soon as they were accepted: the agent held {@code max-connections} already. */
+    public static final String CONNECTIONS_REFUSED = "dedup.http.connections.refused";
     /** Items released, tag {@code result=released|not_held}. */
     public static final String RELEASES = "dedup.releases";
     /** Items per accepted request, tag {@code endpoint=claims|releases}. */

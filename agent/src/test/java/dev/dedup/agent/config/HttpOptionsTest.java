@@ -38,7 +38,8 @@ class HttpOptionsTest {
                 Duration.ofSeconds(4),
                 "0123456789abcdef",
                 true,
-                new OpsOptions("0.0.0.0", 9090));
+                new OpsOptions("0.0.0.0", 9090),
+                64);
         assertEquals(all, all.toBuilder().build());
         HttpOptions moved = all.toBuilder().port(8081).ops(null).build();
         assertEquals(
@@ -52,7 +53,8 @@ class HttpOptionsTest {
                         Duration.ofSeconds(4),
                         "0123456789abcdef",
                         true,
-                        null),
+                        null,
+                        64),
                 moved);
     }
 

@@ -268,7 +268,8 @@ class OpenApiContractIT {
                     null,
                     new AgentMetrics(),
                     new AtomicInteger(),
-                    BodyBudget.ofHeap(HttpOptionsFor.open().maxBody()));
+                    BodyBudget.ofHeap(HttpOptionsFor.open().maxBody()),
+                    new ConnectionCap(HttpOptionsFor.open().maxConnections()));
             verticle.init(vertx, vertx.getOrCreateContext());
             Set<String> served = new TreeSet<>();
             for (Route route : verticle.router().getRoutes()) {
