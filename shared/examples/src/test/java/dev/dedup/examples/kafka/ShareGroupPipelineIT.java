@@ -69,11 +69,13 @@ class ShareGroupPipelineIT {
     @Test
     void memberKilledMidBatch() throws Exception {
         try (ShareGroupRun run = run("kill9")) {
-            ChildJvm victim = run.start(0, "pauseBeforeAck=3");
+            // The victim alone at first, so that it is given a batch whatever the broker's spread over members;
+            // the others join while it holds that batch, and take its records once their locks run out.
+            ChildJvm victim = run.start(0, "pauseBeforeAck=1");
+            victim.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
             for (int i = 1; i < MEMBERS; i++) {
                 run.start(i);
             }
-            victim.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
             int batch = lastProcessed(victim);
             victim.kill9();
             ShareGroupRun.Outcome o = run.finish();
