@@ -20,11 +20,6 @@ public final class ConnectionCap {
         this.max = max;
     }
 
-    /** Connections open now, refused ones included until they are closed. */
-    int open() {
-        return open.get();
-    }
-
     /** A server's connection handler: counts the connection while it is open, or closes it past the cap. */
     void handle(HttpConnection connection, AgentMetrics metrics) {
         connection.closeHandler(closed -> open.decrementAndGet());

@@ -264,10 +264,13 @@ public final class NearCache implements ReleaseListener {
         }
         int pageCount = indexes.length;
         int[] pageOf = new int[count];
+        int[] setOf = new int[count];
         int[] starts = new int[pageCount + 1];
         for (int j = 0; j < count; j++) {
-            int p = pageOf(spread(keys[j] >>> 8));
+            long h = spread(keys[j] >>> 8);
+            int p = pageOf(h);
             pageOf[j] = p;
+            setOf[j] = setOf(h);
             starts[p + 1]++;
         }
         for (int p = 0; p < pageCount; p++) {
@@ -284,7 +287,7 @@ public final class NearCache implements ReleaseListener {
             k[at] = keys[j];
             o[at] = owners[j];
             e[at] = Math.floorDiv(ends[j], 1000L);
-            sets[at] = setOf(spread(keys[j] >>> 8));
+            sets[at] = setOf[j];
         }
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         long touchedSum = 0;
