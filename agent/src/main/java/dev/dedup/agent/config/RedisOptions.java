@@ -11,7 +11,9 @@ import java.util.List;
  *
  * @param uris        one URI per shard ({@code redis://host:port}, {@code rediss://} for TLS, credentials in
  *                    the URI, or {@code redis-sentinel://s1:26379,s2:26379#master} for a Sentinel-managed
- *                    primary, followed to its replica on failover); empty means the embedded store
+ *                    primary, followed to its replica on failover, {@code rediss-sentinel://} for TLS to the
+ *                    sentinels and the primary; the URI's credentials log in to both); empty means the embedded
+ *                    store
  * @param timeout     how long one script call may take before the batch is answered 503
  * @param keyPrefix   first bytes of every key, and of the release channel's name
  * @param maxInFlight script calls queued per shard before new batches are answered 503
@@ -60,21 +62,22 @@ public record RedisOptions(
 
     public static final String CLUSTER_SCHEME = "redis-cluster://";
     public static final String TLS_CLUSTER_SCHEME = "rediss-cluster://";
+    public static final String SENTINEL_SCHEME = "redis-sentinel://";
+    public static final String TLS_SENTINEL_SCHEME = "rediss-sentinel://";
+    /** What a shard may be, for messages. */
+    static final String SHARD_FORMS = "each shard is redis://host:port, rediss://host:port (TLS) or"
+            + " redis-sentinel://s1:port,s2:port#master (rediss-sentinel:// for TLS)";
 
     public RedisOptions {
         uris = List.copyOf(uris);
         ConfigException.require(evictionCheck != null, "redis-eviction-check", null, "write require or warn");
         for (String uri : uris) {
             ConfigException.require(
-                    uri.startsWith("redis://")
-                            || uri.startsWith("rediss://")
-                            || uri.startsWith("redis-sentinel://")
-                            || isCluster(uri),
+                    isShard(uri) || isCluster(uri),
                     "redis",
                     redact(uri),
-                    "each shard is redis://host:port, rediss://host:port or redis-sentinel://s1:port,s2:port#master;"
-                            + " or one redis-cluster://host:port,host:port (rediss-cluster:// for TLS) for a Redis"
-                            + " Cluster");
+                    SHARD_FORMS + "; or one redis-cluster://host:port,host:port (rediss-cluster:// for TLS) for a"
+                            + " Redis Cluster");
             ConfigException.require(
                     !isCluster(uri) || uris.size() == 1,
                     "redis",
@@ -222,6 +225,16 @@ public record RedisOptions(
                     transition,
                     clusterGroups);
         }
+    }
+
+    /** Whether {@code uri} names one shard: a server, or a primary its sentinels name. */
+    static boolean isShard(String uri) {
+        return uri.startsWith("redis://") || uri.startsWith("rediss://") || isSentinel(uri);
+    }
+
+    /** Whether {@code uri} names a primary through its sentinels ({@code redis-sentinel://}, {@code rediss-sentinel://}). */
+    public static boolean isSentinel(String uri) {
+        return uri.startsWith(SENTINEL_SCHEME) || uri.startsWith(TLS_SENTINEL_SCHEME);
     }
 
     /** Whether {@code uri} names a Redis Cluster (by some of its nodes) rather than one shard. */

@@ -72,8 +72,9 @@ public final class Settings {
                     "redis",
                     "none: the embedded store",
                     "Redis shards, comma-separated: `redis://[user:password@]host:port`, `rediss://...` for TLS, or "
-                            + "`redis-sentinel://s1:26379,s2:26379,s3:26379#name` for a Sentinel-managed primary the agent "
-                            + "follows on failover. The order matters: ids are routed by position. Or one Redis Cluster, "
+                            + "`redis-sentinel://[user:password@]s1:26379,s2:26379,s3:26379#name` for a Sentinel-managed "
+                            + "primary the agent follows on failover (`rediss-sentinel://` for TLS; the credentials log in "
+                            + "to the sentinels and the primary). The order matters: ids are routed by position. Or one Redis Cluster, "
                             + "`redis-cluster://[user:password@]host:port[,host:port...]` (`rediss-cluster://` for TLS), which "
                             + "is then the whole tier: it cannot be listed with shards. See [redis.md](redis.md).",
                     (d, v) -> d.redis = shardUris(v.text())),
@@ -308,7 +309,7 @@ public final class Settings {
 
     /**
      * Splits a shard list on commas, except the commas between the sentinels of one
-     * {@code redis-sentinel://s1:26379,s2:26379#master} URI or the nodes of one
+     * {@code redis-sentinel://s1:26379,s2:26379#master} (or {@code rediss-sentinel://}) URI or the nodes of one
      * {@code redis-cluster://n1:7000,n2:7000} URI: a piece without a scheme continues the last URI.
      */
     static List<String> shardUris(String list) {
@@ -319,9 +320,7 @@ public final class Settings {
                 continue;
             }
             String last = uris.isEmpty() ? null : uris.get(uris.size() - 1);
-            if (!p.contains("://")
-                    && last != null
-                    && (last.startsWith("redis-sentinel://") || RedisOptions.isCluster(last))) {
+            if (!p.contains("://") && last != null && (RedisOptions.isSentinel(last) || RedisOptions.isCluster(last))) {
                 uris.set(uris.size() - 1, last + "," + p);
             } else {
                 uris.add(p);

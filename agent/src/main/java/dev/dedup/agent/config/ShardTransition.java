@@ -20,10 +20,7 @@ public record ShardTransition(List<String> previous, Instant cutover) {
         ConfigException.require(!previous.isEmpty(), "redis-previous", "", "name the shards before the change");
         for (String uri : previous) {
             ConfigException.require(
-                    uri.startsWith("redis://") || uri.startsWith("rediss://") || uri.startsWith("redis-sentinel://"),
-                    "redis-previous",
-                    RedisOptions.redact(uri),
-                    "each shard is redis://host:port, rediss://host:port or redis-sentinel://s1:port,s2:port#master");
+                    RedisOptions.isShard(uri), "redis-previous", RedisOptions.redact(uri), RedisOptions.SHARD_FORMS);
         }
         ConfigException.require(
                 previous.stream().distinct().count() == previous.size(),

@@ -18,7 +18,22 @@ class RedisUriRedactionTest {
         assertEquals(
                 "redis-sentinel://***@s1:26379,s2:26379#m",
                 RedisOptions.redact("redis-sentinel://S3cretPW@s1:26379,s2:26379#m"));
+        assertEquals(
+                "redis-sentinel://dedup:***@s1:26379,s2:26379#m",
+                RedisOptions.redact("redis-sentinel://dedup:S3cretPW@s1:26379,s2:26379#m"));
+        assertEquals(
+                "rediss-sentinel://dedup:***@s1:26379,s2:26379#m",
+                RedisOptions.redact("rediss-sentinel://dedup:S3cretPW@s1:26379,s2:26379#m"));
         assertEquals("redis://h:6379", RedisOptions.redact("redis://h:6379"), "nothing to hide");
+    }
+
+    @Test
+    void aSentinelShardsOptions_andASentinelsRefusal_keepTheSecret() {
+        String uri = "rediss-sentinel://dedup:S3cretPW@s1:26379,s2:26379#m";
+        RedisOptions options = RedisOptions.builder(List.of(uri)).build();
+        assertEquals(List.of("rediss-sentinel://dedup:***@s1:26379,s2:26379#m"), RedisOptions.redacted(options.uris()));
+        String refusal = "s1:26379: WRONGPASS invalid username-password pair, sent for " + uri + " (S3cretPW)";
+        assertFalse(RedisOptions.scrub(refusal, uri).contains(SECRET), RedisOptions.scrub(refusal, uri));
     }
 
     @Test
@@ -28,6 +43,8 @@ class RedisUriRedactionTest {
                 "redis://dedup:S3cretPW@x@host:1", // an @ in the password
                 "redis://dedup:S3cretPW@ho^st:1",
                 "redis://dedup:S3cretPW@[::1:1",
+                "rediss-sentinel://dedup:S3cretPW@s1:26379,s2:bad#m",
+                "redis-sentinel://dedup:S3cretPW@x@s1:26379#m",
                 "redis-cluster://dedup:S3cretPW@h1:1,h2:bad")) {
             assertFalse(RedisOptions.redact(uri).contains(SECRET), uri + " -> " + RedisOptions.redact(uri));
         }

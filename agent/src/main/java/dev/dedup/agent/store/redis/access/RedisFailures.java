@@ -66,7 +66,8 @@ public final class RedisFailures {
             return kind;
         }
 
-        static ReplyCode of(String reply) {
+        /** The code {@code reply} (an error reply's text) starts with. */
+        public static ReplyCode of(String reply) {
             int space = reply.indexOf(' ');
             return BY_NAME.getOrDefault(space < 0 ? reply : reply.substring(0, space), OTHER);
         }

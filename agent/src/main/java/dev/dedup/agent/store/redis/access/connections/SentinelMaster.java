@@ -1,5 +1,8 @@
 package dev.dedup.agent.store.redis.access.connections;
 
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.store.FailureKind;
+import dev.dedup.agent.store.redis.access.RedisFailures;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
@@ -17,14 +20,20 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import reactor.core.publisher.Mono;
 
 /**
- * Where a Sentinel-managed shard's primary is: every sentinel of the shard's {@code redis-sentinel://} URI is asked
- * at once ({@code SENTINEL MASTER <name>}), and of those that answer, the one with the greatest configuration epoch
- * is believed. Sentinels converge on the newest configuration, but one cut off from a failover
- * names the old primary, under the old epoch, until it hears of the new one; the first sentinel to answer, which is
- * what Lettuce's own lookup takes, may be that one.
+ * Where a Sentinel-managed shard's primary is: every sentinel of the shard's {@code redis-sentinel://} (or
+ * {@code rediss-sentinel://}) URI is asked at once ({@code SENTINEL MASTER <name>}), and of those that answer, the one
+ * with the greatest configuration epoch is believed. Sentinels converge on the newest configuration, but one cut off
+ * from a failover names the old primary, under the old epoch, until it hears of the new one; the first sentinel to
+ * answer, which is what Lettuce's own lookup takes, may be that one.
+ *
+ * <p>The sentinels are logged in to with the URI's user and password, the same as the primary (Lettuce gives a
+ * sentinel no credentials of the URI's): a sentinel that names the primary must be one that knows the agent's user,
+ * not whoever answers on its address. With {@code rediss-sentinel://} both speak TLS and have their host names
+ * checked against their certificates.
  *
  * <p>One connection per sentinel, made when first needed and kept (a sentinel that could not be reached is tried
  * again at the next question).
@@ -55,6 +64,9 @@ final class SentinelMaster implements AutoCloseable {
 
     private final String masterId;
     private final String name;
+    /** The shard's URI as written: what a failure's message is scrubbed of. */
+    private final String written;
+
     private final List<RedisURI> sentinels;
     private final Duration timeout;
     private final RedisClient client;
@@ -62,13 +74,27 @@ final class SentinelMaster implements AutoCloseable {
             new ConcurrentHashMap<>();
 
     /**
-     * For the shard {@code uri} (a {@code redis-sentinel://} URI), named {@code name} in messages; questions and
-     * connections to a sentinel take {@code timeout} at most.
+     * For the shard {@code uri} (parsed from {@code written}, a {@code redis-sentinel://} URI), named {@code name} in
+     * messages; questions and connections to a sentinel take {@code timeout} at most.
      */
-    SentinelMaster(RedisURI uri, String name, ClientResources resources, ClientOptions options, Duration timeout) {
+    SentinelMaster(
+            RedisURI uri,
+            String written,
+            String name,
+            ClientResources resources,
+            ClientOptions options,
+            Duration timeout) {
         this.masterId = uri.getSentinelMasterId();
         this.name = name;
-        this.sentinels = List.copyOf(uri.getSentinels());
+        this.written = written;
+        List<RedisURI> logins = new ArrayList<>();
+        for (RedisURI sentinel : uri.getSentinels()) {
+            RedisURI login = RedisURI.builder(sentinel).build();
+            login.applyAuthentication(uri);
+            login.setTimeout(timeout);
+            logins.add(login);
+        }
+        this.sentinels = List.copyOf(logins);
         this.timeout = timeout;
         this.client = RedisClient.create(resources);
         client.setOptions(options);
@@ -87,11 +113,16 @@ final class SentinelMaster implements AutoCloseable {
     CompletableFuture<InetSocketAddress> primary() {
         CompletableFuture<InetSocketAddress> result = new CompletableFuture<>();
         List<View> views = new ArrayList<>();
+        List<String> reasons = new ArrayList<>();
         int[] settled = {0};
         for (RedisURI sentinel : sentinels) {
-            ask(sentinel).thenAccept(view -> {
+            ask(sentinel).whenComplete((view, failure) -> {
                 synchronized (views) {
-                    view.ifPresent(views::add);
+                    if (failure == null) {
+                        views.add(view);
+                    } else {
+                        reasons.add(sentinel.getHost() + ":" + sentinel.getPort() + ": " + reason(failure));
+                    }
                     settled[0]++;
                     if (views.size() > sentinels.size() / 2 || settled[0] == sentinels.size()) {
                         View.newest(views)
@@ -100,7 +131,8 @@ final class SentinelMaster implements AutoCloseable {
                                         () -> result.completeExceptionally(new RedisConnectionException(
                                                 "redis shard " + name + ": none of its " + sentinels.size()
                                                         + " sentinels named a primary for " + masterId + " within "
-                                                        + timeout.toMillis() + " ms")));
+                                                        + timeout.toMillis() + " ms (" + String.join("; ", reasons)
+                                                        + ")")));
                     }
                 }
             });
@@ -108,18 +140,43 @@ final class SentinelMaster implements AutoCloseable {
         return result;
     }
 
+    /**
+     * Why a sentinel gave no answer, in one line without the password: a refused login says which credentials the
+     * agent sent, since a sentinel that knows no such user refuses the very URI that the primary takes.
+     */
+    private String reason(Throwable failure) {
+        Throwable t = RedisFailures.unwrap(failure);
+        if (t instanceof TimeoutException) {
+            return "no answer";
+        }
+        String message = RedisOptions.scrub(RedisFailures.rootMessage(t), written);
+        RedisFailures.ReplyCode code = RedisFailures.ReplyCode.of(rootOf(t));
+        if (code.kind() == FailureKind.AUTH) {
+            return message + "; the agent logs in to the sentinels with the URI's user and password, as to the"
+                    + " primary";
+        }
+        return message;
+    }
+
+    private static String rootOf(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return String.valueOf(root.getMessage());
+    }
+
     /** {@link #primary()} as Lettuce's address lookups take it. */
     Mono<SocketAddress> lookup() {
         return Mono.fromFuture(this::primary).map(SocketAddress.class::cast);
     }
 
-    /** One sentinel's view, or empty when it does not answer in time or does not know the master. */
-    private CompletableFuture<Optional<View>> ask(RedisURI sentinel) {
+    /** One sentinel's view; fails when it does not answer in time, refuses the login or does not know the master. */
+    private CompletableFuture<View> ask(RedisURI sentinel) {
         return connection(sentinel)
                 .thenCompose(c -> c.async().master(masterId))
-                .thenApply(reply -> Optional.of(View.of(reply)))
-                .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .exceptionally(e -> Optional.empty());
+                .thenApply(View::of)
+                .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private CompletableFuture<StatefulRedisSentinelConnection<String, String>> connection(RedisURI sentinel) {

@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * Standalone shards, or Sentinel-managed primaries followed on failover: shard {@code i} is the {@code i}-th
  * server of {@code --redis}, one multiplexed connection each ({@link Link}), with its release-channel subscriptions.
  *
- * <p>A Sentinel-managed shard ({@code redis-sentinel://}) is connected, and reconnected, to the primary that
+ * <p>A Sentinel-managed shard ({@code redis-sentinel://}, {@code rediss-sentinel://}) is connected, and reconnected, to the primary that
  * {@link SentinelMaster} names. Lettuce reconnects when a connection breaks, which is how a failover is followed when
  * the old primary dies or Sentinel demotes it and closes its clients. A partition breaks nothing: the connection to
  * the old primary stays open and silent, and its commands time out. So a call that times out, finds the shard
@@ -212,7 +212,7 @@ final class ShardNodes implements LettuceRedis.Nodes {
             }
             redisUri.setTimeout(options.timeout());
             SentinelMaster sentinels = SentinelMaster.managed(redisUri)
-                    ? new SentinelMaster(redisUri, name, resources, clientOptions, options.timeout())
+                    ? new SentinelMaster(redisUri, uri, name, resources, clientOptions, options.timeout())
                     : null;
             RedisClient client = sentinels == null
                     ? new AsyncRedisClient(resources, redisUri)
