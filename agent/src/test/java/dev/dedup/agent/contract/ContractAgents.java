@@ -8,6 +8,7 @@ import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisAcl;
 import dev.dedup.agent.testing.RedisCluster;
 import dev.dedup.agent.testing.RedisServer;
 import java.nio.file.Path;
@@ -37,18 +38,30 @@ final class ContractAgents {
                 Agent.start(new AgentOptions(http(), new EmbeddedStoreOptions(dir, 1 << 16, 8), windows), clock);
     }
 
-    /** {@code count} servers of {@code binary} (redis-server or valkey-server), each one shard. */
+    /**
+     * {@code count} servers of {@code binary} (redis-server or valkey-server), each one shard; with {@code acl}, each
+     * lets the agent in only as the user the shipped tier gives it ({@link RedisAcl#AGENT}), the default user off,
+     * and the test's own commands log in as an admin.
+     */
     static final class Shards implements Store {
+
+        static final String PASSWORD = "contract-Pass-8e21";
 
         private final RedisServer.Binary binary;
         private final int count;
         private final long nearCacheSize;
+        private final boolean acl;
         private final List<RedisServer> servers = new ArrayList<>();
 
         Shards(RedisServer.Binary binary, int count, long nearCacheSize) {
+            this(binary, count, nearCacheSize, false);
+        }
+
+        Shards(RedisServer.Binary binary, int count, long nearCacheSize, boolean acl) {
             this.binary = binary;
             this.count = count;
             this.nearCacheSize = nearCacheSize;
+            this.acl = acl;
         }
 
         List<RedisServer> servers() {
@@ -59,11 +72,30 @@ final class ContractAgents {
         public Agent start(Path dir, WindowOptions windows, FakeClock clock) throws Exception {
             List<String> uris = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                RedisServer server = RedisServer.start(binary, dir.resolve("redis-" + i));
+                if (!acl) {
+                    RedisServer server = RedisServer.start(binary, dir.resolve("redis-" + i));
+                    servers.add(server);
+                    uris.add(server.uri());
+                    continue;
+                }
+                List<String> users = new ArrayList<>(RedisAcl.agentOnly(PASSWORD, binary));
+                users.addAll(List.of("--user", "admin", "on", ">" + PASSWORD, "~*", "&*", "+@all"));
+                RedisServer server = RedisServer.start(binary, dir.resolve("redis-" + i), users.toArray(String[]::new))
+                        .login("admin", PASSWORD);
                 servers.add(server);
-                uris.add(server.uri());
+                uris.add("redis://dedup:" + PASSWORD + "@127.0.0.1:" + server.port());
             }
             return redis(dir, uris, nearCacheSize, windows, clock);
+        }
+
+        /** Fails unless no server refused anything since it started: its {@code ACL LOG} is empty. */
+        void assertNothingRefused() throws java.io.IOException {
+            for (RedisServer server : servers) {
+                String log = server.command("ACL", "LOG");
+                if (!log.startsWith("*0")) {
+                    throw new AssertionError("redis-server " + server.port() + " refused the agent: " + log);
+                }
+            }
         }
 
         @Override

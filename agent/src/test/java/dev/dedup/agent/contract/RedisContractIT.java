@@ -19,6 +19,11 @@ class RedisContractIT extends ClaimContractSuite {
         return NearCacheOptions.DEFAULT_MAX_ENTRIES;
     }
 
+    /** Whether the shards let the agent in only as the user the shipped tier gives it. */
+    protected boolean acl() {
+        return false;
+    }
+
     /** The server program of the shards. */
     protected RedisServer.Binary binary() {
         return RedisServer.Binary.REDIS;
@@ -26,7 +31,12 @@ class RedisContractIT extends ClaimContractSuite {
 
     @Override
     protected ContractAgents.Store store() {
-        redis = new ContractAgents.Shards(binary(), shards(), nearCacheSize());
+        redis = new ContractAgents.Shards(binary(), shards(), nearCacheSize(), acl());
+        return redis;
+    }
+
+    /** The shards, once started. */
+    protected ContractAgents.Shards shardServers() {
         return redis;
     }
 

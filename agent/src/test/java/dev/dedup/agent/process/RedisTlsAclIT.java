@@ -6,17 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.AgentProcess;
+import dev.dedup.agent.testing.RedisAcl;
 import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.agent.testing.TestCertificates;
 import dev.dedup.wire.Item;
 import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The agent jar against a redis-server that speaks only TLS to it ({@code rediss://}, a certificate signed
  * by a CA the test makes with openssl and gives the agent with {@code --redis-ca-file}) and lets it in
- * only as an ACL user limited to the agent's keys ({@code ~dd*}) and channels ({@code &dd:*}), with the
- * default user disabled. The password must never appear in what the agent prints or answers.
+ * only as the ACL user the shipped tier gives it ({@link RedisAcl#AGENT}: its keys {@code ~dd*}, its channels
+ * {@code &dd:*} and the commands it sends), with the default user disabled. The password must never appear in what the agent prints or answers.
  */
 class RedisTlsAclIT {
 
@@ -36,93 +36,28 @@ class RedisTlsAclIT {
     Path dir;
 
     private Path ca;
-    private Path cert;
-    private Path key;
+    private TestCertificates certs;
 
     @BeforeEach
     void certificates() throws Exception {
-        ca = dir.resolve("ca.crt");
-        cert = dir.resolve("server.crt");
-        key = dir.resolve("server.key");
-        Path caKey = dir.resolve("ca.key");
-        Path csr = dir.resolve("server.csr");
-        Path ext = dir.resolve("ext.cnf");
-        Files.writeString(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-        openssl(
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-keyout",
-                caKey.toString(),
-                "-out",
-                ca.toString(),
-                "-days",
-                "2",
-                "-subj",
-                "/CN=dedup test CA");
-        openssl(
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-keyout",
-                key.toString(),
-                "-out",
-                csr.toString(),
-                "-subj",
-                "/CN=127.0.0.1");
-        openssl(
-                "x509",
-                "-req",
-                "-in",
-                csr.toString(),
-                "-CA",
-                ca.toString(),
-                "-CAkey",
-                caKey.toString(),
-                "-CAcreateserial",
-                "-out",
-                cert.toString(),
-                "-days",
-                "2",
-                "-extfile",
-                ext.toString());
+        certs = TestCertificates.make(dir.resolve("tls"));
+        ca = certs.ca();
     }
 
-    private void openssl(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("openssl"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("openssl.log").toFile())
-                .start();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "openssl hung");
-        assertEquals(
-                0, p.exitValue(), () -> "openssl " + String.join(" ", args) + ": " + read(dir.resolve("openssl.log")));
-    }
-
-    /** The agent's ACL user, limited to its keys and channels (and {@code extra} rules), the default user off. */
+    /**
+     * The agent's ACL user as the shipped tier writes it ({@link RedisAcl#AGENT}: its keys, its channel, the commands it
+     * sends), then {@code extra} rules, the default user off.
+     */
     private static List<String> limitedUser(String... extra) {
-        List<String> args = new ArrayList<>(List.of("--user", "dedup", "on", ">" + PASSWORD, "~dd*", "&dd:*", "+@all"));
+        List<String> args = new ArrayList<>(List.of("--user", "dedup", "on", ">" + PASSWORD));
+        args.addAll(RedisAcl.args(RedisAcl.AGENT));
         args.addAll(List.of(extra));
         args.addAll(List.of("--user", "default", "off"));
         return args;
     }
 
     private RedisServer tlsRedis(int tlsPort) throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of(
-                "--tls-port",
-                String.valueOf(tlsPort),
-                "--tls-cert-file",
-                cert.toString(),
-                "--tls-key-file",
-                key.toString(),
-                "--tls-ca-cert-file",
-                ca.toString(),
-                "--tls-auth-clients",
-                "no"));
+        List<String> args = new ArrayList<>(certs.serverArgs(tlsPort));
         args.addAll(limitedUser());
         return RedisServer.start(dir.resolve("redis"), args.toArray(String[]::new));
     }
@@ -226,14 +161,6 @@ class RedisTlsAclIT {
                 assertEquals(2, missing.awaitExit(Duration.ofSeconds(30)));
                 assertTrue(missing.output().contains("redis-ca-file"), missing.output());
             }
-        }
-    }
-
-    private static String read(Path p) {
-        try {
-            return Files.readString(p);
-        } catch (IOException e) {
-            return e.toString();
         }
     }
 }

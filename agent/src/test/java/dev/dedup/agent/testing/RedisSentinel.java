@@ -21,11 +21,14 @@ public final class RedisSentinel implements AutoCloseable {
     private final Host host;
     private final int port;
     private final Process process;
+    /** The user and password the test's own commands log in with, or null for the default user. */
+    private final String[] login;
 
-    private RedisSentinel(Host host, int port, Process process) {
+    private RedisSentinel(Host host, int port, Process process, String[] login) {
         this.host = host;
         this.port = port;
         this.process = process;
+        this.login = login;
     }
 
     /** Watches {@code master} at {@code masterPort} with a quorum of 2, declaring it down after 1 s. */
@@ -43,7 +46,31 @@ public final class RedisSentinel implements AutoCloseable {
                 AgentProcess.freePort(),
                 dir,
                 Map.of(master, new InetSocketAddress("127.0.0.1", masterPort)),
-                new Timing(1000, 5000));
+                new Timing(1000, 5000),
+                new Extra(2, List.of(), null));
+    }
+
+    /**
+     * What a sentinel's configuration has besides its port and what it monitors: the quorum, {@code lines} added
+     * after the {@code sentinel monitor} lines (users, TLS, {@code sentinel auth-user}...), and the user and password
+     * the test's own commands log in with ({@code login}, null for the default user).
+     */
+    public record Extra(int quorum, List<String> lines, String[] login) {}
+
+    /**
+     * A sentinel on a free loopback port watching {@code master} at {@code masterPort}, configured with {@code extra},
+     * declaring the primary down after 1 s.
+     */
+    public static RedisSentinel start(Path dir, String master, int masterPort, Extra extra)
+            throws IOException, InterruptedException {
+        return launch(
+                RedisServer.Binary.REDIS,
+                Host.LOOPBACK,
+                AgentProcess.freePort(),
+                dir,
+                Map.of(master, new InetSocketAddress("127.0.0.1", masterPort)),
+                new Timing(1000, 5000),
+                extra);
     }
 
     /**
@@ -56,7 +83,7 @@ public final class RedisSentinel implements AutoCloseable {
     public static RedisSentinel startOn(
             Host host, int port, Path dir, Map<String, InetSocketAddress> masters, Timing timing)
             throws IOException, InterruptedException {
-        return launch(RedisServer.Binary.REDIS, host, port, dir, masters, timing);
+        return launch(RedisServer.Binary.REDIS, host, port, dir, masters, timing, new Extra(2, List.of(), null));
     }
 
     private static RedisSentinel launch(
@@ -65,7 +92,8 @@ public final class RedisSentinel implements AutoCloseable {
             int port,
             Path dir,
             Map<String, InetSocketAddress> masters,
-            Timing timing)
+            Timing timing,
+            Extra extra)
             throws IOException, InterruptedException {
         binary.require();
         Files.createDirectories(dir);
@@ -77,18 +105,20 @@ public final class RedisSentinel implements AutoCloseable {
                 "dir " + dir,
                 "logfile " + dir.resolve("sentinel-" + port + ".log")));
         new TreeMap<>(masters).forEach((master, at) -> {
-            lines.add("sentinel monitor " + master + " " + at.getHostString() + " " + at.getPort() + " 2");
+            lines.add("sentinel monitor " + master + " " + at.getHostString() + " " + at.getPort() + " "
+                    + extra.quorum());
             lines.add("sentinel down-after-milliseconds " + master + " " + timing.downAfterMillis());
             lines.add("sentinel failover-timeout " + master + " " + timing.failoverTimeoutMillis());
             lines.add("sentinel parallel-syncs " + master + " 1");
         });
+        lines.addAll(extra.lines());
         lines.add("");
         Files.writeString(conf, String.join("\n", lines));
         Process p = new ProcessBuilder(host.command(List.of(binary.command(), conf.toString(), "--sentinel")))
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("sentinel-" + port + ".out").toFile())
                 .start();
-        RedisSentinel s = new RedisSentinel(host, port, p);
+        RedisSentinel s = new RedisSentinel(host, port, p, extra.login());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
@@ -135,6 +165,7 @@ public final class RedisSentinel implements AutoCloseable {
     public String command(String... words) throws IOException {
         try (Socket s = new Socket(host.address(), port)) {
             s.setSoTimeout(5000);
+            RedisServer.authenticate(s, login);
             s.getOutputStream().write((String.join(" ", words) + "\r\n").getBytes(StandardCharsets.UTF_8));
             byte[] buf = new byte[4096];
             int n = s.getInputStream().read(buf);

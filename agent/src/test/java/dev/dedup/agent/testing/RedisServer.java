@@ -72,6 +72,8 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final List<String> extraArgs;
     private Process process;
+    /** The user and password the test's own commands log in with, or null for the default user. */
+    private volatile String[] login;
 
     private RedisServer(Binary binary, Host host, Path dir, int port, List<String> extraArgs) {
         this.binary = binary;
@@ -190,6 +192,15 @@ public final class RedisServer implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Has the test's own commands ({@link #command}, {@link #call}) log in as {@code user} first: for a server whose
+     * default user is off.
+     */
+    public RedisServer login(String user, String password) {
+        this.login = new String[] {user, password};
+        return this;
+    }
+
     /** SIGKILL, like a crashed host: nothing more is written. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
@@ -211,6 +222,7 @@ public final class RedisServer implements AutoCloseable {
     public String command(String... words) throws IOException {
         try (Socket s = new Socket(host.address(), port)) {
             s.setSoTimeout(10_000);
+            authenticate(s, login);
             s.getOutputStream().write((String.join(" ", words) + "\r\n").getBytes(StandardCharsets.UTF_8));
             s.getOutputStream().flush();
             byte[] buf = new byte[1 << 16];
@@ -241,6 +253,7 @@ public final class RedisServer implements AutoCloseable {
     public Object call(byte[]... args) throws IOException {
         try (Socket s = new Socket(host.address(), port)) {
             s.setSoTimeout(10_000);
+            authenticate(s, login);
             java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
             req.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
             for (byte[] a : args) {
@@ -281,6 +294,31 @@ public final class RedisServer implements AutoCloseable {
             }
         } while (!cursor.equals("0"));
         return keys;
+    }
+
+    /**
+     * Sends {@code AUTH user password} on {@code s} when {@code login} is given, and reads its answer byte by byte, so
+     * that the next command's reply is read from the start; a refusal is an {@link IOException}.
+     */
+    static void authenticate(Socket s, String[] login) throws IOException {
+        if (login == null) {
+            return;
+        }
+        StringBuilder req = new StringBuilder("*3\r\n$4\r\nAUTH\r\n");
+        for (String w : login) {
+            req.append('$')
+                    .append(w.getBytes(StandardCharsets.UTF_8).length)
+                    .append("\r\n")
+                    .append(w)
+                    .append("\r\n");
+        }
+        s.getOutputStream().write(req.toString().getBytes(StandardCharsets.UTF_8));
+        s.getOutputStream().flush();
+        var in = new java.io.DataInputStream(s.getInputStream());
+        String answer = (char) in.read() + readLine(in);
+        if (!answer.equals("+OK")) {
+            throw new IOException("AUTH as " + login[0] + ": " + answer);
+        }
     }
 
     private static Object readReply(java.io.DataInputStream in) throws IOException {

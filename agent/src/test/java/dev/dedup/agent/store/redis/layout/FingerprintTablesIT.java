@@ -18,6 +18,7 @@ import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
 import dev.dedup.agent.store.redis.topology.TopologyStart;
 import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisAcl;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,7 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fingerprint tables on a real redis-server, with a fake clock: a table splits its buckets as claims arrive
  * (alone, and while another agent splits it too) and forgets no claim doing so, and ended claims are swept out
- * so that it merges back.
+ * so that it merges back. The agents log in as the user the shipped tier gives them ({@link RedisAcl#AGENT}), so
+ * that a split, merge or sweep that needs a command the ACL does not grant fails here; after each test the server's
+ * {@code ACL LOG} must be empty.
  */
 class FingerprintTablesIT {
 
@@ -48,6 +51,8 @@ class FingerprintTablesIT {
             ClaimPolicy.window(Duration.ofHours(1).toMillis());
     private static final ClaimPolicy DAY =
             ClaimPolicy.window(Duration.ofHours(24).toMillis());
+
+    private static final String PASSWORD = "tables-Pass-5d1c";
 
     @TempDir
     Path dir;
@@ -60,20 +65,28 @@ class FingerprintTablesIT {
 
     @BeforeEach
     void start() throws Exception {
-        redis = RedisServer.start(dir.resolve("redis"));
+        List<String> users = new ArrayList<>(RedisAcl.agentOnly(PASSWORD, RedisServer.Binary.REDIS));
+        users.addAll(List.of("--user", "admin", "on", ">" + PASSWORD, "~*", "&*", "+@all"));
+        redis = RedisServer.start(dir.resolve("redis"), users.toArray(String[]::new))
+                .login("admin", PASSWORD);
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
+        try {
+            String refused = redis.command("ACL", "LOG");
+            assertTrue(refused.startsWith("*0"), "the ACL refused the agent: " + refused);
+        } finally {
+            for (int i = closing.size() - 1; i >= 0; i--) {
+                closing.get(i).close();
+            }
+            redis.close();
         }
-        redis.close();
     }
 
     /** An agent's fingerprint layout on the shard: its own connection, topology and tables. */
     private FingerprintTables agent() {
-        RedisOptions options = RedisOptions.builder(List.of(redis.uri()))
+        RedisOptions options = RedisOptions.builder(List.of("redis://dedup:" + PASSWORD + "@127.0.0.1:" + redis.port()))
                 .timeout(Duration.ofSeconds(5))
                 .build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
