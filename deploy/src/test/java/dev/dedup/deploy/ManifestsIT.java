@@ -471,14 +471,7 @@ class ManifestsIT {
         List<String> rules = new ArrayList<>();
         for (var rule : policy("redis-cluster").getSpec().getIngress()) {
             for (var peer : rule.getFrom()) {
-                String who = selects(peer.getPodSelector(), nodeLabels)
-                        ? "nodes"
-                        : selects(peer.getPodSelector(), jobLabels)
-                                ? "job"
-                                : selects(peer.getPodSelector(), Map.of("dedup.dev/redis-client", "true"))
-                                        ? "agents"
-                                        : "other";
-                rules.add(who + " -> "
+                rules.add(redisPeer(peer, nodeLabels, jobLabels) + " -> "
                         + rule.getPorts().stream()
                                 .map(p -> p.getPort().getStrVal())
                                 .toList());
@@ -488,6 +481,53 @@ class ManifestsIT {
         for (String workload : List.of("spark", "consumer", "daemonset")) {
             assertEquals("true", agentPod(workload).labels().get("dedup.dev/redis-client"), workload);
         }
+    }
+
+    /**
+     * Who a Redis NetworkPolicy's peer lets in: the tier's own pods ({@code nodes}) or its Job's, both of the policy's
+     * namespace; {@code agents}, pods labelled {@code dedup.dev/redis-client} in namespaces labelled {@code
+     * dedup.dev/redis-clients} (both in one peer: a pod's own label alone lets nobody in); else {@code other}.
+     */
+    static String redisPeer(
+            io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer peer,
+            Map<String, String> nodeLabels,
+            Map<String, String> jobLabels) {
+        if (peer.getIpBlock() != null || peer.getPodSelector() == null) {
+            return "other " + peer;
+        }
+        if (peer.getNamespaceSelector() == null) {
+            return selects(peer.getPodSelector(), nodeLabels)
+                    ? "nodes"
+                    : jobLabels != null && selects(peer.getPodSelector(), jobLabels) ? "job" : "other " + peer;
+        }
+        boolean agentPods = Map.of("dedup.dev/redis-client", "true")
+                .equals(peer.getPodSelector().getMatchLabels());
+        boolean agentNamespaces = Map.of("dedup.dev/redis-clients", "true")
+                        .equals(peer.getNamespaceSelector().getMatchLabels())
+                && peer.getNamespaceSelector().getMatchExpressions().isEmpty();
+        return agentPods && agentNamespaces ? "agents" : "other " + peer;
+    }
+
+    /**
+     * The Sentinel set's pods reach each other on both ports, and so do the agents: labelled pods in labelled
+     * namespaces, never any pod that labels itself in any namespace.
+     */
+    @Test
+    void redisNetworkPolicy_letsInTheSetsPods_andLabelledAgentsOfLabelledNamespaces() {
+        List<JsonNode> rendered = Manifests.render("redis");
+        StatefulSet set = only(rendered, StatefulSet.class);
+        Map<String, String> podLabels =
+                set.getSpec().getTemplate().getMetadata().getLabels();
+        List<String> rules = new ArrayList<>();
+        for (var rule : policy("redis").getSpec().getIngress()) {
+            for (var peer : rule.getFrom()) {
+                rules.add(redisPeer(peer, podLabels, null) + " -> "
+                        + rule.getPorts().stream()
+                                .map(p -> p.getPort().getStrVal())
+                                .toList());
+            }
+        }
+        assertEquals(List.of("nodes -> [redis, sentinel]", "agents -> [redis, sentinel]"), rules);
     }
 
     /** The StatefulSet's replicas, checked to be the count the Job's PODS reads: its pod's annotation, a string. */
