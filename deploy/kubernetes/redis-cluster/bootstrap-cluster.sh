@@ -18,7 +18,7 @@
 set -eu
 
 : "${PODS:?the pod count: the annotation dedup.dev/pods, which kustomize sets from replicas}"
-: "${ADMIN_PASSWORD:?from the Secret dedup-redis, key admin-password}"
+: "${ADMIN_PASSWORD:?from the Secret dedup-redis-tier, key admin-password}"
 : "${POD_HOST:?the name of pod i, a printf format: dedup-redis-cluster-%d.dedup-redis-cluster}"
 REDIS_PORT=${REDIS_PORT:-6379}
 WAIT_SECONDS=${WAIT_SECONDS:-900}

@@ -5,9 +5,9 @@
 # 1. Writes the ACL file from the Secret's passwords (environment variables, never arguments, so that no
 #    password shows in a process list), in memory (an emptyDir), mode 0600: the default user is off
 #    (nobody logs in as it) yet allowed everything, which Redis needs to replay the AOF (redis.conf says
-#    why); the agent's user reaches only its keys (~dd*) and channel (&dd:*) and no @dangerous command but
-#    CONFIG GET and INFO (its eviction check and memory gauges); the replica user gets what replication
-#    needs; the admin user (the Job, an operator's `redis-cli --cluster`) everything.
+#    why); the agent's user reaches only its keys (~dd*) and channel (&dd:*) with only the commands the
+#    agent sends (docs/redis.md lists them); the replica user gets what replication needs; the admin user
+#    (the Job, an operator's `redis-cli --cluster`) everything.
 # 2. Copies redis.conf (read-only, from the ConfigMap) to a writable file and appends this pod's port,
 #    directory, memory limit, replication credentials and cluster settings. The node's identity and what
 #    it knows of the cluster are in nodes.conf on the volume, so a restarted pod is the same node.
@@ -18,9 +18,9 @@
 set -eu
 umask 077
 
-: "${DEDUP_PASSWORD:?from the Secret dedup-redis, key password}"
-: "${REPLICATION_PASSWORD:?from the Secret dedup-redis, key replication-password}"
-: "${ADMIN_PASSWORD:?from the Secret dedup-redis, key admin-password}"
+: "${DEDUP_PASSWORD:?from the Secret dedup-redis-tier, key agent-password}"
+: "${REPLICATION_PASSWORD:?from the Secret dedup-redis-tier, key replication-password}"
+: "${ADMIN_PASSWORD:?from the Secret dedup-redis-tier, key admin-password}"
 : "${ANNOUNCE_HOST:?the stable name of this pod, e.g. dedup-redis-cluster-0.dedup-redis-cluster}"
 REDIS_PORT=${REDIS_PORT:-6379}
 CLUSTER_BUS_PORT=${CLUSTER_BUS_PORT:-16379}
@@ -28,10 +28,20 @@ CONF_DIR=${CONF_DIR:-/etc/dedup-redis}
 RUN_DIR=${RUN_DIR:-/run/dedup-redis}
 DATA_DIR=${DATA_DIR:-/data}
 
+# The commands the agent sends: its scripts (EVALSHA, EVAL, SCRIPT LOAD), what they call, its release
+# channel, PING, WAIT, INFO and CONFIG GET, and what Lettuce follows the cluster with (CLUSTER NODES, and
+# ASKING before a command to a slot being moved).
+agent="resetchannels ~dd* &dd:* -@all +evalsha +eval +script|load +get +set +getrange +setrange +append +del +hget +hset +hmget +hincrby +sadd +smembers +publish +subscribe +ping +wait +info +config|get +cluster|nodes +asking"
+# Lettuce names itself with CLIENT SETINFO on Redis 7.2 and later; older servers refuse a rule naming it.
+case "$(redis-server --version)" in
+  *" v=6."* | *" v=7.0."* | *" v=7.1."*) ;;
+  *) agent="$agent +client|setinfo" ;;
+esac
+
 mkdir -p "$RUN_DIR"
 cat > "$RUN_DIR/users.acl" <<ACL
 user default off ~* &* +@all
-user dedup on >$DEDUP_PASSWORD resetchannels ~dd* &dd:* +@all -@dangerous +config|get +info
+user dedup on >$DEDUP_PASSWORD $agent
 user replica on >$REPLICATION_PASSWORD +psync +replconf +ping
 user admin on >$ADMIN_PASSWORD ~* &* +@all
 ACL

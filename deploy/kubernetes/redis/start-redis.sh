@@ -4,9 +4,9 @@
 # 1. Writes the ACL file from the Secret's passwords (environment variables, never arguments, so that no
 #    password shows in a process list), in memory (an emptyDir), mode 0600: the default user is off
 #    (nobody logs in as it) yet allowed everything, which Redis needs to replay the AOF (redis.conf says
-#    why); the agent's user reaches only its keys (~dd*) and channel (&dd:*) and no @dangerous command but
-#    CONFIG GET and INFO (its eviction check and memory gauges); the replica and sentinel users get what
-#    replication and failover need.
+#    why); the agent's user reaches only its keys (~dd*) and channel (&dd:*) with only the commands the
+#    agent sends (docs/redis.md lists them); the replica and sentinel users get what replication and
+#    failover need; the admin user (an operator's redis-cli) everything.
 # 2. Copies redis.conf (read-only, from the ConfigMap) to a writable file and appends this pod's port,
 #    directory, memory limit and replication credentials: Sentinel rewrites that file on failover.
 # 3. Finds the primary: what a reachable sentinel says, else what this pod's sentinel last recorded on
@@ -14,9 +14,10 @@
 set -eu
 umask 077
 
-: "${DEDUP_PASSWORD:?from the Secret dedup-redis, key password}"
-: "${REPLICATION_PASSWORD:?from the Secret dedup-redis, key replication-password}"
-: "${SENTINEL_PASSWORD:?from the Secret dedup-redis, key sentinel-password}"
+: "${DEDUP_PASSWORD:?from the Secret dedup-redis-tier, key agent-password}"
+: "${REPLICATION_PASSWORD:?from the Secret dedup-redis-tier, key replication-password}"
+: "${SENTINEL_PASSWORD:?from the Secret dedup-redis-tier, key sentinel-password}"
+: "${ADMIN_PASSWORD:?from the Secret dedup-redis-tier, key admin-password}"
 : "${ANNOUNCE_HOST:?the stable name of this pod, e.g. dedup-redis-0.dedup-redis}"
 : "${BOOTSTRAP_PRIMARY:?host:port of the first pod}"
 REDIS_PORT=${REDIS_PORT:-6379}
@@ -26,12 +27,22 @@ CONF_DIR=${CONF_DIR:-/etc/dedup-redis}
 RUN_DIR=${RUN_DIR:-/run/dedup-redis}
 DATA_DIR=${DATA_DIR:-/data}
 
+# The commands the agent sends: its scripts (EVALSHA, EVAL, SCRIPT LOAD), what they call, its release
+# channel, PING, WAIT, INFO and CONFIG GET, and a Redis Cluster's topology (harmless here).
+agent="resetchannels ~dd* &dd:* -@all +evalsha +eval +script|load +get +set +getrange +setrange +append +del +hget +hset +hmget +hincrby +sadd +smembers +publish +subscribe +ping +wait +info +config|get +cluster|nodes +asking"
+# Lettuce names itself with CLIENT SETINFO on Redis 7.2 and later; older servers refuse a rule naming it.
+case "$(redis-server --version)" in
+  *" v=6."* | *" v=7.0."* | *" v=7.1."*) ;;
+  *) agent="$agent +client|setinfo" ;;
+esac
+
 mkdir -p "$RUN_DIR"
 cat > "$RUN_DIR/users.acl" <<ACL
 user default off ~* &* +@all
-user dedup on >$DEDUP_PASSWORD resetchannels ~dd* &dd:* +@all -@dangerous +config|get +info
+user dedup on >$DEDUP_PASSWORD $agent
 user replica on >$REPLICATION_PASSWORD +psync +replconf +ping
 user sentinel on >$SENTINEL_PASSWORD allchannels +multi +slaveof +ping +exec +subscribe +config|rewrite +role +publish +info +client|setname +client|kill +script|kill
+user admin on >$ADMIN_PASSWORD ~* &* +@all
 ACL
 
 conf=$RUN_DIR/redis.conf
@@ -51,9 +62,11 @@ grep -v -E '^(port|dir|aclfile) ' "$CONF_DIR/redis.conf" > "$conf"
   fi
 } >> "$conf"
 
+# The sentinels are asked as the agent's user, which they let ask this and nothing that changes them;
+# redis-cli takes the password from the environment, never an argument.
 primary=
 for s in $(echo "$SENTINELS" | tr ',' ' '); do
-  answer=$(redis-cli -h "${s%:*}" -p "${s##*:}" --raw SENTINEL get-master-addr-by-name "$MASTER_NAME" 2>/dev/null || true)
+  answer=$(REDISCLI_AUTH="$DEDUP_PASSWORD" redis-cli -h "${s%:*}" -p "${s##*:}" --user dedup --raw SENTINEL get-master-addr-by-name "$MASTER_NAME" 2>/dev/null || true)
   if [ "$(echo "$answer" | wc -l)" -eq 2 ]; then
     primary=$(echo "$answer" | tr '\n' ':' | sed 's/:$//')
     break

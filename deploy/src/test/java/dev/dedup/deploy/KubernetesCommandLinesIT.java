@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.dedup.agent.testing.AgentProcess;
+import dev.dedup.agent.testing.RedisAcl;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.client.DedupClient;
 import dev.dedup.client.DedupException;
@@ -51,6 +52,7 @@ class KubernetesCommandLinesIT {
     static final String PASSWORD = hex();
     static final String REPLICATION_PASSWORD = hex();
     static final String SENTINEL_PASSWORD = hex();
+    static final String ADMIN_PASSWORD = hex();
 
     @TempDir
     static Path dir;
@@ -65,13 +67,18 @@ class KubernetesCommandLinesIT {
                 + UUID.randomUUID().toString().replace("-", "");
     }
 
+    /**
+     * "secretName/key" to value: the agents' Secret dedup-redis (the URI alone, its password the agents' user's) and
+     * the tier's dedup-redis-tier (every password the Redis pods need).
+     */
     static Map<String, String> secrets(String redisUri) {
         return Map.of(
                 "dedup-agent/token", TOKEN,
                 "dedup-redis/uri", redisUri,
-                "dedup-redis/password", PASSWORD,
-                "dedup-redis/replication-password", REPLICATION_PASSWORD,
-                "dedup-redis/sentinel-password", SENTINEL_PASSWORD);
+                "dedup-redis-tier/agent-password", PASSWORD,
+                "dedup-redis-tier/replication-password", REPLICATION_PASSWORD,
+                "dedup-redis-tier/sentinel-password", SENTINEL_PASSWORD,
+                "dedup-redis-tier/admin-password", ADMIN_PASSWORD);
     }
 
     /** The agents' Redis URI in the Secret: the in-cluster Sentinel names replaced by this machine's. */
@@ -174,11 +181,16 @@ class KubernetesCommandLinesIT {
             assertEquals("[appendfsync, everysec]", r.text("CONFIG", "GET", "appendfsync"));
             // 70 % of the container's 8Gi limit
             assertEquals("[maxmemory, " + (8L << 30) * 7 / 10 + "]", r.text("CONFIG", "GET", "maxmemory"));
-            // the agent's user: its keys and channel, nothing dangerous
+            // the agent's user: its keys and channel, and only the commands the agent sends
             assertEquals("OK", r.text("SET", "dd:probe", "1"));
             assertTrue(r.text("SET", "other", "1").startsWith("-NOPERM"));
             assertTrue(r.text("FLUSHALL").startsWith("-NOPERM"));
             assertTrue(r.text("KEYS", "*").startsWith("-NOPERM"));
+            assertTrue(r.text("SCAN", "0").startsWith("-NOPERM"));
+            assertTrue(r.text("SCRIPT", "FLUSH").startsWith("-NOPERM"));
+            assertTrue(r.text("FUNCTION", "FLUSH").startsWith("-NOPERM"));
+            assertTrue(r.text("FUNCTION", "LIST").startsWith("-NOPERM"));
+            assertTrue(r.text("OBJECT", "ENCODING", "dd:probe").startsWith("-NOPERM"));
             assertTrue(r.text("CONFIG", "SET", "appendonly", "no").startsWith("-NOPERM"));
             assertTrue(r.text("PUBLISH", "other", "x").startsWith("-NOPERM"));
             assertEquals("1", r.text("DEL", "dd:probe"));
@@ -192,7 +204,27 @@ class KubernetesCommandLinesIT {
             assertTrue(r.text("GET", "dd:x").startsWith("-NOPERM"), "and reads no claim");
         }
         assertTrue(Files.isDirectory(dir.resolve("redis-0/data/appendonlydir")), "AOF on the volume");
+        try (Resp anonymous = new Resp(sentinelPort)) {
+            assertTrue(
+                    anonymous
+                            .text("SENTINEL", "get-master-addr-by-name", "dedup")
+                            .startsWith("-NOAUTH"),
+                    "the sentinel's default user is off");
+        }
+        try (Resp agent = new Resp(sentinelPort)) {
+            assertEquals("OK", agent.text("AUTH", "dedup", PASSWORD));
+            assertEquals("[127.0.0.1, " + redisPort + "]", agent.text("SENTINEL", "get-master-addr-by-name", "dedup"));
+            assertTrue(agent.text("SENTINEL", "master", "dedup").startsWith("[name, dedup"), "the agents' question");
+            // but the agents' user changes nothing the sentinel watches
+            assertTrue(agent.text("SENTINEL", "set", "dedup", "quorum", "1").startsWith("-NOPERM"));
+            assertTrue(agent.text("SENTINEL", "remove", "dedup").startsWith("-NOPERM"));
+            assertTrue(agent.text("SENTINEL", "monitor", "evil", "127.0.0.1", "1", "1")
+                    .startsWith("-NOPERM"));
+            assertTrue(agent.text("SENTINEL", "failover", "dedup").startsWith("-NOPERM"));
+            assertTrue(agent.text("SENTINEL", "config", "get", "*").startsWith("-NOPERM"));
+        }
         try (Resp s = new Resp(sentinelPort)) {
+            assertEquals("OK", s.text("AUTH", "admin", ADMIN_PASSWORD));
             assertEquals("[127.0.0.1, " + redisPort + "]", s.text("SENTINEL", "get-master-addr-by-name", "dedup"));
             // the sentinel logs in as its ACL user: the primary is seen, not down
             Tools.await(Duration.ofSeconds(20), "sentinel sees the primary", () -> {
@@ -208,6 +240,31 @@ class KubernetesCommandLinesIT {
             });
         }
         assertTrue(redis.output().contains("start-redis: primary"), redis.output());
+    }
+
+    /**
+     * The start scripts, redis.conf and docs/redis.md give the agents' users exactly the rules the agent's own tests
+     * run against ({@link RedisAcl}: RedisSentinelAclIT, the ACL contract suites, FingerprintTablesIT), on the servers
+     * and on the sentinels, and the sentinels' users theirs.
+     */
+    @Test
+    void theShippedAclRules_areTheOnesTheAgentsTestsRunAgainst() throws IOException {
+        String startRedis = Files.readString(Tools.KUBERNETES.resolve("redis/start-redis.sh"));
+        String startSentinel = Files.readString(Tools.KUBERNETES.resolve("redis/start-sentinel.sh"));
+        String startCluster = Files.readString(Tools.KUBERNETES.resolve("redis-cluster/start-redis-cluster.sh"));
+        String conf = Files.readString(Tools.KUBERNETES.resolve("redis-conf/redis.conf"));
+        String docs = Files.readString(Tools.ROOT.resolve("docs/redis.md"));
+        for (String shipped : List.of(startRedis, startCluster, conf, docs)) {
+            assertTrue(shipped.contains(RedisAcl.AGENT), "the agent's rules: " + RedisAcl.AGENT);
+        }
+        assertTrue(startRedis.contains(RedisAcl.SENTINEL), "the sentinels' user on the servers");
+        for (String shipped : List.of(startSentinel, docs)) {
+            assertTrue(shipped.contains(RedisAcl.AGENT_ON_SENTINEL), "the agents' user on the sentinels");
+            assertTrue(shipped.contains(RedisAcl.SENTINEL_ON_SENTINEL), "the sentinels' user on each other");
+        }
+        for (String script : List.of(startRedis, startSentinel, startCluster)) {
+            assertTrue(script.contains(RedisAcl.CLIENT_SETINFO), "added on servers that have it");
+        }
     }
 
     /**
@@ -241,7 +298,7 @@ class KubernetesCommandLinesIT {
                         "1",
                         r.text(
                                 "EVAL",
-                                "redis.call('hset', KEYS[1], 'f', 'v') redis.call('pexpire', KEYS[1], 600000) return 1",
+                                "redis.call('hset', KEYS[1], 'f', 'v') redis.call('hincrby', KEYS[1], 'n', 1) return 1",
                                 "1",
                                 "dd:restarted"));
             }
@@ -419,16 +476,7 @@ class KubernetesCommandLinesIT {
     void readinessProbeFailsWhileRedisIsGone_tellingTheKubeletNoReason_andTheWorkerGets503() throws Exception {
         try (RedisServer own = RedisServer.start(
                 dir.resolve("own-redis"),
-                "--user",
-                "dedup",
-                "on",
-                ">" + PASSWORD,
-                "~dd*",
-                "&dd:*",
-                "+@all",
-                "--user",
-                "default",
-                "off")) {
+                RedisAcl.agentOnly(PASSWORD, RedisServer.Binary.REDIS).toArray(String[]::new))) {
             int port = AgentProcess.freePort();
             int opsPort = AgentProcess.freePort();
             String uri = "redis://dedup:" + PASSWORD + "@127.0.0.1:" + own.port();

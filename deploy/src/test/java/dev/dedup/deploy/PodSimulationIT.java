@@ -78,7 +78,7 @@ class PodSimulationIT {
                 KubernetesCommandLinesIT.secrets("unused").entrySet().stream()
                         .collect(java.util.stream.Collectors.toMap(
                                 java.util.Map.Entry::getKey,
-                                e -> e.getKey().equals("dedup-redis/password") ? PASSWORD : e.getValue())),
+                                e -> e.getKey().equals("dedup-redis-tier/agent-password") ? PASSWORD : e.getValue())),
                 java.util.Map.of("metadata.name", "dedup-redis-0"));
         String name = docker.container("redis-0");
         String user = spec.getSecurityContext().getRunAsUser() + ":"

@@ -72,12 +72,12 @@ class RedisClusterPodsIT {
     static int opsPort;
     static DedupClient worker;
 
-    /** "secretName/key" to value: what the operator put in the Secret dedup-redis. */
+    /** "secretName/key" to value: what the operator put in the Secret dedup-redis-tier. */
     static Map<String, String> secrets() {
         return Map.of(
-                "dedup-redis/password", KubernetesCommandLinesIT.PASSWORD,
-                "dedup-redis/replication-password", KubernetesCommandLinesIT.REPLICATION_PASSWORD,
-                "dedup-redis/admin-password", ADMIN_PASSWORD);
+                "dedup-redis-tier/agent-password", KubernetesCommandLinesIT.PASSWORD,
+                "dedup-redis-tier/replication-password", KubernetesCommandLinesIT.REPLICATION_PASSWORD,
+                "dedup-redis-tier/admin-password", ADMIN_PASSWORD);
     }
 
     static String address(int pod) {
