@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -52,8 +53,8 @@ final class RangeTable implements AutoCloseable {
     RangeTable(Path dataDir, long nowMillis) {
         this.file = dataDir.resolve("ranges.log");
         try {
-            if (Files.exists(file)) {
-                replay(Files.readAllBytes(file), nowMillis);
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                replay(readAll(file), nowMillis);
             }
             rewrite(nowMillis);
         } catch (IOException e) {
@@ -204,6 +205,20 @@ final class RangeTable implements AutoCloseable {
         expireAll(nowMillis);
     }
 
+    private static byte[] readAll(Path file) throws IOException {
+        try (FileChannel c = DataDirectory.open(file, StandardOpenOption.READ)) {
+            long size = c.size();
+            if (size > Integer.MAX_VALUE - 8) {
+                throw new IOException(file + " is " + size + " bytes, more than a range log holds");
+            }
+            ByteBuffer bytes = ByteBuffer.allocate((int) size);
+            while (bytes.hasRemaining() && c.read(bytes) >= 0) {
+                // keep reading: a read may return fewer bytes than asked
+            }
+            return java.util.Arrays.copyOf(bytes.array(), bytes.position());
+        }
+    }
+
     private static String string(ByteBuffer b, int length) {
         byte[] s = new byte[length];
         b.get(s);
@@ -223,8 +238,7 @@ final class RangeTable implements AutoCloseable {
             }
         }
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel c = FileChannel.open(
-                tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel c = DataDirectory.createTemporary(tmp)) {
             ByteBuffer bytes = ByteBuffer.wrap(out.toByteArray());
             while (bytes.hasRemaining()) {
                 c.write(bytes);
@@ -235,7 +249,7 @@ final class RangeTable implements AutoCloseable {
             log.close();
         }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        log = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        log = DataDirectory.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         logRecords = records;
     }
 

@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -135,19 +136,23 @@ final class SlotFile {
         FileChannel lockChannel = null;
         RandomAccessFile blocks = null;
         try {
-            Files.createDirectories(dataDir);
+            DataDirectory.prepare(dataDir);
             lockChannel =
-                    FileChannel.open(dataDir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    DataDirectory.open(dataDir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             if (tryLock(lockChannel) == null) {
                 throw new IllegalStateException("another agent is using " + dataDir + " (" + dataDir.resolve(LOCK_NAME)
                         + " is locked): stop it, or point --data-dir elsewhere");
             }
-            boolean created = !Files.exists(path);
+            boolean created = !Files.exists(path, LinkOption.NOFOLLOW_LINKS);
             if (created) {
                 create(path, new SlotFileHeader(ways, sets, Math.floorDiv(nowMillis, 1000) - BASE_BEFORE, nowMillis));
             }
-            blocks = new RandomAccessFile(path.toFile(), "rw");
-            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = DataDirectory.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                blocks = new RandomAccessFile(path.toFile(), "rw");
+                if (!sameFile(channel, blocks)) {
+                    throw new IllegalStateException("embedded store " + path + " was replaced while the agent opened"
+                            + " it: only the agent's user should write " + dataDir);
+                }
                 SlotFileHeader header = readHeader(channel, path);
                 header.requireShape(sets, ways, path);
                 long size = channel.size();
@@ -374,11 +379,33 @@ final class SlotFile {
         }
     }
 
+    /**
+     * Whether {@code blocks} is the file {@code channel} has open. A {@link RandomAccessFile} is opened by name and
+     * follows a link there; the channel was opened without, so the two are compared: this JVM keeps one table of locks
+     * per file, and a lock taken through one overlaps the same region asked through the other only if both are the
+     * same file. The region is past any slot, and the lock file keeps other processes away.
+     */
+    private static boolean sameFile(FileChannel channel, RandomAccessFile blocks) throws IOException {
+        try (FileLock held = blocks.getChannel().tryLock(Long.MAX_VALUE - 1, 1, false)) {
+            if (held == null) {
+                return false;
+            }
+            FileLock other;
+            try {
+                other = channel.tryLock(Long.MAX_VALUE - 1, 1, false);
+            } catch (OverlappingFileLockException same) {
+                return true;
+            }
+            if (other != null) {
+                other.release(); // granted: another file
+            }
+            return false;
+        }
+    }
+
     private static void create(Path path, SlotFileHeader header) throws IOException {
         Path temporary = path.resolveSibling(FILE_NAME + ".tmp");
-        Files.deleteIfExists(temporary);
-        try (FileChannel channel =
-                FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel channel = DataDirectory.createTemporary(temporary)) {
             ByteBuffer encoded = header.encode();
             while (encoded.hasRemaining()) {
                 channel.write(encoded, encoded.position());
