@@ -156,15 +156,37 @@ final class DataDirectory {
                 : new FileAttribute<?>[0];
     }
 
-    /** The agent's user and primary group. */
-    private static long[] agentIds() {
+    /**
+     * The agent's effective user and group. On Linux from {@code /proc/self/status}; elsewhere from the JDK's {@code
+     * UnixSystem}, which knows them only for a user with a passwd entry: without one (a container's numeric user) it
+     * says 0, root, and is not believed.
+     */
+    static long[] agentIds() throws IOException {
+        Path status = Path.of("/proc/self/status");
+        if (Files.isReadable(status)) {
+            long uid = -1;
+            long gid = -1;
+            for (String line : Files.readAllLines(status)) {
+                // "Uid:\t<real>\t<effective>\t<saved>\t<file system>"
+                if (line.startsWith("Uid:")) {
+                    uid = Long.parseLong(line.substring(4).trim().split("\\s+")[1]);
+                } else if (line.startsWith("Gid:")) {
+                    gid = Long.parseLong(line.substring(4).trim().split("\\s+")[1]);
+                }
+            }
+            if (uid >= 0 && gid >= 0) {
+                return new long[] {uid, gid};
+            }
+        }
         try {
             com.sun.security.auth.module.UnixSystem system = new com.sun.security.auth.module.UnixSystem();
-            return new long[] {system.getUid(), system.getGid()};
+            if (system.getUsername() != null) {
+                return new long[] {system.getUid(), system.getGid()};
+            }
         } catch (LinkageError e) {
-            throw new IllegalStateException("the embedded store reads the agent's user from the JDK module"
-                    + " jdk.security.auth, which this Java runtime lacks: add it (jlink --add-modules"
-                    + " jdk.security.auth)");
+            // without the module jdk.security.auth: as unknown
         }
+        throw new IllegalStateException("data-dir: cannot tell the agent's user and group (no /proc/self/status, and"
+                + " the user has no passwd entry), so cannot check who may write the data directory");
     }
 }

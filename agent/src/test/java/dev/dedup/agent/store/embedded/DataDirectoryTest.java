@@ -67,8 +67,20 @@ class DataDirectoryTest {
         assertEquals("rw-r--r--", mode(target));
     }
 
-    private static long processUid() {
-        return new com.sun.security.auth.module.UnixSystem().getUid();
+    private static long processUid() throws IOException {
+        return DataDirectory.agentIds()[0];
+    }
+
+    private static long id(String flag) throws IOException, InterruptedException {
+        Process id = new ProcessBuilder("id", flag).redirectErrorStream(true).start();
+        String out = new String(id.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertEquals(0, id.waitFor(), out);
+        return Long.parseLong(out);
+    }
+
+    @Test
+    void theAgentsUserAndGroup_areTheProcesssEffectiveOnes() throws Exception {
+        assertArrayEquals(new long[] {id("-u"), id("-g")}, DataDirectory.agentIds());
     }
 
     @Test
@@ -219,7 +231,7 @@ class DataDirectoryTest {
     @Test
     void aGroupWritableDirectory_isAcceptedOnlyForTheAgentsOwnGroup() throws IOException {
         assumeTrue(processUid() == 0, "changing a directory's group at will needs root");
-        long gid = new com.sun.security.auth.module.UnixSystem().getGid();
+        long gid = DataDirectory.agentIds()[1];
         Files.createDirectory(data());
         Files.setAttribute(data(), "unix:mode", 02775); // a Kubernetes volume with fsGroup
         Files.setAttribute(data(), "unix:gid", NOBODY, LinkOption.NOFOLLOW_LINKS);
