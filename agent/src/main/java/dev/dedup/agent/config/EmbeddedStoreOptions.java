@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /**
  * The embedded store: where its file lives, how many slots it has and how many slots share a set.
  *
- * @param dataDir directory of the slot file (created if missing)
+ * @param dataDir directory of the slot file (created 0700 if missing; an existing one is checked when the store opens)
  * @param slots   capacity in ids; rounded up to a whole number of sets
  * @param ways    slots per set (a full set replaces an expired slot first, else the one expiring soonest)
  */

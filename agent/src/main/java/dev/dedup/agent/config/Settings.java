@@ -51,8 +51,11 @@ public final class Settings {
             Setting.of(
                     "data-dir",
                     code("./" + EmbeddedStoreOptions.DEFAULT_DATA_DIR),
-                    "Directory of the embedded store: its file `claims.slots` and the lock `agent.lock` (one agent "
-                            + "per directory). Created if missing.",
+                    "Directory of the embedded store: its file `claims.slots`, the lock `agent.lock` (one agent "
+                            + "per directory) and `ranges.log`. Created 0700 if missing, its files 0600. The start stops "
+                            + "when it is a symbolic link, belongs to a user other than the agent's or root, or may be "
+                            + "written by every user or by a group other than the agent's ([the "
+                            + "rule](embedded-store.md#the-data-directory)).",
                     (d, v) -> d.dataDir = Path.of(v.text())),
             Setting.of(
                     "embedded-slots",
