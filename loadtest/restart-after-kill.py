@@ -83,7 +83,7 @@ def main():
         except OSError:
             cache = "warm (not root: the page cache was not dropped)"
         agent, seconds = start(data_dir, log)
-        with urllib.request.urlopen(f"http://127.0.0.1:{PORT + 1}/v1/stats") as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{PORT}/v1/stats") as r:
             occupied = json.load(r)["store"]["occupied_slots"]
         print(f"{os.path.basename(JAR)}: ready {seconds:.2f} s after kill -9, page cache {cache}, "
               f"resident {resident_mib(agent.pid)} MiB, {occupied} occupied slots counted")

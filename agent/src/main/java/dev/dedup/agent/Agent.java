@@ -2,11 +2,13 @@ package dev.dedup.agent;
 
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
 import dev.dedup.agent.http.BodyBudget;
 import dev.dedup.agent.http.ConnectionCap;
+import dev.dedup.agent.http.Credentials;
 import dev.dedup.agent.http.HttpVerticle;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.BuildInfo;
@@ -29,6 +31,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.VertxInternal;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
@@ -94,13 +97,21 @@ public final class Agent implements AutoCloseable {
         ClaimStore store = stores.claims();
         try {
             ClaimService claims = new ClaimService(store, options.windows(), metrics);
-            RangeService ranges = new RangeService(stores.ranges(), options.windows(), metrics);
+            RangeService ranges = new RangeService(stores.ranges(), options.windows(), metrics, claims.namespaces());
             AtomicInteger boundPort = new AtomicInteger();
             BodyBudget bodies = BodyBudget.ofHeap(options.http().maxBody());
             ConnectionCap connections = new ConnectionCap(options.http().maxConnections());
+            Credentials credentials = new Credentials(options.http());
             String servers = vertx.deployVerticle(
                             () -> new HttpVerticle(
-                                    options.http(), claims, ranges, metrics, boundPort, bodies, connections),
+                                    options.http(),
+                                    claims,
+                                    ranges,
+                                    metrics,
+                                    boundPort,
+                                    bodies,
+                                    connections,
+                                    credentials),
                             new DeploymentOptions()
                                     .setInstances(options.http().eventLoops())
                                     .setThreadingModel(ThreadingModel.EVENT_LOOP))
@@ -108,6 +119,7 @@ public final class Agent implements AutoCloseable {
                     .toCompletableFuture()
                     .get(30, TimeUnit.SECONDS);
             Agent agent = new Agent(options, vertx, servers, store, metrics, boundPort.get());
+            watchTokenFiles(vertx, options.http(), credentials, metrics);
             LOG.log(
                     System.Logger.Level.INFO,
                     BuildInfo.current().line() + " listening on http://"
@@ -151,6 +163,40 @@ public final class Agent implements AutoCloseable {
                             + ": " + cause.getMessage(),
                     cause);
         }
+    }
+
+    /**
+     * Re-reads the token files every {@link HttpOptions#TOKEN_FILE_CHECK}, off the event loops: a change is applied
+     * and logged (how many tokens, never which); a file that is unreadable or holds a refused token is not applied,
+     * counted, and logged once until it changes again.
+     */
+    private static void watchTokenFiles(Vertx vertx, HttpOptions http, Credentials credentials, AgentMetrics metrics) {
+        if (http.tokenFile() == null && http.readTokenFile() == null) {
+            return;
+        }
+        AtomicReference<String> lastRefusal = new AtomicReference<>();
+        vertx.setPeriodic(
+                HttpOptions.TOKEN_FILE_CHECK.toMillis(),
+                id -> vertx.executeBlocking(
+                        () -> {
+                            try {
+                                String changed = credentials.reload();
+                                lastRefusal.set(null);
+                                if (changed != null) {
+                                    metrics.tokenFileReloaded(true);
+                                    LOG.log(System.Logger.Level.INFO, "token files read again: " + changed);
+                                }
+                            } catch (ConfigException e) {
+                                if (!e.getMessage().equals(lastRefusal.getAndSet(e.getMessage()))) {
+                                    metrics.tokenFileReloaded(false);
+                                    LOG.log(
+                                            System.Logger.Level.WARNING,
+                                            "token files not applied, the tokens before stay: " + e.getMessage());
+                                }
+                            }
+                            return null;
+                        },
+                        false));
     }
 
     /**

@@ -285,8 +285,11 @@ class RedisClusterPodsIT {
         assertEquals(Collections.nCopies(300, Verdict.NEW), worker.claim("clicks", items(0, 300, "0")));
         assertEquals(Collections.nCopies(300, Verdict.RETRY), worker.claim("clicks", items(0, 300, "0")));
         assertEquals(Collections.nCopies(300, Verdict.DUPLICATE), worker.claim("clicks", items(0, 300, "1")));
+        // the stats name Redis hosts: the ops port, on every address of the pod, refuses them without a token
+        assertEquals(
+                403, Proc.get("http://127.0.0.1:" + opsPort + "/v1/stats", null).statusCode());
         String stats =
-                Proc.get("http://127.0.0.1:" + opsPort + "/v1/stats", null).body();
+                Proc.get("http://127.0.0.1:" + agentPort + "/v1/stats", null).body();
         assertTrue(stats.contains("\"kind\" : \"redis\""), stats);
         assertFalse(agent.output().contains(KubernetesCommandLinesIT.PASSWORD), "the password is never logged");
     }

@@ -32,6 +32,8 @@ public final class ClaimService {
     /** Per namespace, what its claims carried so far: 1 event times, 2 none, 3 both. */
     private final Map<String, Integer> carried = new ConcurrentHashMap<>();
 
+    private final NamespaceCap namespaces;
+
     /** Resolves the policies of {@code windows} once: a request only looks its namespace's up. */
     public ClaimService(ClaimStore store, WindowOptions windows, AgentMetrics metrics) {
         this.store = store;
@@ -39,15 +41,22 @@ public final class ClaimService {
         this.metrics = metrics;
         this.named = Map.copyOf(ClaimPolicy.ofNamed(windows));
         this.unnamed = ClaimPolicy.ofUnnamed(windows);
+        this.namespaces = new NamespaceCap(windows);
+    }
+
+    /** The namespaces requests may name, which the ranges share. */
+    public NamespaceCap namespaces() {
+        return namespaces;
     }
 
     /**
      * One verdict code per item: 0 new, 1 retry, 2 duplicate. Fails with the store's failure.
      *
      * @throws BatchRejectedException before anything is claimed, when the namespace files claims by event
-     *                                time and an item has none
+     *                                time and an item has none, or is one more than {@code max-namespaces}
      */
     public CompletionStage<byte[]> claim(Batch batch) {
+        namespaces.admit(batch.namespace());
         ClaimPolicy policy = policy(batch.namespace());
         Batch checked = eventTimesChecked(batch, policy);
         noteEventTimes(checked, policy);
@@ -59,6 +68,7 @@ public final class ClaimService {
 
     /** One byte per item: 1 released, 0 not held by that owner. */
     public CompletionStage<byte[]> release(Batch batch) {
+        namespaces.admit(batch.namespace());
         ClaimPolicy policy = policy(batch.namespace());
         return store.release(eventTimesChecked(batch, policy), policy).thenApply(results -> {
             metrics.recordReleases(results);

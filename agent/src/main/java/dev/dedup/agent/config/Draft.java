@@ -24,6 +24,7 @@ final class Draft {
     final Map<String, Duration> namespaceWindows = new TreeMap<>();
     final Map<String, Integer> eventRates = new TreeMap<>();
     final Map<String, WindowMode> windowModes = new TreeMap<>();
+    int maxNamespaces = WindowOptions.DEFAULT_MAX_NAMESPACES;
 
     List<String> redis = List.of();
     final RedisOptions.Builder redisOptions = RedisOptions.builder(List.of());
@@ -35,7 +36,7 @@ final class Draft {
     AgentOptions build() {
         HttpOptions http = httpOptions.ops(ops()).build();
         EmbeddedStoreOptions embedded = new EmbeddedStoreOptions(dataDir, embeddedSlots, embeddedWays);
-        WindowOptions windows = new WindowOptions(window, namespaceWindows, eventRates, windowModes);
+        WindowOptions windows = new WindowOptions(window, namespaceWindows, eventRates, windowModes, maxNamespaces);
         RedisOptions redisTier =
                 redisOptions.uris(redis).transition(transition()).build();
         return AgentOptions.builder()

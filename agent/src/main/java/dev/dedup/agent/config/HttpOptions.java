@@ -1,6 +1,9 @@
 package dev.dedup.agent.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The HTTP endpoint.
@@ -14,6 +17,10 @@ import java.time.Duration;
  * @param shutdownGrace how long SIGTERM waits for requests in flight
  * @param token        bearer token every request but the probes ({@code /health/live}, {@code /health/ready}) must
  *                     carry; null for none
+ * @param tokenFile    a file of one or two such tokens, re-read when it changes, instead of {@code token}; null for
+ *                     none
+ * @param readToken    a bearer token that reads {@code /metrics} and {@code /v1/stats} and nothing else; null for none
+ * @param readTokenFile a file of one or two read tokens, re-read when it changes, instead of {@code readToken}
  * @param insecureBind allow a non-loopback {@code host} without a token
  * @param ops          a port of its own for the operations endpoints, besides this one; null for none
  * @param maxConnections connections held open at once, over both ports; one more is closed when accepted
@@ -27,6 +34,9 @@ public record HttpOptions(
         int eventLoops,
         Duration shutdownGrace,
         String token,
+        Path tokenFile,
+        String readToken,
+        Path readTokenFile,
         boolean insecureBind,
         OpsOptions ops,
         int maxConnections) {
@@ -38,6 +48,8 @@ public record HttpOptions(
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+    /** How often the token files are looked at for a change. */
+    public static final Duration TOKEN_FILE_CHECK = Duration.ofSeconds(2);
 
     /** A port to bind, the claim port's or the operations port's: 0 picks a free one. */
     public static final Bounds<Integer> PORT_BOUNDS = Bounds.ints(0, 65535);
@@ -60,18 +72,17 @@ public record HttpOptions(
         EVENT_LOOPS_BOUNDS.check("event-loops", eventLoops);
         SHUTDOWN_GRACE_BOUNDS.check("shutdown-grace", shutdownGrace);
         MAX_CONNECTIONS_BOUNDS.check("max-connections", maxConnections);
-        if (token != null) {
-            // The value is a secret: the message names the setting, never the value.
-            ConfigException.require(
-                    token.length() >= MIN_TOKEN_LENGTH && token.chars().allMatch(c -> c > 0x20 && c < 0x7f),
-                    "token",
-                    "(" + token.length() + " characters)",
-                    "use at least " + MIN_TOKEN_LENGTH + " printable ASCII characters without spaces");
+        List<String> claimTokens = tokens("token", token, "token-file", tokenFile);
+        List<String> readTokens = tokens("read-token", readToken, "read-token-file", readTokenFile);
+        if (readTokens.stream().anyMatch(claimTokens::contains)) {
+            throw new ConfigException("read-token: a read token is also a claim token (token); give readers a token"
+                    + " of their own, which cannot claim or release");
         }
-        if (token == null && !insecureBind && !isLoopback(host)) {
-            throw new ConfigException("host: " + host + " is not a loopback address; set --token (workers then send "
-                    + "Authorization: Bearer <token>) or --insecure-bind to accept requests from anyone who can reach it"
-                    + " (for probes and scrapers alone, keep host on loopback and set --ops-port)");
+        if (claimTokens.isEmpty() && !insecureBind && !isLoopback(host)) {
+            throw new ConfigException("host: " + host + " is not a loopback address; set --token or --token-file"
+                    + " (workers then send Authorization: Bearer <token>) or --insecure-bind to accept requests from"
+                    + " anyone who can reach it (for probes and scrapers alone, keep host on loopback and set"
+                    + " --ops-port)");
         }
         if (ops != null && ops.port() != 0 && ops.port() == port) {
             throw new ConfigException("ops-port: " + port + " is also the claim port (port); give the operations"
@@ -79,8 +90,31 @@ public record HttpOptions(
         }
     }
 
-    /** Fewest characters a token may have: the help text and the docs say so from here. */
-    public static final int MIN_TOKEN_LENGTH = 16;
+    /**
+     * The tokens of a setting given as a value or as a file (never both), each checked ({@link Tokens}); the file is
+     * read once here, so that a bad one stops the start.
+     */
+    private static List<String> tokens(String setting, String value, String fileSetting, Path file) {
+        if (value != null && file != null) {
+            throw new ConfigException(
+                    fileSetting + ": " + file + " is given with " + setting + " as well; give one of" + " them");
+        }
+        if (value != null) {
+            Tokens.requireStrong(setting, value);
+            return List.of(value);
+        }
+        return file == null ? List.of() : new ArrayList<>(Tokens.readFile(fileSetting, file));
+    }
+
+    /** Whether the claim API wants a token: {@code token} or {@code tokenFile} is set. */
+    public boolean claimTokenSet() {
+        return token != null || tokenFile != null;
+    }
+
+    /** Whether any token is set: {@code /metrics} and {@code /v1/stats} then want one. */
+    public boolean anyTokenSet() {
+        return claimTokenSet() || readToken != null || readTokenFile != null;
+    }
 
     private static boolean isLoopback(String host) {
         try {
@@ -95,7 +129,9 @@ public record HttpOptions(
     public String toString() {
         return "HttpOptions[host=" + host + ", port=" + port + ", maxBatch=" + maxBatch + ", maxBody=" + maxBody
                 + ", idleTimeout=" + idleTimeout + ", eventLoops=" + eventLoops + ", shutdownGrace=" + shutdownGrace
-                + ", token=" + (token == null ? "none" : "***") + ", insecureBind=" + insecureBind + ", ops=" + ops
+                + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile + ", readToken="
+                + (readToken == null ? "none" : "***") + ", readTokenFile=" + readTokenFile + ", insecureBind="
+                + insecureBind + ", ops=" + ops
                 + "]";
     }
 
@@ -123,6 +159,9 @@ public record HttpOptions(
                 .eventLoops(eventLoops)
                 .shutdownGrace(shutdownGrace)
                 .token(token)
+                .tokenFile(tokenFile)
+                .readToken(readToken)
+                .readTokenFile(readTokenFile)
                 .insecureBind(insecureBind)
                 .ops(ops)
                 .maxConnections(maxConnections);
@@ -138,6 +177,9 @@ public record HttpOptions(
         private int eventLoops = defaultEventLoops();
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private String token;
+        private Path tokenFile;
+        private String readToken;
+        private Path readTokenFile;
         private boolean insecureBind;
         private OpsOptions ops;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
@@ -185,6 +227,24 @@ public record HttpOptions(
             return this;
         }
 
+        /** A file of one or two bearer tokens, re-read when it changes; null for none. */
+        public Builder tokenFile(Path file) {
+            this.tokenFile = file;
+            return this;
+        }
+
+        /** A token that reads {@code /metrics} and {@code /v1/stats} alone; null for none. */
+        public Builder readToken(String token) {
+            this.readToken = token;
+            return this;
+        }
+
+        /** A file of one or two read tokens, re-read when it changes; null for none. */
+        public Builder readTokenFile(Path file) {
+            this.readTokenFile = file;
+            return this;
+        }
+
         public Builder insecureBind(boolean insecure) {
             this.insecureBind = insecure;
             return this;
@@ -211,6 +271,9 @@ public record HttpOptions(
                     eventLoops,
                     shutdownGrace,
                     token,
+                    tokenFile,
+                    readToken,
+                    readTokenFile,
                     insecureBind,
                     ops,
                     maxConnections);

@@ -6,7 +6,8 @@ package dev.dedup.agent.config;
  * them from outside the pod while the claim API stays on loopback. Nothing else is served there.
  *
  * <p>Binding it to any address needs no token: the probes need none anyway, and with a token set
- * {@code /metrics} and {@code /v1/stats} require it here as on the claim port.
+ * {@code /metrics} and {@code /v1/stats} require it here as on the claim port. Without any token, on an address
+ * that is not loopback, {@code /v1/stats} is refused here: it names files, Redis hosts and users.
  *
  * @param host address to bind; {@link #DEFAULT_HOST}, every address, unless configured
  * @param port port to bind; 0 picks a free one (tests)

@@ -40,8 +40,9 @@ public final class Settings {
                     "A port of its own ({bounds}) for `/health/live`, `/health/ready`, `/metrics` and `/v1/stats` (besides "
                             + "`--port`, where they stay); anything else is 404 there. Binding it to any address needs no "
                             + "`--token`, so that the kubelet's probes and Prometheus reach it while the claim API stays on "
-                            + "loopback; with a token, `/metrics` and `/v1/stats` require it there too, the probes never. Must "
-                            + "differ from `--port`.",
+                            + "loopback; with a token (a read token will do), `/metrics` and `/v1/stats` require it there too, "
+                            + "the probes never. Without any token, on an address that is not loopback, `/v1/stats` (which "
+                            + "names files, Redis hosts and users) is refused there (403). Must differ from `--port`.",
                     (d, port) -> d.opsPort = port),
             Setting.of(
                     "ops-host",
@@ -186,6 +187,17 @@ public final class Settings {
                     "`fixed` (a claim ends a window after it is made) or `sliding` (every `retry` or `duplicate` "
                             + "answer extends it to a window from then), `ns=mode` (see below).",
                     (d, ns, v) -> d.windowModes.put(ns, WindowMode.parse(v.origin(), v.text()))),
+            Setting.of(
+                    "max-namespaces",
+                    code(WindowOptions.DEFAULT_MAX_NAMESPACES),
+                    WindowOptions.MAX_NAMESPACES_BOUNDS,
+                    "Most namespaces, besides those the namespace settings name, that requests may name while the agent "
+                            + "runs ({bounds}): each keeps state until the agent stops (an event clock; on Redis a table "
+                            + "per shard, swept, with its meters). A request that names one more is refused (400, "
+                            + "nothing claimed) and counted in `dedup_errors_total{kind=\"bad_request\"}`; `/v1/stats` "
+                            + "shows how many are in use. A namespace is a stream of messages, not a run or a day: name "
+                            + "runs in the ids instead.",
+                    (d, max) -> d.maxNamespaces = max),
             Setting.perNamespace(
                     "namespace-event-rate",
                     "DEDUP_NAMESPACE_EVENT_RATES",
@@ -241,12 +253,37 @@ public final class Settings {
                     "none",
                     "Bearer token every request but the probes `/health/live` and `/health/ready` must carry "
                             + "(`Authorization: Bearer <token>`; else 401; a probe without it gets its status but not "
-                            + "`/health/ready`'s reason): at least " + HttpOptions.MIN_TOKEN_LENGTH
-                            + " printable ASCII characters without spaces. Compared in "
+                            + "`/health/ready`'s reason): " + Tokens.RULE + ". Compared in "
                             + "constant time, never logged. `DEDUP_TOKEN` is also the variable the clients send the "
                             + "token from, so that a worker and its sidecar may share it "
                             + "([configuration.md](configuration.md#the-clients-variables)).",
                     (d, v) -> d.httpOptions.token(v.textOrNull())),
+            Setting.of(
+                    "token-file",
+                    "none",
+                    "A file of claim tokens instead of `--token`, one a line (a Kubernetes Secret's key mounted as a "
+                            + "file is one): the agent accepts each, and re-reads the file within "
+                            + Durations.format(HttpOptions.TOKEN_FILE_CHECK)
+                            + " of a change, so that a token is rotated without a "
+                            + "restart: write the new token below the old one (" + Tokens.MAX_PER_FILE + " at most), "
+                            + "move the workers to it, then remove the old one. A file that becomes unreadable or "
+                            + "holds a refused token is not applied (the tokens before it stay; "
+                            + "`dedup_token_file_reloads_total{result=\"refused\"}` counts it). Keeps the token out of "
+                            + "the process list and the environment.",
+                    (d, v) -> d.httpOptions.tokenFile(v.textOrNull() == null ? null : Path.of(v.text()))),
+            Setting.of(
+                    "read-token",
+                    "none",
+                    "A bearer token that reads `/metrics` and `/v1/stats` (and `/health/ready`'s reason) and "
+                            + "nothing else, for scrapers and dashboards; a claim or a release with it gets 403. With "
+                            + "any token set, `/metrics` and `/v1/stats` want one, on both ports. Checked as "
+                            + "`--token` is.",
+                    (d, v) -> d.httpOptions.readToken(v.textOrNull())),
+            Setting.of(
+                    "read-token-file",
+                    "none",
+                    "A file of read tokens instead of `--read-token`, read and re-read as `--token-file` is.",
+                    (d, v) -> d.httpOptions.readTokenFile(v.textOrNull() == null ? null : Path.of(v.text()))),
             Setting.flag(
                     "insecure-bind",
                     "Allow a non-loopback `--host` without `--token`: anyone who can reach the port may claim and "

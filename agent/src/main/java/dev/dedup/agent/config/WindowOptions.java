@@ -23,12 +23,15 @@ import java.util.TreeMap;
  * @param eventRates    namespaces that file claims by event time, with their expected peak ids per second
  *                      over all workers (Redis sizes its time buckets by it)
  * @param windowModes   namespaces whose window mode is set ({@code *}: every namespace not named)
+ * @param maxNamespaces most namespaces, besides those named here, that requests may name while the agent runs: each
+ *                      keeps state (an event clock, a table per shard and its meters on Redis) until it stops
  */
 public record WindowOptions(
         Duration defaultWindow,
         Map<String, Duration> perNamespace,
         Map<String, Integer> eventRates,
-        Map<String, WindowMode> windowModes) {
+        Map<String, WindowMode> windowModes,
+        int maxNamespaces) {
 
     /** The largest event rate: 100 million ids per second. */
     public static final int MAX_EVENT_RATE = 100_000_000;
@@ -43,6 +46,18 @@ public record WindowOptions(
         this(defaultWindow, perNamespace, Map.of(), Map.of());
     }
 
+    /** At most {@value #DEFAULT_MAX_NAMESPACES} namespaces besides the named ones. */
+    public WindowOptions(
+            Duration defaultWindow,
+            Map<String, Duration> perNamespace,
+            Map<String, Integer> eventRates,
+            Map<String, WindowMode> windowModes) {
+        this(defaultWindow, perNamespace, eventRates, windowModes, DEFAULT_MAX_NAMESPACES);
+    }
+
+    public static final int DEFAULT_MAX_NAMESPACES = 1000;
+    public static final Bounds<Integer> MAX_NAMESPACES_BOUNDS = Bounds.ints(1, 1_000_000);
+
     /** Every window fixed. */
     public WindowOptions(Duration defaultWindow, Map<String, Duration> perNamespace, Map<String, Integer> eventRates) {
         this(defaultWindow, perNamespace, eventRates, Map.of());
@@ -54,6 +69,7 @@ public record WindowOptions(
 
     public WindowOptions {
         WINDOW_BOUNDS.check("window", defaultWindow);
+        MAX_NAMESPACES_BOUNDS.check("max-namespaces", maxNamespaces);
         perNamespace.forEach((ns, w) -> {
             ConfigException.require(
                     Limits.isValidNamespace(ns),

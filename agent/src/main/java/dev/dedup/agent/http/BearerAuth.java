@@ -2,55 +2,86 @@ package dev.dedup.agent.http;
 
 import dev.dedup.agent.metrics.AgentMetrics;
 import io.vertx.ext.web.RoutingContext;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
- * Requires {@code Authorization: Bearer <token>} on every request but the probes, compared in constant time.
- * Neither the expected nor the presented token is ever logged or echoed.
+ * Lets a request through by what its {@code Authorization: Bearer <token>} may do ({@link Credentials}). Neither
+ * an expected nor a presented token is ever logged or echoed.
  *
- * <p>{@code /health/live} and {@code /health/ready} are answered without the token: the kubelet's HTTP
- * probes cannot carry a Secret. Their status is all they give away; {@code /health/ready}'s reason (which
- * names a shard) only to a caller with the token ({@link #AUTHENTICATED}).
+ * <ul>
+ *   <li>{@code /health/live} and {@code /health/ready} are answered without a token: the kubelet's HTTP probes
+ *       cannot carry a Secret. Their status is all they give away; {@code /health/ready}'s reason (which names a
+ *       shard) only to a caller with a token ({@link #AUTHENTICATED}).
+ *   <li>{@code /metrics} and {@code /v1/stats} want a claim or a read token once any token is set. With none set,
+ *       {@code /v1/stats} (which names files, Redis hosts and users) is refused on an ops port that leaves the pod
+ *       (bound to an address that is not loopback); {@code /metrics} is served.
+ *   <li>Everything else wants a claim token once one is set: a read token gets 403, none 401.
+ * </ul>
  */
 final class BearerAuth {
 
-    /** Context key: false on a probe that came without the right token (absent when no token is set). */
+    /** Context key: whether the request came with an accepted token (absent when no token is set). */
     static final String AUTHENTICATED = "dedup.authenticated";
 
-    private static final String PREFIX = "Bearer ";
-
-    private final byte[] expected;
+    private final Credentials credentials;
+    private final boolean exposedOpsPort;
     private final AgentMetrics metrics;
 
-    BearerAuth(String token, AgentMetrics metrics) {
-        this.expected = token.getBytes(StandardCharsets.US_ASCII);
+    /**
+     * @param exposedOpsPort this is an ops port bound to an address that is not loopback
+     */
+    BearerAuth(Credentials credentials, boolean exposedOpsPort, AgentMetrics metrics) {
+        this.credentials = credentials;
+        this.exposedOpsPort = exposedOpsPort;
         this.metrics = metrics;
     }
 
     void handle(RoutingContext ctx) {
-        boolean authenticated = matches(ctx.request().getHeader("Authorization"));
         String path = ctx.request().path();
-        if (authenticated || "/health/live".equals(path) || "/health/ready".equals(path)) {
-            ctx.put(AUTHENTICATED, authenticated);
-            ctx.next();
-            return;
+        Credentials.Scope scope = credentials.scopeOf(ctx.request().getHeader("Authorization"));
+        if (credentials.readRequired()) {
+            ctx.put(AUTHENTICATED, scope != Credentials.Scope.NONE);
         }
-        // The body is not read: the connection closes once the answer is sent, so a slow body is not drained.
-        ctx.response().putHeader("WWW-Authenticate", "Bearer").putHeader("Connection", "close");
-        ctx.response().endHandler(done -> ctx.request().connection().close());
-        ErrorReplies.reject(
-                metrics,
-                ctx.response(),
-                ErrorReplies.Code.UNAUTHORIZED,
-                "missing or wrong bearer token (Authorization: Bearer <token>)");
+        if ("/health/live".equals(path) || "/health/ready".equals(path)) {
+            ctx.next();
+        } else if ("/metrics".equals(path) || "/v1/stats".equals(path)) {
+            if (!credentials.readRequired()) {
+                if (exposedOpsPort && "/v1/stats".equals(path)) {
+                    refuse(
+                            ctx,
+                            ErrorReplies.Code.FORBIDDEN,
+                            "/v1/stats names files, Redis hosts and users: on an ops"
+                                    + " port that leaves the pod it wants a token; set --read-token (or --read-token-file)"
+                                    + " for readers, or ask the claim port on loopback");
+                } else {
+                    ctx.next();
+                }
+            } else if (scope != Credentials.Scope.NONE) {
+                ctx.next();
+            } else {
+                unauthorized(ctx);
+            }
+        } else if (!credentials.claimRequired() || scope == Credentials.Scope.CLAIM) {
+            ctx.next();
+        } else if (scope == Credentials.Scope.READ) {
+            refuse(
+                    ctx,
+                    ErrorReplies.Code.FORBIDDEN,
+                    "a read token may only GET /metrics and /v1/stats; claims and"
+                            + " releases want the claim token (--token)");
+        } else {
+            unauthorized(ctx);
+        }
     }
 
-    private boolean matches(String header) {
-        if (header == null || !header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-            return false;
-        }
-        byte[] presented = header.substring(PREFIX.length()).trim().getBytes(StandardCharsets.US_ASCII);
-        return MessageDigest.isEqual(expected, presented);
+    private void unauthorized(RoutingContext ctx) {
+        ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        refuse(ctx, ErrorReplies.Code.UNAUTHORIZED, "missing or wrong bearer token (Authorization: Bearer <token>)");
+    }
+
+    /** The body is not read: the connection closes once the answer is sent, so a slow body is not drained. */
+    private void refuse(RoutingContext ctx, ErrorReplies.Code code, String message) {
+        ctx.response().putHeader("Connection", "close");
+        ctx.response().endHandler(done -> ctx.request().connection().close());
+        ErrorReplies.reject(metrics, ctx.response(), code, message);
     }
 }

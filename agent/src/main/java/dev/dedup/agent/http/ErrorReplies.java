@@ -16,6 +16,8 @@ final class ErrorReplies {
         BAD_REQUEST("bad_request", 400),
         /** No bearer token, or the wrong one ({@link BearerAuth}). */
         UNAUTHORIZED("unauthorized", 401),
+        /** A read token on the claim API, or {@code /v1/stats} asked without a token where it leaves the pod. */
+        FORBIDDEN("forbidden", 403),
         NOT_FOUND("not_found", 404),
         METHOD_NOT_ALLOWED("method_not_allowed", 405),
         TOO_LARGE("too_large", 413),

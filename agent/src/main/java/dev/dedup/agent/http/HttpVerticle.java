@@ -36,6 +36,7 @@ public final class HttpVerticle extends VerticleBase {
     private final AtomicInteger boundPort;
     private final BodyBudget bodies;
     private final ConnectionCap connections;
+    private final Credentials credentials;
     private HttpServer server;
     private HttpServer opsServer;
 
@@ -46,8 +47,10 @@ public final class HttpVerticle extends VerticleBase {
             AgentMetrics metrics,
             AtomicInteger boundPort,
             BodyBudget bodies,
-            ConnectionCap connections) {
+            ConnectionCap connections,
+            Credentials credentials) {
         this.options = options;
+        this.credentials = credentials;
         this.bodies = bodies;
         this.connections = connections;
         this.claims = claims;
@@ -92,9 +95,7 @@ public final class HttpVerticle extends VerticleBase {
         BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
         BodyHandler read = BodyHandler.create(false).setBodyLimit(options.maxBody());
         io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> body = ctx -> bodies.handle(ctx, metrics);
-        if (options.token() != null) {
-            router.route().handler(new BearerAuth(options.token(), metrics)::handle);
-        }
+        router.route().handler(new BearerAuth(credentials, false, metrics)::handle);
 
         // The content type is checked on a route of its own, before the body is read; then the body's room is
         // reserved in the budget of bodies held at once (a route of its own too: Vert.x Web reads a body on the
@@ -122,14 +123,20 @@ public final class HttpVerticle extends VerticleBase {
      */
     Router opsRouter() {
         Router router = Router.router(vertx);
-        if (options.token() != null) {
-            BearerAuth auth = new BearerAuth(options.token(), metrics);
-            for (String path : OPERATIONS) {
-                router.get(path).handler(auth::handle);
-            }
+        BearerAuth auth = new BearerAuth(credentials, !isLoopback(options.ops().host()), metrics);
+        for (String path : OPERATIONS) {
+            router.get(path).handler(auth::handle);
         }
         operations(router);
         return errorHandlers(router);
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false; // the options resolved it; an address that no longer resolves is not taken for loopback
+        }
     }
 
     private void operations(Router router) {

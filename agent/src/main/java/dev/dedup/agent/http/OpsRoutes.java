@@ -70,6 +70,7 @@ final class OpsRoutes {
         stats.put("event_rates", claims.windows().describeEventRates());
         stats.put("event_time", claims.eventTimes());
         stats.put("window_modes", claims.windows().describeWindowModes());
+        stats.put("namespaces", claims.namespaces().describe());
         ctx.response().putHeader("Content-Type", MediaTypes.JSON).end(new JsonObject(stats).encodePrettily());
     }
 }

@@ -73,6 +73,9 @@ final class RangeRoutes {
         CompletionStage<byte[]> stage;
         try {
             stage = action.apply(request);
+        } catch (BatchRejectedException e) { // a namespace past max-namespaces, before anything is done
+            fail(ctx, endpoint, ErrorReplies.Code.BAD_REQUEST, e.getMessage(), start);
+            return;
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }

@@ -34,6 +34,8 @@ public final class AgentMetrics implements AutoCloseable {
     private final Counter[] claims = new Counter[Verdict.values().length];
     private final Counter late;
     private final Counter connectionsRefused;
+    private final Counter tokensApplied;
+    private final Counter tokensRefused;
     private final Counter released;
     private final Counter notHeld;
     private final DistributionSummary claimBatchItems;
@@ -71,6 +73,8 @@ public final class AgentMetrics implements AutoCloseable {
         late = Counter.builder(MetricNames.CLAIMS_LATE)
                 .description("Items claimed a window or more behind their namespace's event clock")
                 .register(registry);
+        tokensApplied = tokenReloads("applied");
+        tokensRefused = tokenReloads("refused");
         connectionsRefused = Counter.builder(MetricNames.CONNECTIONS_REFUSED)
                 .description("Connections closed as soon as they were accepted: the agent held max-connections")
                 .register(registry);
@@ -114,6 +118,18 @@ public final class AgentMetrics implements AutoCloseable {
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    private Counter tokenReloads(String result) {
+        return Counter.builder(MetricNames.TOKEN_FILE_RELOADS)
+                .tag(MetricNames.TAG_RESULT, result)
+                .description("Token files read again after a change: applied, or refused (the tokens before stay)")
+                .register(registry);
+    }
+
+    /** Counts a token file read again after a change, {@code applied} or not. */
+    public void tokenFileReloaded(boolean applied) {
+        (applied ? tokensApplied : tokensRefused).increment();
     }
 
     /** Counts a connection closed as soon as it was accepted ({@link MetricNames#CONNECTIONS_REFUSED}). */

@@ -1,5 +1,6 @@
 package dev.dedup.agent.ranges;
 
+import dev.dedup.agent.claims.NamespaceCap;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.store.ClaimPolicy;
@@ -18,8 +19,11 @@ public final class RangeService {
     private final RangeStore store;
     private final WindowOptions windows;
     private final AgentMetrics metrics;
+    private final NamespaceCap namespaces;
 
-    public RangeService(RangeStore store, WindowOptions windows, AgentMetrics metrics) {
+    /** @param namespaces the namespaces requests may name, shared with the claims */
+    public RangeService(RangeStore store, WindowOptions windows, AgentMetrics metrics, NamespaceCap namespaces) {
+        this.namespaces = namespaces;
         this.store = store;
         this.windows = windows;
         this.metrics = metrics;
@@ -27,6 +31,7 @@ public final class RangeService {
 
     /** Per asked range, in order, its maximal parts already committed. */
     public CompletionStage<List<List<SequenceRange>>> check(RangeRequest request) {
+        namespaces.admit(request.namespace());
         return store.checkRanges(request, policy(request)).thenApply(done -> {
             int none = 0;
             int all = 0;
@@ -48,6 +53,7 @@ public final class RangeService {
 
     /** Commits every range; completes when the store holds them. */
     public CompletionStage<Void> commit(RangeRequest request) {
+        namespaces.admit(request.namespace());
         return store.commitRanges(request, policy(request)).thenApply(ignored -> {
             metrics.recordRangesCommitted(request.ranges().size());
             return null;

@@ -434,8 +434,30 @@ class ConfigLoaderTest {
     @Test
     void aShortTokenIsRefusedWithoutEchoingIt() {
         String message = error(List.of("--token", "short-secret"), Map.of());
-        assertTrue(message.startsWith("token: (12 characters)"), message);
+        assertTrue(message.startsWith("token: a token of 12 characters is refused (too short)"), message);
         assertFalse(message.contains("short-secret"), message);
+    }
+
+    @Test
+    void aTokenFileWithAWeakTokenIsRefused_namingTheFileAndTheLine_notTheToken(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("token"), "# rotated on Mondays\n" + "ab".repeat(10) + "\n");
+        String message = error(List.of("--token-file", file.toString()), Map.of());
+        assertTrue(
+                message.startsWith("token-file: line 2 of " + file + " holds a token of 20 characters that is refused"
+                        + " (fewer than 4 different characters)"),
+                message);
+        assertFalse(message.contains("abab"), message);
+        assertEquals(
+                file,
+                load(
+                                List.of("--host", "0.0.0.0"),
+                                Map.of(
+                                        "DEDUP_TOKEN_FILE",
+                                        Files.writeString(dir.resolve("good"), "0123456789abcdef\n")
+                                                .toString()))
+                        .http()
+                        .tokenFile()
+                        .resolveSibling("token"));
     }
 
     @Test

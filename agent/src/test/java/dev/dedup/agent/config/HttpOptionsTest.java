@@ -1,12 +1,16 @@
 package dev.dedup.agent.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The HTTP options' builder: its defaults, a copy changed in one setting, and the checks it shares with the record. */
 class HttpOptionsTest {
@@ -37,6 +41,9 @@ class HttpOptionsTest {
                 3,
                 Duration.ofSeconds(4),
                 "0123456789abcdef",
+                null,
+                "read-0123456789abcdef",
+                null,
                 true,
                 new OpsOptions("0.0.0.0", 9090),
                 64);
@@ -52,6 +59,9 @@ class HttpOptionsTest {
                         3,
                         Duration.ofSeconds(4),
                         "0123456789abcdef",
+                        null,
+                        "read-0123456789abcdef",
+                        null,
                         true,
                         null,
                         64),
@@ -60,15 +70,16 @@ class HttpOptionsTest {
 
     @Test
     void aBuilderChecksAsTheRecordDoes_andATokenIsRefusedBelowTheMinimum_thatTheHelpStates() {
-        String shortToken = "x".repeat(HttpOptions.MIN_TOKEN_LENGTH - 1);
+        String shortToken = "0123456789abcdef".substring(0, Tokens.MIN_LENGTH - 1);
         ConfigException e = assertThrows(
                 ConfigException.class,
                 () -> HttpOptions.builder().token(shortToken).build());
-        assertTrue(e.getMessage().contains("at least " + HttpOptions.MIN_TOKEN_LENGTH + " "), e.getMessage());
+        assertTrue(e.getMessage().contains(Tokens.RULE), e.getMessage());
+        assertFalse(e.getMessage().contains(shortToken), "the token is never printed: " + e.getMessage());
         assertEquals(
-                HttpOptions.MIN_TOKEN_LENGTH,
+                Tokens.MIN_LENGTH,
                 HttpOptions.builder()
-                        .token("x".repeat(HttpOptions.MIN_TOKEN_LENGTH))
+                        .token("0123456789abcdef".substring(0, Tokens.MIN_LENGTH))
                         .build()
                         .token()
                         .length());
@@ -81,7 +92,42 @@ class HttpOptionsTest {
                 .filter(s -> s.name().equals("token"))
                 .findFirst()
                 .orElseThrow();
-        assertTrue(token.doc().contains("at least " + HttpOptions.MIN_TOKEN_LENGTH + " printable"), token.doc());
-        assertTrue(Settings.help().contains("at least " + HttpOptions.MIN_TOKEN_LENGTH + " printable"));
+        assertTrue(token.doc().contains(Tokens.RULE), token.doc());
+        assertTrue(Settings.help().contains("at least " + Tokens.MIN_LENGTH + " printable"));
+    }
+
+    @Test
+    void aTokenAndItsFileAreOneOrTheOther_andAReadTokenIsNeverAClaimToken(@TempDir Path dir) throws Exception {
+        String claim = "claim-token-0123456789";
+        Path file = Files.writeString(dir.resolve("token"), claim + "\n");
+        ConfigException both = assertThrows(
+                ConfigException.class,
+                () -> HttpOptions.builder().token(claim).tokenFile(file).build());
+        assertTrue(
+                both.getMessage().startsWith("token-file: " + file + " is given with token as well"),
+                both.getMessage());
+
+        ConfigException same = assertThrows(
+                ConfigException.class,
+                () -> HttpOptions.builder().tokenFile(file).readToken(claim).build());
+        assertTrue(same.getMessage().startsWith("read-token: a read token is also a claim token"), same.getMessage());
+        assertFalse(same.getMessage().contains(claim), same.getMessage());
+
+        HttpOptions exposed =
+                HttpOptions.builder().host("0.0.0.0").tokenFile(file).build();
+        assertTrue(exposed.claimTokenSet(), "a token file is a claim token: a non-loopback host may have it");
+        assertFalse(exposed.toString().contains(claim), exposed.toString());
+
+        HttpOptions readOnly =
+                HttpOptions.builder().readToken("read-token-0123456789").build();
+        assertFalse(readOnly.claimTokenSet());
+        assertTrue(readOnly.anyTokenSet());
+        assertThrows(
+                ConfigException.class,
+                () -> HttpOptions.builder()
+                        .host("0.0.0.0")
+                        .readToken("read-token-0123456789")
+                        .build(),
+                "a read token does not guard the claim API");
     }
 }

@@ -16,6 +16,7 @@ import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.OpsOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.metrics.AgentMetrics;
@@ -56,6 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OpenApiContractIT {
 
     private static final String TOKEN = "openapi-test-token-0123456789";
+    private static final String READ_TOKEN = "openapi-read-token-0123456789";
     private static final int MAX_BATCH = 10;
 
     @TempDir
@@ -91,8 +93,19 @@ class OpenApiContractIT {
                         !op[0].equals("post") ? null : op[1].startsWith("/v1/ranges") ? rangeBody(0, 9) : claimBody(2);
                 check(guarded.port(), op[0], op[1], type, body, null, probe ? 200 : 401);
                 check(guarded.port(), op[0], op[1], type, body, "wrong-token-wrong-token", probe ? 200 : 401);
+                // a read token reads the operations endpoints and nothing else
+                check(guarded.port(), op[0], op[1], type, body, READ_TOKEN, op[0].equals("post") ? 403 : 200);
             }
             check(guarded.port(), "post", "/v1/claims", MediaTypes.JSON, claimBody(2), TOKEN, 200);
+        }
+        try (Agent exposed = agent(
+                HttpOptionsFor.open().toBuilder()
+                        .ops(new OpsOptions("0.0.0.0", 0))
+                        .build(),
+                RedisOptions.none(),
+                "exposed")) {
+            // no token, an ops port on every address: the stats (files, hosts, users) stay in the pod
+            check(exposed.opsPort(), "get", "/v1/stats", null, null, null, 403);
         }
         RedisServer redis = RedisServer.start(dir.resolve("redis"));
         try (Agent onRedis = agent(
@@ -269,7 +282,8 @@ class OpenApiContractIT {
                     new AgentMetrics(),
                     new AtomicInteger(),
                     BodyBudget.ofHeap(HttpOptionsFor.open().maxBody()),
-                    new ConnectionCap(HttpOptionsFor.open().maxConnections()));
+                    new ConnectionCap(HttpOptionsFor.open().maxConnections()),
+                    new Credentials(HttpOptionsFor.open()));
             verticle.init(vertx, vertx.getOrCreateContext());
             Set<String> served = new TreeSet<>();
             for (Route route : verticle.router().getRoutes()) {
@@ -331,7 +345,7 @@ class OpenApiContractIT {
         }
 
         static HttpOptions token() {
-            return open().toBuilder().token(TOKEN).build();
+            return open().toBuilder().token(TOKEN).readToken(READ_TOKEN).build();
         }
     }
 }
