@@ -333,6 +333,15 @@ class ManifestsIT {
                 "consumer: the claim API is the pod's own");
         assertEquals(
                 List.of("agent-client -> [7070]", "monitoring -> [7071]"), ingress(policy("daemonset")), "daemonset");
+        NetworkPolicy executors = policy("spark");
+        assertEquals(
+                Map.of("dedup.dev/agent", "true", "spark-role", "executor"),
+                executors.getSpec().getPodSelector().getMatchLabels(),
+                "spark: the executors with the agent");
+        assertEquals(
+                List.of("spark-app -> []", "monitoring -> [7071]"),
+                ingress(executors),
+                "spark: the application's pods on every port (block manager, shuffles), Prometheus the ops port");
         Service service = Manifests.render("daemonset").stream()
                 .map(Manifests::strict)
                 .filter(Service.class::isInstance)
@@ -368,8 +377,23 @@ class ManifestsIT {
             List<String> who = new ArrayList<>();
             for (var peer : rule.getFrom()) {
                 if (peer.getPodSelector() != null
+                        && peer.getPodSelector().getMatchLabels() != null
                         && peer.getPodSelector().getMatchLabels().containsKey("dedup.dev/agent-client")) {
                     who.add("agent-client");
+                } else if (peer.getNamespaceSelector() == null
+                        && peer.getPodSelector() != null
+                        && peer.getPodSelector().getMatchExpressions().size() == 1
+                        && peer.getPodSelector()
+                                .getMatchExpressions()
+                                .get(0)
+                                .getKey()
+                                .equals("spark-role")
+                        && peer.getPodSelector()
+                                .getMatchExpressions()
+                                .get(0)
+                                .getOperator()
+                                .equals("Exists")) {
+                    who.add("spark-app");
                 } else if (peer.getNamespaceSelector() != null
                         && "true"
                                 .equals(peer.getNamespaceSelector()
