@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import os
 import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -61,6 +62,8 @@ class DedupClient:
     URL_VARIABLE = "DEDUP_URL"
     #: The environment variable that holds the agent's ``--token`` when no ``token`` is given.
     TOKEN_VARIABLE = "DEDUP_TOKEN"
+    #: The environment variable naming a PEM file of the certificates an ``https`` agent is trusted by.
+    CA_FILE_VARIABLE = "DEDUP_CA_FILE"
     #: Seconds a socket operation (connecting, sending, each read of the answer) may take, unless set.
     DEFAULT_TIMEOUT = 5.0
     #: The longest wait between two sends of a batch answered 503, whatever its ``Retry-After`` says.
@@ -75,6 +78,7 @@ class DedupClient:
         retries: int = 0,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         environ: Optional[Mapping[str, str]] = None,
+        ca_file: Optional[str] = None,
     ) -> None:
         """Makes a client of the agent at ``url``; nothing is connected until the first call.
 
@@ -93,7 +97,10 @@ class DedupClient:
                 default 0 leaves every retry to the worker. Nothing else is retried: a 4xx would get
                 the same answer, and a batch that got no answer at all is the worker's to send again.
             max_retry_wait: The longest wait before sending a 503'd batch again, in seconds.
-            environ: Where ``DEDUP_URL`` and ``DEDUP_TOKEN`` are read; :data:`os.environ` by default.
+            environ: Where ``DEDUP_URL``, ``DEDUP_TOKEN`` and ``DEDUP_CA_FILE`` are read; :data:`os.environ`
+                by default.
+            ca_file: A PEM file of the certificates to trust for an ``https`` agent (the issuer of its
+                ``--tls-cert-file``), instead of the system's. ``None``: ``DEDUP_CA_FILE`` when it is set.
 
         Raises:
             ValueError: When a setting is out of range: the message names the setting (or the
@@ -105,6 +112,15 @@ class DedupClient:
             url, url_setting = _variable(env, self.URL_VARIABLE) or self.DEFAULT_URL, self.URL_VARIABLE
         if token is None:
             token, token_setting = _variable(env, self.TOKEN_VARIABLE), self.TOKEN_VARIABLE
+        ca_setting = "ca_file"
+        if ca_file is None:
+            ca_file, ca_setting = _variable(env, self.CA_FILE_VARIABLE), self.CA_FILE_VARIABLE
+        self._ssl: Optional[ssl.SSLContext] = None
+        if ca_file is not None:
+            try:
+                self._ssl = ssl.create_default_context(cafile=ca_file)
+            except (OSError, ssl.SSLError) as e:
+                raise ValueError(f"{ca_setting}: {ca_file!r} is not a readable PEM file of certificates: {e}") from None
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise ValueError(
@@ -313,7 +329,7 @@ class DedupClient:
         # A connection inherited through fork() shares its socket with the parent: never use it, never close it.
         if self._https:
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                self._host, self._port, timeout=self._timeout
+                self._host, self._port, timeout=self._timeout, context=self._ssl
             )
         else:
             conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)

@@ -10,6 +10,7 @@ import dev.dedup.agent.http.BodyBudget;
 import dev.dedup.agent.http.ConnectionCap;
 import dev.dedup.agent.http.Credentials;
 import dev.dedup.agent.http.HttpVerticle;
+import dev.dedup.agent.http.ServerCertificate;
 import dev.dedup.agent.metrics.AgentMetrics;
 import dev.dedup.agent.metrics.BuildInfo;
 import dev.dedup.agent.metrics.MetricNames;
@@ -25,10 +26,14 @@ import dev.dedup.agent.store.redis.access.Housekeeping;
 import io.micrometer.core.instrument.Gauge;
 import io.netty.channel.EventLoopGroup;
 import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.VertxInternal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -86,8 +91,10 @@ public final class Agent implements AutoCloseable {
         // First the event loops: the Redis client's connections share them with the HTTP servers.
         Vertx vertx = Vertx.vertx(
                 new VertxOptions().setEventLoopPoolSize(options.http().eventLoops()));
+        ServerCertificate certificate;
         Stores stores;
         try {
+            certificate = ServerCertificate.of(options.http(), vertx);
             stores = openStore(options, clockMillis, metrics, ((VertxInternal) vertx).nettyEventLoopGroup());
         } catch (RuntimeException e) {
             closeWithin(vertx, 5000);
@@ -102,16 +109,22 @@ public final class Agent implements AutoCloseable {
             BodyBudget bodies = BodyBudget.ofHeap(options.http().maxBody());
             ConnectionCap connections = new ConnectionCap(options.http().maxConnections());
             Credentials credentials = new Credentials(options.http());
+            List<HttpVerticle> verticles = new CopyOnWriteArrayList<>();
             String servers = vertx.deployVerticle(
-                            () -> new HttpVerticle(
-                                    options.http(),
-                                    claims,
-                                    ranges,
-                                    metrics,
-                                    boundPort,
-                                    bodies,
-                                    connections,
-                                    credentials),
+                            () -> {
+                                HttpVerticle verticle = new HttpVerticle(
+                                        options.http(),
+                                        claims,
+                                        ranges,
+                                        metrics,
+                                        boundPort,
+                                        bodies,
+                                        connections,
+                                        credentials,
+                                        certificate);
+                                verticles.add(verticle);
+                                return verticle;
+                            },
                             new DeploymentOptions()
                                     .setInstances(options.http().eventLoops())
                                     .setThreadingModel(ThreadingModel.EVENT_LOOP))
@@ -120,13 +133,15 @@ public final class Agent implements AutoCloseable {
                     .get(30, TimeUnit.SECONDS);
             Agent agent = new Agent(options, vertx, servers, store, metrics, boundPort.get());
             watchTokenFiles(vertx, options.http(), credentials, metrics);
+            watchCertificate(vertx, certificate, verticles, metrics);
             LOG.log(
                     System.Logger.Level.INFO,
-                    BuildInfo.current().line() + " listening on http://"
+                    BuildInfo.current().line() + " listening on "
+                            + options.http().scheme() + "://"
                             + options.http().host() + ":" + agent.port
                             + (options.http().ops() == null
                                     ? ""
-                                    : ", operations also on http://"
+                                    : ", operations also on " + options.http().scheme() + "://"
                                             + options.http().ops().host() + ":"
                                             + options.http().ops().port())
                             + " (store " + store.kind() + ": " + describe(options, stores) + ")"
@@ -197,6 +212,52 @@ public final class Agent implements AutoCloseable {
                             return null;
                         },
                         false));
+    }
+
+    /**
+     * Re-reads the certificate and key every {@link HttpOptions#TOKEN_FILE_CHECK}, off the event loops, and hands a
+     * changed pair to every server: applied and logged, or refused by a server (a key that does not match the
+     * certificate, a file cut short while it was written), counted and logged once, the pair before still served.
+     */
+    private static void watchCertificate(
+            Vertx vertx, ServerCertificate certificate, List<HttpVerticle> verticles, AgentMetrics metrics) {
+        if (certificate == null) {
+            return;
+        }
+        AtomicReference<String> lastRefusal = new AtomicReference<>();
+        vertx.setPeriodic(
+                HttpOptions.TOKEN_FILE_CHECK.toMillis(),
+                id -> vertx.<io.vertx.core.net.PemKeyCertOptions>executeBlocking(() -> certificate.reload(vertx), false)
+                        .compose(changed -> {
+                            if (changed == null) {
+                                return Future.succeededFuture(null);
+                            }
+                            List<Future<Boolean>> updates = new ArrayList<>();
+                            for (HttpVerticle verticle : verticles) {
+                                updates.add(verticle.updateCertificate(changed));
+                            }
+                            // Servers of one port share their TLS context: the first to take the pair changes
+                            // it, the others find it taken (false). A pair that does not load fails them.
+                            return Future.all(updates).map(all -> "applied");
+                        })
+                        .onComplete(ar -> {
+                            if (ar.succeeded() && ar.result() != null) {
+                                lastRefusal.set(null);
+                                metrics.tlsReloaded(true);
+                                LOG.log(
+                                        System.Logger.Level.INFO,
+                                        "TLS certificate files read again: serving the new pair");
+                            } else if (ar.failed()) {
+                                String why = String.valueOf(ar.cause().getMessage());
+                                if (why.equals(lastRefusal.getAndSet(why))) {
+                                    return; // said once until it changes
+                                }
+                                metrics.tlsReloaded(false);
+                                LOG.log(
+                                        System.Logger.Level.WARNING,
+                                        "TLS certificate files not applied, the pair before is still served: " + why);
+                            }
+                        }));
     }
 
     /**

@@ -24,6 +24,9 @@ import java.util.List;
  * @param insecureBind allow a non-loopback {@code host} without a token
  * @param ops          a port of its own for the operations endpoints, besides this one; null for none
  * @param maxConnections connections held open at once, over both ports; one more is closed when accepted
+ * @param tlsCertFile  a PEM certificate chain: both ports speak TLS with it (and {@code tlsKeyFile}), re-read when it
+ *                     changes; null for plain HTTP
+ * @param tlsKeyFile   the PEM private key of {@code tlsCertFile}; null with it
  */
 public record HttpOptions(
         String host,
@@ -39,7 +42,9 @@ public record HttpOptions(
         Path readTokenFile,
         boolean insecureBind,
         OpsOptions ops,
-        int maxConnections) {
+        int maxConnections,
+        Path tlsCertFile,
+        Path tlsKeyFile) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7070;
@@ -84,6 +89,19 @@ public record HttpOptions(
                     + " anyone who can reach it (for probes and scrapers alone, keep host on loopback and set"
                     + " --ops-port)");
         }
+        if ((tlsCertFile == null) != (tlsKeyFile == null)) {
+            throw new ConfigException(
+                    tlsCertFile == null
+                            ? "tls-key-file: " + tlsKeyFile + " is given without tls-cert-file; give both, or neither"
+                            : "tls-cert-file: " + tlsCertFile
+                                    + " is given without tls-key-file; give both, or neither");
+        }
+        for (Path file : new Path[] {tlsCertFile, tlsKeyFile}) {
+            if (file != null && !java.nio.file.Files.isReadable(file)) {
+                throw new ConfigException(
+                        (file == tlsCertFile ? "tls-cert-file: " : "tls-key-file: ") + file + " cannot be read");
+            }
+        }
         if (ops != null && ops.port() != 0 && ops.port() == port) {
             throw new ConfigException("ops-port: " + port + " is also the claim port (port); give the operations"
                     + " endpoints another port, or no ops-port to serve them on the claim port alone");
@@ -104,6 +122,16 @@ public record HttpOptions(
             return List.of(value);
         }
         return file == null ? List.of() : new ArrayList<>(Tokens.readFile(fileSetting, file));
+    }
+
+    /** Whether both ports speak TLS. */
+    public boolean tls() {
+        return tlsCertFile != null;
+    }
+
+    /** {@code https} with TLS, else {@code http}. */
+    public String scheme() {
+        return tls() ? "https" : "http";
     }
 
     /** Whether the claim API wants a token: {@code token} or {@code tokenFile} is set. */
@@ -131,8 +159,8 @@ public record HttpOptions(
                 + ", idleTimeout=" + idleTimeout + ", eventLoops=" + eventLoops + ", shutdownGrace=" + shutdownGrace
                 + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile + ", readToken="
                 + (readToken == null ? "none" : "***") + ", readTokenFile=" + readTokenFile + ", insecureBind="
-                + insecureBind + ", ops=" + ops
-                + "]";
+                + insecureBind + ", ops=" + ops + ", maxConnections=" + maxConnections + ", tlsCertFile=" + tlsCertFile
+                + ", tlsKeyFile=" + tlsKeyFile + "]";
     }
 
     public static HttpOptions defaults() {
@@ -164,7 +192,8 @@ public record HttpOptions(
                 .readTokenFile(readTokenFile)
                 .insecureBind(insecureBind)
                 .ops(ops)
-                .maxConnections(maxConnections);
+                .maxConnections(maxConnections)
+                .tls(tlsCertFile, tlsKeyFile);
     }
 
     /** Options being built; {@link #build} checks them as the record does. */
@@ -183,6 +212,8 @@ public record HttpOptions(
         private boolean insecureBind;
         private OpsOptions ops;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private Path tlsCertFile;
+        private Path tlsKeyFile;
 
         private Builder() {}
 
@@ -261,6 +292,25 @@ public record HttpOptions(
             return this;
         }
 
+        /** A PEM certificate chain and its private key, for TLS on both ports; nulls for plain HTTP. */
+        public Builder tls(Path certFile, Path keyFile) {
+            this.tlsCertFile = certFile;
+            this.tlsKeyFile = keyFile;
+            return this;
+        }
+
+        /** A PEM certificate chain for TLS on both ports, with {@link #tlsKeyFile}; null for plain HTTP. */
+        public Builder tlsCertFile(Path file) {
+            this.tlsCertFile = file;
+            return this;
+        }
+
+        /** The PEM private key of {@link #tlsCertFile}. */
+        public Builder tlsKeyFile(Path file) {
+            this.tlsKeyFile = file;
+            return this;
+        }
+
         public HttpOptions build() {
             return new HttpOptions(
                     host,
@@ -276,7 +326,9 @@ public record HttpOptions(
                     readTokenFile,
                     insecureBind,
                     ops,
-                    maxConnections);
+                    maxConnections,
+                    tlsCertFile,
+                    tlsKeyFile);
         }
     }
 }

@@ -284,6 +284,22 @@ public final class Settings {
                     "none",
                     "A file of read tokens instead of `--read-token`, read and re-read as `--token-file` is.",
                     (d, v) -> d.httpOptions.readTokenFile(v.textOrNull() == null ? null : Path.of(v.text()))),
+            Setting.of(
+                    "tls-cert-file",
+                    "none: plain HTTP",
+                    "A PEM certificate chain (the server's certificate first, as a Kubernetes TLS Secret's `tls.crt`): "
+                            + "with `--tls-key-file`, both ports speak TLS alone (a plain request is refused), and the two "
+                            + "files are re-read within " + Durations.format(HttpOptions.TOKEN_FILE_CHECK) + " of a "
+                            + "change, so that a renewed certificate is served without a restart (a pair that does not "
+                            + "load is not applied: `dedup_tls_reloads_total{result=\"refused\"}`). Clients trust it "
+                            + "through their CA file (`DEDUP_CA_FILE`).",
+                    (d, v) -> d.httpOptions.tlsCertFile(v.textOrNull() == null ? null : Path.of(v.text()))),
+            Setting.of(
+                    "tls-key-file",
+                    "none",
+                    "The PEM private key of `--tls-cert-file` (PKCS#8 or PKCS#1, not encrypted; a TLS Secret's "
+                            + "`tls.key`).",
+                    (d, v) -> d.httpOptions.tlsKeyFile(v.textOrNull() == null ? null : Path.of(v.text()))),
             Setting.flag(
                     "insecure-bind",
                     "Allow a non-loopback `--host` without `--token`: anyone who can reach the port may claim and "

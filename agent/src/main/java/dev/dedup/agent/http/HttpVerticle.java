@@ -37,6 +37,7 @@ public final class HttpVerticle extends VerticleBase {
     private final BodyBudget bodies;
     private final ConnectionCap connections;
     private final Credentials credentials;
+    private final ServerCertificate certificate;
     private HttpServer server;
     private HttpServer opsServer;
 
@@ -48,9 +49,11 @@ public final class HttpVerticle extends VerticleBase {
             AtomicInteger boundPort,
             BodyBudget bodies,
             ConnectionCap connections,
-            Credentials credentials) {
+            Credentials credentials,
+            ServerCertificate certificate) {
         this.options = options;
         this.credentials = credentials;
+        this.certificate = certificate;
         this.bodies = bodies;
         this.connections = connections;
         this.claims = claims;
@@ -83,10 +86,25 @@ public final class HttpVerticle extends VerticleBase {
                 .setTcpNoDelay(true)
                 .setCompressionSupported(false)
                 .setHttp2ClearTextEnabled(false);
+        if (certificate != null) {
+            serverOptions.setSsl(true).setKeyCertOptions(certificate.keyCert());
+        }
         return vertx.createHttpServer(serverOptions)
                 .connectionHandler(connection -> connections.handle(connection, metrics))
                 .requestHandler(router)
                 .invalidRequestHandler(this::invalidRequest);
+    }
+
+    /**
+     * Serves {@code keyCert} on both ports from now on (connections already open keep theirs); true when this
+     * server's TLS context changed, false when another server of the port had changed it already. Fails when the pair
+     * does not load (a key that does not match, a file cut short): the pair before is still served.
+     */
+    public Future<Boolean> updateCertificate(io.vertx.core.net.PemKeyCertOptions keyCert) {
+        io.vertx.core.net.ServerSSLOptions ssl = new io.vertx.core.net.ServerSSLOptions().setKeyCertOptions(keyCert);
+        Future<Boolean> claimPort = server.updateSSLOptions(ssl);
+        Future<Boolean> ops = opsServer == null ? Future.succeededFuture(true) : opsServer.updateSSLOptions(ssl);
+        return Future.all(claimPort, ops).map(both -> claimPort.result() || ops.result());
     }
 
     /** The routes; package-private so that a test can compare them with docs/openapi.yaml. */

@@ -36,6 +36,8 @@ public final class AgentMetrics implements AutoCloseable {
     private final Counter connectionsRefused;
     private final Counter tokensApplied;
     private final Counter tokensRefused;
+    private final Counter tlsApplied;
+    private final Counter tlsRefused;
     private final Counter released;
     private final Counter notHeld;
     private final DistributionSummary claimBatchItems;
@@ -75,6 +77,8 @@ public final class AgentMetrics implements AutoCloseable {
                 .register(registry);
         tokensApplied = tokenReloads("applied");
         tokensRefused = tokenReloads("refused");
+        tlsApplied = tlsReloads("applied");
+        tlsRefused = tlsReloads("refused");
         connectionsRefused = Counter.builder(MetricNames.CONNECTIONS_REFUSED)
                 .description("Connections closed as soon as they were accepted: the agent held max-connections")
                 .register(registry);
@@ -125,6 +129,19 @@ public final class AgentMetrics implements AutoCloseable {
                 .tag(MetricNames.TAG_RESULT, result)
                 .description("Token files read again after a change: applied, or refused (the tokens before stay)")
                 .register(registry);
+    }
+
+    private Counter tlsReloads(String result) {
+        return Counter.builder(MetricNames.TLS_RELOADS)
+                .tag(MetricNames.TAG_RESULT, result)
+                .description("TLS certificate files read again after a change: applied, or refused (the pair before"
+                        + " is still served)")
+                .register(registry);
+    }
+
+    /** Counts the TLS certificate files read again after a change, {@code applied} or not. */
+    public void tlsReloaded(boolean applied) {
+        (applied ? tlsApplied : tlsRefused).increment();
     }
 
     /** Counts a token file read again after a change, {@code applied} or not. */

@@ -19,6 +19,8 @@ public final class MetricNames {
     public static final String CONNECTIONS_REFUSED = "dedup.http.connections.refused";
     /** Token files read again after a change, by result: {@code applied} or {@code refused}. */
     public static final String TOKEN_FILE_RELOADS = "dedup.token.file.reloads";
+    /** TLS certificate files read again after a change, by result: {@code applied} or {@code refused}. */
+    public static final String TLS_RELOADS = "dedup.tls.reloads";
     /** Items released, tag {@code result=released|not_held}. */
     public static final String RELEASES = "dedup.releases";
     /** Items per accepted request, tag {@code endpoint=claims|releases}. */

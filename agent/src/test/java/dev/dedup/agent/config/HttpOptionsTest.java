@@ -46,7 +46,9 @@ class HttpOptionsTest {
                 null,
                 true,
                 new OpsOptions("0.0.0.0", 9090),
-                64);
+                64,
+                null,
+                null);
         assertEquals(all, all.toBuilder().build());
         HttpOptions moved = all.toBuilder().port(8081).ops(null).build();
         assertEquals(
@@ -64,7 +66,9 @@ class HttpOptionsTest {
                         null,
                         true,
                         null,
-                        64),
+                        64,
+                        null,
+                        null),
                 moved);
     }
 

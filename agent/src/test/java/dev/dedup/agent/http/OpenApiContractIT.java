@@ -283,7 +283,8 @@ class OpenApiContractIT {
                     new AtomicInteger(),
                     BodyBudget.ofHeap(HttpOptionsFor.open().maxBody()),
                     new ConnectionCap(HttpOptionsFor.open().maxConnections()),
-                    new Credentials(HttpOptionsFor.open()));
+                    new Credentials(HttpOptionsFor.open()),
+                    null);
             verticle.init(vertx, vertx.getOrCreateContext());
             Set<String> served = new TreeSet<>();
             for (Route route : verticle.router().getRoutes()) {

@@ -60,6 +60,11 @@ public final class DedupClient {
     public static final String URL_VARIABLE = "DEDUP_URL";
     /** The environment variable that holds the agent's {@code --token}, read by {@link #fromEnvironment()}. */
     public static final String TOKEN_VARIABLE = "DEDUP_TOKEN";
+    /**
+     * The environment variable that names a PEM file of the certificates to trust for an {@code https} agent (its
+     * {@code --tls-cert-file}'s issuer), read by {@link #fromEnvironment()}.
+     */
+    public static final String CA_FILE_VARIABLE = "DEDUP_CA_FILE";
 
     private final HttpClient http;
     private final URI base;
@@ -71,12 +76,7 @@ public final class DedupClient {
     private final String authorization;
 
     private DedupClient(Builder b) {
-        this.http = b.httpClient != null
-                ? b.httpClient
-                : HttpClient.newBuilder()
-                        .version(HttpClient.Version.HTTP_1_1) // the agent speaks HTTP/1.1; skip the h2c upgrade attempt
-                        .connectTimeout(b.connectTimeout)
-                        .build();
+        this.http = b.httpClient != null ? b.httpClient : newHttpClient(b);
         this.base = b.base;
         String prefix = b.base.toString();
         while (prefix.endsWith("/")) {
@@ -90,6 +90,16 @@ public final class DedupClient {
         this.authorization = b.bearerToken == null ? null : "Bearer " + b.bearerToken;
     }
 
+    private static HttpClient newHttpClient(Builder b) {
+        HttpClient.Builder http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1) // the agent speaks HTTP/1.1; skip the h2c upgrade attempt
+                .connectTimeout(b.connectTimeout);
+        if (b.trusted != null) {
+            http.sslContext(b.trusted);
+        }
+        return http.build();
+    }
+
     /** A client of the agent at {@code base} (e.g. {@code http://127.0.0.1:7070}) with default settings. */
     public static DedupClient create(URI base) {
         return builder(base).build();
@@ -100,8 +110,9 @@ public final class DedupClient {
     }
 
     /**
-     * A client of the agent this process is told about: {@code DEDUP_URL} (default {@link #DEFAULT_URL}), and
-     * {@code DEDUP_TOKEN}, when set and not empty, sent as {@code Authorization: Bearer <token>}. What a pod
+     * A client of the agent this process is told about: {@code DEDUP_URL} (default {@link #DEFAULT_URL}),
+     * {@code DEDUP_TOKEN}, when set and not empty, sent as {@code Authorization: Bearer <token>}, and {@code
+     * DEDUP_CA_FILE}, when set, the certificates an {@code https} agent is trusted by. What a pod
      * template or a unit gives the worker, e.g. {@code DEDUP_URL=http://127.0.0.1:7070}.
      *
      * @throws IllegalArgumentException when {@code DEDUP_URL} or {@code DEDUP_TOKEN} is not valid, naming it
@@ -129,6 +140,10 @@ public final class DedupClient {
         String token = variable(environment, TOKEN_VARIABLE);
         if (token != null) {
             b.bearerToken(token, TOKEN_VARIABLE);
+        }
+        String caFile = variable(environment, CA_FILE_VARIABLE);
+        if (caFile != null) {
+            b.caFile(java.nio.file.Paths.get(caFile), CA_FILE_VARIABLE);
         }
         return b;
     }
@@ -288,6 +303,7 @@ public final class DedupClient {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private String bearerToken;
         private HttpClient httpClient;
+        private javax.net.ssl.SSLContext trusted;
 
         private Builder(URI base, String setting) {
             Objects.requireNonNull(base, setting);
@@ -324,6 +340,19 @@ public final class DedupClient {
                 throw new IllegalArgumentException(setting + ": must be non-empty printable ASCII without spaces");
             }
             this.bearerToken = token;
+            return this;
+        }
+
+        /**
+         * Trusts the certificates of a PEM file (the issuer of the agent's {@code --tls-cert-file}) for an {@code
+         * https} agent, instead of the JVM's default ones. Ignored with {@link #httpClient}.
+         */
+        public Builder caFile(java.nio.file.Path file) {
+            return caFile(file, "caFile");
+        }
+
+        private Builder caFile(java.nio.file.Path file, String setting) {
+            this.trusted = TrustedCertificates.context(setting, Objects.requireNonNull(file, setting));
             return this;
         }
 
