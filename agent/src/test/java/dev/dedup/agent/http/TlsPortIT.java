@@ -79,7 +79,10 @@ class TlsPortIT {
                             "https://127.0.0.1:" + agent.port() + "/v1/claims"));
             assertEquals(
                     "{\"status\":\"live\"}",
-                    curl("--cacert", authority.ca().toString(), "https://127.0.0.1:" + agent.opsPort() + "/health/live"),
+                    curl(
+                            "--cacert",
+                            authority.ca().toString(),
+                            "https://127.0.0.1:" + agent.opsPort() + "/health/live"),
                     "the ops port speaks TLS too");
 
             DedupClient trusting = DedupClient.builder(URI.create("https://127.0.0.1:" + agent.port()))
@@ -89,7 +92,10 @@ class TlsPortIT {
                     List.of(Verdict.RETRY, Verdict.NEW),
                     trusting.claim("tls", List.of(new Item("curl-1", "p0:1"), new Item("java-1", "p0:1"))));
             DedupClient fromEnvironment = DedupClient.builderFromEnvironment(Map.of(
-                            "DEDUP_URL", "https://localhost:" + agent.port(), "DEDUP_CA_FILE", authority.ca().toString()))
+                            "DEDUP_URL",
+                            "https://localhost:" + agent.port(),
+                            "DEDUP_CA_FILE",
+                            authority.ca().toString()))
                     .build();
             assertEquals(List.of(Verdict.DUPLICATE), fromEnvironment.claim("tls", List.of(new Item("java-1", "p1:1"))));
 

@@ -32,8 +32,20 @@ public final class TestCertificates {
     /** An authority and a first server certificate ({@link #cert}, {@link #key}) in {@code dir}, valid two days. */
     public static TestCertificates make(Path dir) throws IOException, InterruptedException {
         TestCertificates c = new TestCertificates(Files.createDirectories(dir));
-        c.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", c.caKey.toString(), "-out",
-                c.ca.toString(), "-days", "2", "-subj", "/CN=dedup test CA");
+        c.openssl(
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                c.caKey.toString(),
+                "-out",
+                c.ca.toString(),
+                "-days",
+                "2",
+                "-subj",
+                "/CN=dedup test CA");
         c.sign(c.cert, c.key);
         return c;
     }
@@ -77,17 +89,43 @@ public final class TestCertificates {
     private void sign(Path certOut, Path keyOut) throws IOException, InterruptedException {
         Path csr = dir.resolve(certOut.getFileName() + ".csr");
         Path ext = Files.writeString(dir.resolve("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", keyOut.toString(), "-out", csr.toString(), "-subj",
+        openssl(
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                keyOut.toString(),
+                "-out",
+                csr.toString(),
+                "-subj",
                 "/CN=127.0.0.1");
-        openssl("x509", "-req", "-in", csr.toString(), "-CA", ca.toString(), "-CAkey", caKey.toString(),
-                "-CAcreateserial", "-out", certOut.toString(), "-days", "2", "-extfile", ext.toString());
+        openssl(
+                "x509",
+                "-req",
+                "-in",
+                csr.toString(),
+                "-CA",
+                ca.toString(),
+                "-CAkey",
+                caKey.toString(),
+                "-CAcreateserial",
+                "-out",
+                certOut.toString(),
+                "-days",
+                "2",
+                "-extfile",
+                ext.toString());
     }
 
     private void openssl(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("openssl"));
         cmd.addAll(List.of(args));
         Path log = dir.resolve("openssl.log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("openssl hung: " + String.join(" ", args));
