@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import time
 import urllib.error
@@ -72,9 +73,12 @@ def stop(process: subprocess.Popen, grace: float = 10.0) -> None:
 class AgentProcess:
     """The agent jar in its own JVM on a free port, its data in ``workdir``, its output in ``agent.log``."""
 
-    def __init__(self, workdir: Path, *args: str) -> None:
+    def __init__(self, workdir: Path, *args: str, ca_file: Optional[Path] = None) -> None:
+        """``ca_file``: the agent speaks TLS (its ``args`` give ``--tls-cert-file`` and ``--tls-key-file``), and
+        this file holds the authority that signed its certificate."""
         self.workdir = workdir
         self.args = list(args)
+        self.ca_file = ca_file
         self.port = 0
         self.process: Optional[subprocess.Popen] = None
         workdir.mkdir(parents=True, exist_ok=True)
@@ -82,7 +86,7 @@ class AgentProcess:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.ca_file else 'http'}://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0, port: Optional[int] = None) -> AgentProcess:
         """Starts the agent on ``port``, else on a free one."""
@@ -113,7 +117,8 @@ class AgentProcess:
                 return False
             try:
                 req = urllib.request.Request(self.url + "/health/ready", headers=headers)
-                with urllib.request.urlopen(req, timeout=2) as r:
+                context = ssl.create_default_context(cafile=str(self.ca_file)) if self.ca_file else None
+                with urllib.request.urlopen(req, timeout=2, context=context) as r:
                     if r.status == 200:
                         return True
             except (OSError, urllib.error.URLError):

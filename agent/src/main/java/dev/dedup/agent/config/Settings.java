@@ -313,7 +313,7 @@ public final class Settings {
      * than refusing them as unknown. {@code DEDUP_TOKEN} is not among them: it is {@code --token}'s variable, and one
      * token read by both sides, the agent requiring it and the worker sending it, is the point of sharing it.
      */
-    static final Set<String> CLIENT_VARIABLES = Set.of("DEDUP_URL");
+    static final Set<String> CLIENT_VARIABLES = Set.of("DEDUP_URL", "DEDUP_CA_FILE");
 
     private Settings() {}
 

@@ -385,6 +385,10 @@ class ConfigLoaderTest {
                         .port());
         assertEquals(
                 7070, load(List.of(), Map.of("DEDUP_URL", "not a URL")).http().port(), "not even read");
+        assertEquals(
+                load(List.of(), Map.of()),
+                load(List.of(), Map.of("DEDUP_CA_FILE", "/no/such/ca.crt")),
+                "DEDUP_CA_FILE is the clients': the agent serves --tls-cert-file");
     }
 
     @Test
