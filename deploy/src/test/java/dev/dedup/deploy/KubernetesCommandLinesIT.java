@@ -49,6 +49,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class KubernetesCommandLinesIT {
 
     static final String TOKEN = "k8s-it-" + UUID.randomUUID().toString().replace("-", "");
+    static final String READ_TOKEN =
+            "k8s-it-read-" + UUID.randomUUID().toString().replace("-", "");
     static final String PASSWORD = hex();
     static final String REPLICATION_PASSWORD = hex();
     static final String SENTINEL_PASSWORD = hex();
@@ -74,6 +76,7 @@ class KubernetesCommandLinesIT {
     static Map<String, String> secrets(String redisUri) {
         return Map.of(
                 "dedup-agent/token", TOKEN,
+                "dedup-agent/read-token", READ_TOKEN,
                 "dedup-redis/uri", redisUri,
                 "dedup-redis-tier/agent-password", PASSWORD,
                 "dedup-redis-tier/replication-password", REPLICATION_PASSWORD,
@@ -322,6 +325,22 @@ class KubernetesCommandLinesIT {
     }
 
     /** The agent container of each workload, and the manifests that hold it. */
+    /** The pod spec that holds the workload's agent container. */
+    static io.fabric8.kubernetes.api.model.PodSpec podSpec(String workload) {
+        if (workload.equals("spark")) {
+            return ((io.fabric8.kubernetes.api.model.Pod) Manifests.strict(
+                            Manifests.file(Tools.KUBERNETES.resolve("spark/executor-pod-template.yaml"))
+                                    .get(0)))
+                    .getSpec();
+        }
+        return Manifests.render(workload).stream()
+                .map(Manifests::strict)
+                .map(ManifestsIT::podSpec)
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .orElseThrow();
+    }
+
     static Container agentContainer(String workload) {
         if (workload.equals("spark")) {
             return container(
@@ -354,11 +373,13 @@ class KubernetesCommandLinesIT {
      * Starts the workload's agent container as the kubelet would, with {@code redisUri} in the Secret, on this
      * machine's free {@code port} and {@code opsPort} in place of the manifest's.
      */
-    static Proc startAgent(String workload, String redisUri, int port, int opsPort, Path work) {
+    static Proc startAgent(String workload, String redisUri, int port, int opsPort, Path work)
+            throws java.io.IOException {
         Container c = agentContainer(workload);
         Path data = work.resolve("var-lib-dedup");
         PodContainer pc = new PodContainer(
                         c, Manifests.render(workload), secrets(redisUri), Map.of("status.podIP", "127.0.0.1"))
+                .mountSecrets(podSpec(workload), work.resolve("secrets"))
                 .replace("/var/lib/dedup", data.toString())
                 .replace("/app/dedup-agent.jar", Tools.agentJar().toString())
                 .replace("/app/jvm.options", Tools.DEPLOY.resolve("jvm.options").toString());
@@ -423,18 +444,31 @@ class KubernetesCommandLinesIT {
             assertEquals(Collections.nCopies(300, Verdict.RETRY), worker.claim(workload, items));
             assertEquals(Collections.nCopies(300, Verdict.DUPLICATE), worker.claim(workload, copies));
             String ops = "http://127.0.0.1:" + opsPort;
-            String token = tokened ? TOKEN : null;
+            // Prometheus's token: the read token of the node agents' Secret, none for the sidecars
+            String token = tokened ? READ_TOKEN : null;
+            String stats;
             if (tokened) {
                 DedupException noToken = assertThrows(
                         DedupException.class,
                         () -> DedupClient.create(URI.create(url)).claim(workload, items));
                 assertEquals(401, noToken.status());
+                DedupException readOnly = assertThrows(
+                        DedupException.class,
+                        () -> DedupClient.builder(URI.create(url))
+                                .bearerToken(READ_TOKEN)
+                                .build()
+                                .claim(workload, items));
+                assertEquals(403, readOnly.status(), "the read token cannot claim");
                 assertEquals(401, Proc.get(ops + "/metrics", null).statusCode(), "the ops port wants the token");
                 assertEquals(401, Proc.get(ops + "/v1/stats", null).statusCode());
+                stats = Proc.get(ops + "/v1/stats", token).body();
+            } else {
+                // the ops port is on every address of the pod: the stats stay on the claim port, on loopback
+                assertEquals(403, Proc.get(ops + "/v1/stats", null).statusCode());
+                stats = Proc.get(url + "/v1/stats", null).body();
             }
             assertEquals(200, Proc.get(ops + "/metrics", token).statusCode());
             assertEquals(404, Proc.get(ops + "/v1/claims", token).statusCode(), "the ops port serves no claim API");
-            String stats = Proc.get(ops + "/v1/stats", token).body();
             if (workload.equals("consumer-embedded")) {
                 assertTrue(stats.contains("\"kind\" : \"embedded\""), stats);
                 assertTrue(Files.exists(work.resolve("var-lib-dedup/claims.slots")), "the store on its volume");
@@ -444,6 +478,7 @@ class KubernetesCommandLinesIT {
                 assertFalse(agent.output().contains(PASSWORD), "the password is never logged");
             }
             assertFalse(agent.output().contains(TOKEN), "the token is never logged");
+            assertFalse(agent.output().contains(READ_TOKEN), "nor the read token");
 
             assertEquals(0, agent.terminate(Duration.ofSeconds(grace(workload))), agent.output());
             assertTrue(agent.output().contains("dedup-agent: stopped"), agent.output());

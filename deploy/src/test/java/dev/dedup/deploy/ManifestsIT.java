@@ -170,7 +170,7 @@ class ManifestsIT {
         }
 
         boolean hasToken() {
-            return env(agent()).containsKey("DEDUP_TOKEN");
+            return agent().getArgs().contains("--token-file");
         }
 
         /** The value of {@code flag} in the agent's arguments. */
@@ -244,10 +244,32 @@ class ManifestsIT {
         for (var probe : pc.probes()) {
             assertEquals("dedup-ops", probe.getHttpGet().getPort().getStrVal(), workload + " probe");
         }
-        assertEquals(node, pod.hasToken(), workload + ": DEDUP_TOKEN of the agent");
+        assertEquals(node, pod.hasToken(), workload + ": the agent's token file");
+        assertFalse(pod.env(agent).containsKey("DEDUP_TOKEN"), workload + ": no token in the environment");
         if (node) {
-            var ref = pod.env(agent).get("DEDUP_TOKEN").getValueFrom().getSecretKeyRef();
-            assertEquals("dedup-agent/token", ref.getName() + "/" + ref.getKey());
+            // the token files are the Secret's keys, mounted read-only where the arguments name them
+            assertEquals("/run/secrets/dedup-agent/token", pod.arg("--token-file"));
+            assertEquals("/run/secrets/dedup-agent/read-token", pod.arg("--read-token-file"));
+            var mount = agent.getVolumeMounts().stream()
+                    .filter(m -> m.getMountPath().equals("/run/secrets/dedup-agent"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("the Secret dedup-agent is not mounted"));
+            assertTrue(mount.getReadOnly(), "read-only");
+            var volume = pod.spec().getVolumes().stream()
+                    .filter(v -> v.getName().equals(mount.getName()))
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals("dedup-agent", volume.getSecret().getSecretName());
+            assertEquals(
+                    List.of("token:token", "read-token:read-token"),
+                    volume.getSecret().getItems().stream()
+                            .map(i -> i.getKey() + ":" + i.getPath())
+                            .toList());
+            assertEquals(0440, volume.getSecret().getDefaultMode(), "the agent's group reads it, no one else");
+            assertEquals(
+                    pod.spec().getSecurityContext().getRunAsGroup(),
+                    pod.spec().getSecurityContext().getFsGroup(),
+                    "the files' group is the agent's");
         }
         assertEquals(
                 Map.of("prometheus.io/scrape", "true", "prometheus.io/port", "7071", "prometheus.io/path", "/metrics"),
@@ -268,7 +290,10 @@ class ManifestsIT {
         }
     }
 
-    /** Each agent's pod is scraped by exactly one PodMonitor, on its ops port, with the token where it has one. */
+    /**
+     * Each agent's pod is scraped by exactly one PodMonitor, on its ops port, with the read token where the agent has
+     * tokens: Prometheus's namespace holds no token that claims or releases.
+     */
     @Test
     void monitoringScrapesEveryAgentOnItsOpsPort_withTheTokenWhereTheAgentHasOne() {
         List<PodMonitor> monitors = Manifests.render("monitoring").stream()
@@ -291,7 +316,7 @@ class ManifestsIT {
             assertEquals(pod.hasToken(), auth != null, workload + ": the bearer token where the agent has one");
             if (auth != null) {
                 assertEquals(
-                        "dedup-agent/token",
+                        "dedup-agent-read/read-token",
                         auth.getCredentials().getName() + "/"
                                 + auth.getCredentials().getKey());
             }

@@ -52,6 +52,48 @@ final class PodContainer {
         }
     }
 
+    /**
+     * Writes the files of the container's Secret volumes of {@code pod} as the kubelet would (each item's key, from
+     * the values the test plays, at its path, with the volume's mode) under {@code root}, and replaces each mount
+     * path by its local folder.
+     */
+    PodContainer mountSecrets(io.fabric8.kubernetes.api.model.PodSpec pod, java.nio.file.Path root)
+            throws java.io.IOException {
+        for (var mount : container.getVolumeMounts()) {
+            var volume = pod.getVolumes().stream()
+                    .filter(v -> v.getName().equals(mount.getName()))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no volume " + mount.getName() + " in the pod"));
+            if (volume.getSecret() == null) {
+                continue;
+            }
+            java.nio.file.Path folder = java.nio.file.Files.createDirectories(root.resolve(mount.getName()));
+            String secret = volume.getSecret().getSecretName();
+            for (var item : volume.getSecret().getItems()) {
+                String value = secrets.get(secret + "/" + item.getKey());
+                assertNotNull(value, "the test plays no Secret " + secret + "/" + item.getKey());
+                java.nio.file.Path file = folder.resolve(item.getPath());
+                java.nio.file.Files.writeString(file, value);
+                Integer mode = volume.getSecret().getDefaultMode();
+                if (mode != null) {
+                    java.util.Set<java.nio.file.attribute.PosixFilePermission> perms =
+                            java.util.EnumSet.noneOf(java.nio.file.attribute.PosixFilePermission.class);
+                    java.nio.file.attribute.PosixFilePermission[] bits =
+                            java.nio.file.attribute.PosixFilePermission
+                                    .values(); // OWNER_READ first, OTHERS_EXECUTE last
+                    for (int i = 0; i < 9; i++) {
+                        if ((mode & (0400 >> i)) != 0) {
+                            perms.add(bits[i]);
+                        }
+                    }
+                    java.nio.file.Files.setPosixFilePermissions(file, perms);
+                }
+            }
+            replace(mount.getMountPath(), folder.toString());
+        }
+        return this;
+    }
+
     /** Replaces {@code what} by {@code with} wherever it appears in the arguments and environment values. */
     PodContainer replace(String what, String with) {
         replacements.put(what, with);
