@@ -10,7 +10,7 @@
 #   --cluster-use-empty-masters` moves slots to the masters that have none (the agents follow the slots:
 #   docs/redis.md#redis-cluster). A run stopped half way is finished by the next.
 # - More nodes in the cluster than pods (the count was lowered): it changes nothing and fails, saying so.
-#   A node's slots must be moved away before its pod is removed (docs/deploy.md#redis-cluster).
+#   A node's slots must be moved away before its pod is removed (docs/redis-on-kubernetes.md#redis-cluster).
 #
 # It ends once `redis-cli --cluster check` finds every slot served and every node agreeing, and fails
 # otherwise, so that the Job retries and its status says whether the cluster is whole. It never resets,

@@ -21,13 +21,13 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The builder's table in {@code docs/pipelines.md} against {@link DedupTransform.Builder}: every method the table
+ * The builder's table in {@code docs/spark.md} against {@link DedupTransform.Builder}: every method the table
  * names is the builder's, every setter of the builder is in the table, and the defaults it writes are the
  * class's constants.
  */
 class BuilderTableDocTest {
 
-    private static final String PAGE = "docs/pipelines.md";
+    private static final String PAGE = "docs/spark.md";
     private static final Pattern METHOD = Pattern.compile("`([a-zA-Z]+)\\(");
 
     @Test

@@ -5,12 +5,12 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * The Java blocks of {@code docs/pipelines.md}'s Spark section, line for line, compiled here; {@link
- * DocsCodeBlocksTest} fails when a block of the page is found in no compiled source.
+ * The Java blocks of {@code docs/spark.md}, line for line, compiled here; {@link DocsCodeBlocksTest} fails when a
+ * block of the page is found in no compiled source.
  */
 final class SparkSnippets {
 
-    /** pipelines.md, "With Spark: dedup-spark": the whole change to a job. */
+    /** spark.md: the whole change to a job. */
     static Dataset<Row> wholeChange(Dataset<Row> batch) {
         DedupTransform dedup = DedupTransform.builder("clicks") // one namespace for every job whose copies must meet
                 .idFromHeader("message-id") // where the producer put the message's id; never the record key

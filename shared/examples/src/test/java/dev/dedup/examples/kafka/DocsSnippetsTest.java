@@ -30,13 +30,13 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java blocks of {@code docs/pipelines.md}, "With a Kafka consumer" and "With Kafka share groups", line for line,
- * so that they compile against the library. They are compiled, not called (the pipeline ITs run the same loops
- * against a broker); the sinks' SQL steps, which the docs leave to {@code AggregateSink}, are {@link Sql}'s.
+ * The Java blocks of {@code docs/kafka.md} and {@code docs/share-groups.md}, line for line, so that they compile
+ * against the library. They are compiled, not called (the pipeline ITs run the same loops against a broker); the
+ * sinks' SQL steps, which the docs leave to {@code AggregateSink}, are {@link Sql}'s.
  */
 class DocsSnippetsTest {
 
-    /** docs/pipelines.md, "With a Kafka consumer": the loop. */
+    /** docs/kafka.md: the loop. */
     static void consumerLoop(Properties props, TransactionalSink<String, byte[]> sink) {
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
@@ -49,7 +49,7 @@ class DocsSnippetsTest {
         loop.run(); // until stop(): poll, claim, sink.write, commitSync
     }
 
-    /** docs/pipelines.md, "With Kafka share groups": the loop. */
+    /** docs/share-groups.md: the loop. */
     static void shareLoop(Properties props, OwnedSink<String, byte[]> sink) {
         KafkaShareConsumer<String, byte[]> consumer =
                 new KafkaShareConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
@@ -98,7 +98,7 @@ class DocsSnippetsTest {
     }
 }
 
-/** docs/pipelines.md, "With a Kafka consumer": the sink. */
+/** docs/kafka.md: the sink. */
 final class CountsSink implements TransactionalSink<String, byte[]> {
     @Override
     public void write(List<ConsumerRecord<String, byte[]>> kept, Map<TopicPartition, Long> nextOffsets)
@@ -125,7 +125,7 @@ final class CountsSink implements TransactionalSink<String, byte[]> {
     }
 }
 
-/** docs/pipelines.md, "With Kafka share groups": the sink. */
+/** docs/share-groups.md: the sink. */
 final class OwnedCountsSink implements OwnedSink<String, byte[]> {
     @Override
     public void write(List<Delivery<String, byte[]>> kept, OwnedSink.Renewal renewal) throws SQLException {

@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** One line per pipeline test run, printed and appended to {@code target/pipeline-report.txt} (docs/pipelines.md). */
+/** One line per pipeline test run, printed and appended to {@code target/pipeline-report.txt} (docs/testing.md). */
 public final class Report {
 
     public static void line(String text) {

@@ -170,7 +170,7 @@ public final class Traffic {
         // appended: a 4.2 broker takes any first sequence from a producer it holds no state for. Every retry of the
         // first is then refused (OUT_OF_ORDER_SEQUENCE_NUMBER) until delivery.timeout.ms (2 min) drops its records,
         // and flush() does not say so: the first batch of a partition (241 records here) is silently gone.
-        // KAFKA-15591 (fixed upstream by apache/kafka#23234); docs/pipelines.md.
+        // KAFKA-15591 (fixed upstream by apache/kafka#23234); docs/pipelines.md#records-the-broker-never-took.
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent =
                 new ArrayList<>(copies.size());
