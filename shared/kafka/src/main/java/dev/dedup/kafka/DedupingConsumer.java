@@ -32,7 +32,7 @@ import org.apache.kafka.common.errors.WakeupException;
  *         .idFromHeader("message-id")
  *         .sink(sink) // a TransactionalSink: the output and the next offsets in one transaction
  *         .build();
- * Runtime.getRuntime().addShutdownHook(new Thread(loop::stop));
+ * Runtime.getRuntime().addShutdownHook(new Thread(loop::stop)); // waits: the group is left before the JVM exits
  * loop.run();
  * }</pre>
  *
@@ -51,7 +51,8 @@ import org.apache.kafka.common.errors.WakeupException;
  * before, by this consumer or by the one that had the partition before a crash or a rebalance, and its output may or
  * may not be written: the sink decides by the offsets it stored ({@link TransactionalSink}). When partitions are
  * assigned the loop seeks to the offsets the sink stored, if it tells them ({@link
- * TransactionalSink#storedOffsets}).
+ * TransactionalSink#storedOffsets}), and commits those offsets to Kafka too where they are ahead of Kafka's, so that
+ * a partition that gets no new record after a restart shows no lag that is not there.
  *
  * <p>The loop runs on the thread that calls {@link #run()}, as a {@code KafkaConsumer} must, and closes the
  * consumer when it ends.
@@ -87,6 +88,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
     private final Listener listener;
     private volatile boolean running = true;
     private final CountDownLatch stopping = new CountDownLatch(1);
+    private final LoopEnd end = new LoopEnd();
 
     private DedupingConsumer(
             Consumer<K, V> consumer, LoopSettings<K, V> settings, TransactionalSink<K, V> sink, Listener listener) {
@@ -114,6 +116,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
      */
     @Override
     public void run() {
+        end.running();
         consumer.subscribe(settings.topics, new SeekToStoredOffsets());
         int batches = 0;
         try {
@@ -130,7 +133,11 @@ public final class DedupingConsumer<K, V> implements Runnable {
         } catch (IOException e) {
             throw new UncheckedIOException("claiming at the agent failed; nothing was skipped", e);
         } finally {
-            consumer.close();
+            try {
+                consumer.close(); // commits nothing (the loop commits each batch), leaves the group
+            } finally {
+                end.ended();
+            }
         }
     }
 
@@ -178,7 +185,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         next.forEach((tp, o) -> commit.put(tp, new OffsetAndMetadata(o)));
         try {
-            consumer.commitSync(commit);
+            commit(commit);
         } catch (CommitFailedException | RebalanceInProgressException moved) {
             // The output and its offsets are in the sink: whoever has the partitions now reads the batch again,
             // is answered RETRY, and the sink skips what it applied. Nothing to undo; go on with what is assigned.
@@ -187,11 +194,40 @@ public final class DedupingConsumer<K, V> implements Runnable {
         return batches;
     }
 
-    /** Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. */
+    /**
+     * Commits the batch's offsets. When {@link #stop()} came after the poll, its wakeup is still pending and the commit
+     * throws it; a wakeup is thrown once, so committing again goes through: the batch is committed before the loop
+     * ends.
+     */
+    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        try {
+            consumer.commitSync(offsets);
+        } catch (WakeupException stopped) {
+            consumer.commitSync(offsets);
+        }
+    }
+
+    /**
+     * Ends the loop and waits, up to 30 s, until it has: the batch in hand written and committed, the consumer closed
+     * and the group left, so that a shutdown hook ({@code addShutdownHook(new Thread(loop::stop))}) keeps the JVM
+     * until then and the partitions go to another member at once rather than after the session timeout.
+     */
     public void stop() {
+        stop(LoopEnd.DEFAULT_STOP_TIMEOUT);
+    }
+
+    /**
+     * Ends the loop and waits up to {@code timeout} until {@link #run()} has closed the consumer.
+     *
+     * @return true when the loop has ended (or never ran); false when the time ran out, or when called on the loop's
+     *     own thread (from the sink or a listener), which cannot wait for itself: the loop then ends after the batch
+     */
+    public boolean stop(java.time.Duration timeout) {
+        LoopEnd.positive(timeout);
         running = false;
         stopping.countDown();
         consumer.wakeup();
+        return end.await(timeout);
     }
 
     /** Starts each assigned partition where the sink's output ends, when the sink tells. */
@@ -207,11 +243,22 @@ public final class DedupingConsumer<K, V> implements Runnable {
             } catch (Exception e) {
                 throw new IllegalStateException("the sink's stored offsets of " + partitions + " could not be read", e);
             }
+            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new java.util.HashSet<>(partitions));
+            Map<TopicPartition, OffsetAndMetadata> ahead = new HashMap<>();
             for (TopicPartition tp : partitions) {
                 Long offset = stored.get(tp);
                 if (offset != null) {
                     consumer.seek(tp, offset);
+                    OffsetAndMetadata kafka = committed.get(tp);
+                    if (kafka == null || kafka.offset() < offset) {
+                        ahead.put(tp, new OffsetAndMetadata(offset));
+                    }
                 }
+            }
+            if (!ahead.isEmpty()) {
+                // The sink's output reaches past Kafka's offsets (a crash between the two): tell Kafka, so that a lag
+                // monitor sees none on a partition that gets no new record.
+                commit(ahead);
             }
         }
 

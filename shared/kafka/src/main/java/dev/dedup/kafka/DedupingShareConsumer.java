@@ -100,6 +100,7 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
     private final Acknowledgements<K, V> acks;
     private volatile boolean running = true;
     private final CountDownLatch stopping = new CountDownLatch(1);
+    private final LoopEnd end = new LoopEnd();
 
     private DedupingShareConsumer(
             ShareConsumer<K, V> consumer, LoopSettings<K, V> settings, OwnedSink<K, V> sink, Listener listener) {
@@ -128,6 +129,7 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
      */
     @Override
     public void run() {
+        end.running();
         consumer.subscribe(settings.topics);
         int batches = 0;
         try {
@@ -141,7 +143,11 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
         } catch (IOException e) {
             throw new UncheckedIOException("claiming at the agent failed; nothing was skipped", e);
         } finally {
-            consumer.close();
+            try {
+                consumer.close();
+            } finally {
+                end.ended();
+            }
         }
     }
 
@@ -226,14 +232,27 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
     }
 
     /**
-     * Ends the loop from another thread (a shutdown hook): {@link #run()} returns after closing the consumer. A batch
-     * the sink is writing is given back, its claims, then its records; a record a renewal had not taken back yet the
-     * broker gives back when the consumer closes, or when its lock runs out.
+     * Ends the loop and waits, up to 30 s, until {@link #run()} has closed the consumer, so that a shutdown hook
+     * ({@code addShutdownHook(new Thread(loop::stop))}) keeps the JVM until then. A batch the sink is writing is given
+     * back, its claims, then its records; a record a renewal had not taken back yet the broker gives back when the
+     * consumer closes, or when its lock runs out.
      */
     public void stop() {
+        stop(LoopEnd.DEFAULT_STOP_TIMEOUT);
+    }
+
+    /**
+     * Ends the loop and waits up to {@code timeout} until {@link #run()} has closed the consumer.
+     *
+     * @return true when the loop has ended (or never ran); false when the time ran out, or when called on the loop's
+     *     own thread (from the sink or a listener), which cannot wait for itself
+     */
+    public boolean stop(java.time.Duration timeout) {
+        LoopEnd.positive(timeout);
         running = false;
         stopping.countDown();
         consumer.wakeup();
+        return end.await(timeout);
     }
 
     /**

@@ -133,14 +133,8 @@ public final class ConsumerMember {
                 })
                 .build();
         Thread worker = new Thread(loop, "consumer-loop");
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            loop.stop();
-            try {
-                worker.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }));
+        // as the docs write it: stop() returns once the loop has committed, closed the consumer and left the group
+        Runtime.getRuntime().addShutdownHook(new Thread(loop::stop));
         System.out.println("STARTED");
         worker.start();
         worker.join();

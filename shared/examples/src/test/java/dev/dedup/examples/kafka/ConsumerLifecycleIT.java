@@ -1,0 +1,184 @@
+package dev.dedup.examples.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.client.Claims;
+import dev.dedup.client.DedupClient;
+import dev.dedup.examples.sink.AggregateSink;
+import dev.dedup.examples.testing.Agent;
+import dev.dedup.examples.testing.ChildJvm;
+import dev.dedup.examples.testing.ConsumerMember;
+import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.Postgres;
+import dev.dedup.examples.testing.Sink;
+import dev.dedup.examples.testing.Traffic;
+import dev.dedup.kafka.DedupingConsumer;
+import dev.dedup.kafka.MessageIds;
+import dev.dedup.kafka.TransactionalSink;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The consumer loop's life against a real KRaft broker and the agent jar: SIGTERM with the documented shutdown hook
+ * leaves the group before the JVM exits, and a loop whose sink holds offsets ahead of Kafka's commits them, so that
+ * a partition that gets nothing new shows no lag.
+ */
+class ConsumerLifecycleIT {
+
+    private static final int PARTITIONS = 3;
+
+    @TempDir
+    static Path dir;
+
+    static KafkaBroker broker;
+    static Agent agent;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = KafkaBroker.start(dir.resolve("kafka"));
+        agent = Agent.embedded("lifecycle", dir.resolve("agent"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (agent != null) {
+            agent.close();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /**
+     * A member in its own JVM with {@code addShutdownHook(new Thread(loop::stop))}, sent SIGTERM mid-stream: it exits 0,
+     * and the group is empty the moment it has (it left; nobody waits out a session timeout), with every record it
+     * wrote committed.
+     */
+    @Test
+    void sigtermLeavesTheGroupBeforeTheJvmExits() throws Exception {
+        String topic = "lifecycle-sigterm";
+        String group = "group-" + topic;
+        broker.createTopic(topic, PARTITIONS);
+        int records = Traffic.generate(600, PARTITIONS, 7).produce(broker.bootstrap(), topic);
+        try (Postgres db = Postgres.createDatabase("lifecycle")) {
+            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
+            Sink.createAuditTable(db);
+            try (ChildJvm member = ChildJvm.start(
+                    "member",
+                    dir.resolve("member.log"),
+                    List.of("-Xmx128m", "-XX:+UseSerialGC"),
+                    ConsumerMember.class.getName(),
+                    List.of(broker.bootstrap(), topic, group, db.url(), "lifecycle"),
+                    Map.of("DEDUP_URL", agent.uri().toString()))) {
+                member.awaitLine(l -> l.startsWith("VERDICTS"), Duration.ofSeconds(60));
+                assertEquals(GroupState.STABLE, describe(group).groupState(), "a member consumes");
+
+                // 143: ended by SIGTERM, after its shutdown hooks ran
+                assertEquals(143, member.terminate(Duration.ofSeconds(30)), member.tail());
+                ConsumerGroupDescription after = describe(group);
+                assertEquals(GroupState.EMPTY, after.groupState(), "left before exiting: " + after);
+                assertEquals(0, after.members().size());
+            }
+            Map<TopicPartition, OffsetAndMetadata> committed = committed(group);
+            long total = committed.values().stream()
+                    .mapToLong(OffsetAndMetadata::offset)
+                    .sum();
+            assertTrue(total > 0 && total <= records, "committed what it wrote: " + committed);
+        }
+    }
+
+    /**
+     * A sink whose output reaches the end of every partition while Kafka has no committed offset (a crash between the
+     * sink's transaction and the commit, then nothing new): the restarted loop seeks to the sink's offsets, reads
+     * nothing, and commits them to Kafka, so the group's lag is 0.
+     */
+    @Test
+    void aSinkAheadOfKafkaIsCommitted_soIdlePartitionsShowNoLag() throws Exception {
+        String topic = "lifecycle-lag";
+        String group = "group-" + topic;
+        broker.createTopic(topic, PARTITIONS);
+        Traffic.generate(300, PARTITIONS, 11).produce(broker.bootstrap(), topic);
+        Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+        AtomicInteger written = new AtomicInteger();
+        TransactionalSink<String, byte[]> alreadyWritten = new TransactionalSink<>() {
+            @Override
+            public void write(List<ConsumerRecord<String, byte[]>> kept, Map<TopicPartition, Long> next) {
+                written.addAndGet(kept.size());
+            }
+
+            @Override
+            public Map<TopicPartition, Long> storedOffsets(Collection<TopicPartition> partitions) {
+                Map<TopicPartition, Long> stored = new HashMap<>();
+                partitions.forEach(tp -> stored.put(tp, end.get(tp)));
+                return stored;
+            }
+        };
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(
+                        consumer, new Claims(DedupClient.create(agent.uri()), "lifecycle", Duration.ofSeconds(30)))
+                .topics(topic)
+                .idFromHeader(MessageIds.DEFAULT_HEADER)
+                .sink(alreadyWritten)
+                .build();
+        Thread worker = new Thread(loop, "lifecycle-loop");
+        worker.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            Map<TopicPartition, OffsetAndMetadata> committed = committed(group);
+            while (!lagIsZero(committed, end) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                committed = committed(group);
+            }
+            assertTrue(lagIsZero(committed, end), "Kafka's offsets " + committed + ", the topic's end " + end);
+            assertEquals(0, written.get(), "nothing was read again");
+        } finally {
+            assertTrue(loop.stop(Duration.ofSeconds(30)), "the loop ended within the timeout");
+            worker.join(5_000);
+        }
+        assertEquals(GroupState.EMPTY, describe(group).groupState(), "stop() returned after the group was left");
+    }
+
+    private static boolean lagIsZero(Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> end) {
+        return end.entrySet().stream()
+                .allMatch(e -> committed.containsKey(e.getKey())
+                        && committed.get(e.getKey()).offset() == e.getValue());
+    }
+
+    private static ConsumerGroupDescription describe(String group) throws Exception {
+        return broker.admin().describeConsumerGroups(List.of(group)).all().get().get(group);
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> committed(String group) throws Exception {
+        return broker.admin()
+                .listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get();
+    }
+}
