@@ -93,6 +93,19 @@ public final class AggregateSink implements TransactionalSink<String, byte[]>, O
         writeRecords(events, nextOffsets);
     }
 
+    /**
+     * Applies {@code records} on {@code c}, inside a transaction someone else runs: the aggregates, and the audit.
+     * What a ready sink's writer does with this example's tables ({@code JdbcSink}'s {@code RowWriter}).
+     */
+    public void apply(Connection c, List<ConsumerRecord<String, byte[]>> records) throws SQLException {
+        List<Event> events = new ArrayList<>(records.size());
+        for (ConsumerRecord<String, byte[]> r : records) {
+            events.add(Event.of(r));
+        }
+        addEvents(c, events);
+        audit.applied(c, events.stream().map(Event::id).toList());
+    }
+
     /** The next offsets {@link #write(List, Map)} stored: where a consumer assigned these partitions starts. */
     @Override
     public Map<TopicPartition, Long> storedOffsets(Collection<TopicPartition> partitions) throws SQLException {

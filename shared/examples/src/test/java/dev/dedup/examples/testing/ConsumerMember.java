@@ -5,6 +5,8 @@ import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.kafka.DedupingConsumer;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.TransactionalSink;
+import dev.dedup.kafka.sink.JdbcSink;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -28,8 +30,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [fail=N] [pauseBeforeCommit=K] [resumeFromSink]}. {@code
  * fail=N}: processing fails once for every batch holding an id whose hash is a multiple of N. {@code
  * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed.
- * {@code resumeFromSink}: on assignment, seek to the offsets the sink stored (and print {@code RESUMING}). Its agent
- * is the one {@code DEDUP_URL} names, as a consumer pod's is.
+ * {@code resumeFromSink}: on assignment, seek to the offsets the sink stored (and print {@code RESUMING}). {@code
+ * jdbcSink}: the library's ready {@code JdbcSink} keeps the offsets (in {@code dedup_offsets}) and the transaction,
+ * the example's sink only writes the rows. Its agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
  */
 public final class ConsumerMember {
 
@@ -42,6 +45,7 @@ public final class ConsumerMember {
         int failEvery = 0;
         int pauseAt = -1;
         boolean resumeFromSink = false;
+        boolean jdbcSink = false;
         for (int i = 5; i < args.length; i++) {
             if (args[i].startsWith("fail=")) {
                 failEvery = Integer.parseInt(args[i].substring(5));
@@ -49,6 +53,8 @@ public final class ConsumerMember {
                 pauseAt = Integer.parseInt(args[i].substring(18));
             } else if (args[i].equals("resumeFromSink")) {
                 resumeFromSink = true;
+            } else if (args[i].equals("jdbcSink")) {
+                jdbcSink = true;
             } else {
                 throw new IllegalArgumentException(args[i]);
             }
@@ -63,7 +69,12 @@ public final class ConsumerMember {
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
 
-        AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
+        AggregateSink rows = new AggregateSink(jdbc, Sink.AUDIT);
+        TransactionalSink<String, byte[]> sink = jdbcSink
+                ? JdbcSink.<String, byte[]>builder(() -> DriverManager.getConnection(jdbc), group)
+                        .writer(rows::apply)
+                        .build()
+                : rows;
         Set<String> failedOnce = new HashSet<>();
         int fail = failEvery;
         int pause = pauseAt;
