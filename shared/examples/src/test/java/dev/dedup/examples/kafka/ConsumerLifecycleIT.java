@@ -165,6 +165,85 @@ class ConsumerLifecycleIT {
         assertEquals(GroupState.EMPTY, describe(group).groupState(), "stop() returned after the group was left");
     }
 
+    /**
+     * Kafka to Kafka with the ready {@code KafkaTransactionSink}: a member killed ({@code kill -9}) inside a batch's
+     * open transaction, then started again; the input holds copies of messages at other offsets. A {@code
+     * read_committed} reader of the output finds every message once: the aborted transaction's output is never seen,
+     * the re-read batch is answered retry and produced again, and the other copies were dropped by their claims.
+     */
+    @Test
+    void kafkaToKafka_aMemberKilledInsideItsTransaction_outputsEveryMessageOnce() throws Exception {
+        String topic = "lifecycle-k2k";
+        String output = topic + "-out";
+        String group = "group-" + topic;
+        broker.createTopic(topic, PARTITIONS);
+        broker.createTopic(output, 1);
+        Traffic traffic = Traffic.generate(900, PARTITIONS, 23);
+        traffic.produce(broker.bootstrap(), topic);
+        List<String> args =
+                List.of(broker.bootstrap(), topic, group, "jdbc:unused", "lifecycle-k2k", "kafkaSink=" + output);
+        List<String> pausing = new java.util.ArrayList<>(args);
+        pausing.add("pauseInTransaction=3");
+        try (ChildJvm a = member("k2k-a", pausing)) {
+            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
+            a.kill9();
+        }
+        Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+        try (ChildJvm b = member("k2k-b", args)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!lagIsZero(committed(group), end) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertTrue(lagIsZero(committed(group), end), "B caught up: " + committed(group) + "\n" + b.tail());
+            assertTrue(
+                    b.output().lines().anyMatch(l -> l.startsWith("VERDICTS") && !l.contains("retry=0")),
+                    "the batch A left open was read again, answered retry: " + b.tail());
+        }
+        Map<String, Integer> seen = readCommitted(output);
+        java.util.Set<String> expected = new java.util.HashSet<>();
+        traffic.messages().forEach(m -> expected.add(m.id()));
+        assertEquals(expected, seen.keySet(), "every message, none unknown");
+        assertEquals(
+                Map.of(),
+                seen.entrySet().stream()
+                        .filter(e -> e.getValue() != 1)
+                        .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
+                "each once");
+    }
+
+    private static ChildJvm member(String name, List<String> args) throws Exception {
+        return ChildJvm.start(
+                name,
+                dir.resolve(name + ".log"),
+                List.of("-Xmx128m", "-XX:+UseSerialGC"),
+                ConsumerMember.class.getName(),
+                args,
+                Map.of("DEDUP_URL", agent.uri().toString()));
+    }
+
+    /** Per message id (the {@code message-id} header), how many committed output records carry it. */
+    private static Map<String, Integer> readCommitted(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, Integer> seen = new HashMap<>();
+        try (KafkaConsumer<String, byte[]> reader =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            reader.assign(List.of(tp));
+            reader.seekToBeginning(List.of(tp));
+            long end = reader.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (reader.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
+                    seen.merge(MessageIds.header(r, MessageIds.DEFAULT_HEADER), 1, Integer::sum);
+                }
+            }
+        }
+        return seen;
+    }
+
     private static boolean lagIsZero(Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> end) {
         return end.entrySet().stream()
                 .allMatch(e -> committed.containsKey(e.getKey())

@@ -6,6 +6,7 @@ import dev.dedup.kafka.DedupingConsumer;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.TransactionalSink;
 import dev.dedup.kafka.sink.JdbcSink;
+import dev.dedup.kafka.sink.KafkaTransactionSink;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Collection;
@@ -19,9 +20,14 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * One member of a consumer group, in its own JVM so that a test can {@code kill -9} it: the library's
@@ -32,7 +38,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed.
  * {@code resumeFromSink}: on assignment, seek to the offsets the sink stored (and print {@code RESUMING}). {@code
  * jdbcSink}: the library's ready {@code JdbcSink} keeps the offsets (in {@code dedup_offsets}) and the transaction,
- * the example's sink only writes the rows. Its agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
+ * the example's sink only writes the rows. {@code kafkaSink=TOPIC}: the library's {@code KafkaTransactionSink}
+ * produces each kept record (its headers and value) to TOPIC with the offsets in one Kafka transaction; with {@code
+ * pauseInTransaction=K}, the K-th batch's transaction waits, open, after its second record (print {@code PAUSED}),
+ * to be killed. Its agent is the one {@code DEDUP_URL} names, as a consumer pod's is.
  */
 public final class ConsumerMember {
 
@@ -46,6 +55,8 @@ public final class ConsumerMember {
         int pauseAt = -1;
         boolean resumeFromSink = false;
         boolean jdbcSink = false;
+        String kafkaSink = null;
+        int pauseInTransaction = -1;
         for (int i = 5; i < args.length; i++) {
             if (args[i].startsWith("fail=")) {
                 failEvery = Integer.parseInt(args[i].substring(5));
@@ -55,6 +66,10 @@ public final class ConsumerMember {
                 resumeFromSink = true;
             } else if (args[i].equals("jdbcSink")) {
                 jdbcSink = true;
+            } else if (args[i].startsWith("kafkaSink=")) {
+                kafkaSink = args[i].substring(10);
+            } else if (args[i].startsWith("pauseInTransaction=")) {
+                pauseInTransaction = Integer.parseInt(args[i].substring(19));
             } else {
                 throw new IllegalArgumentException(args[i]);
             }
@@ -70,11 +85,34 @@ public final class ConsumerMember {
                 new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
 
         AggregateSink rows = new AggregateSink(jdbc, Sink.AUDIT);
-        TransactionalSink<String, byte[]> sink = jdbcSink
-                ? JdbcSink.<String, byte[]>builder(() -> DriverManager.getConnection(jdbc), group)
-                        .writer(rows::apply)
-                        .build()
-                : rows;
+        int[] batch = {0};
+        int[] inBatch = {0};
+        TransactionalSink<String, byte[]> sink;
+        if (kafkaSink != null) {
+            Properties pp = new Properties();
+            pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            pp.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + group + "-" + ns);
+            KafkaProducer<String, byte[]> producer =
+                    new KafkaProducer<>(pp, new StringSerializer(), new ByteArraySerializer());
+            String out = kafkaSink;
+            int pauseIn = pauseInTransaction;
+            sink = KafkaTransactionSink.<String, byte[], String, byte[]>builder(producer, consumer)
+                    .output(r -> {
+                        if (batch[0] == pauseIn && ++inBatch[0] == 2) {
+                            System.out.println("PAUSED in the transaction of batch " + batch[0]);
+                            System.out.flush();
+                            sleepUntilKilled();
+                        }
+                        return new ProducerRecord<>(out, null, r.key(), r.value(), r.headers());
+                    })
+                    .build();
+        } else if (jdbcSink) {
+            sink = JdbcSink.<String, byte[]>builder(() -> DriverManager.getConnection(jdbc), group)
+                    .writer(rows::apply)
+                    .build();
+        } else {
+            sink = rows;
+        }
         Set<String> failedOnce = new HashSet<>();
         int fail = failEvery;
         int pause = pauseAt;
@@ -121,6 +159,8 @@ public final class ConsumerMember {
                 .listener(new DedupingConsumer.Listener() {
                     @Override
                     public void claimed(int fresh, int retried, int duplicates) {
+                        batch[0]++;
+                        inBatch[0] = 0;
                         System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
                     }
 
@@ -149,6 +189,14 @@ public final class ConsumerMember {
         System.out.println("STARTED");
         worker.start();
         worker.join();
+    }
+
+    private static void sleepUntilKilled() {
+        try {
+            Thread.sleep(Long.MAX_VALUE); // until kill -9
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private ConsumerMember() {}
