@@ -14,7 +14,7 @@ from typing import Dict, List
 import pytest
 
 from dedup_client import DedupClient, DedupError
-from dedup_client.kafka import TopicPartition, consume, header, owner
+from dedup_client.kafka import TopicPartition, consume, header, owner, value, where
 from consumers import Record, StandInConsumer, kafka_log
 from processes import free_port, fresh
 
@@ -233,3 +233,63 @@ def test_aClaimTheAgentRejects_raises_andNothingReachesTheSink(client: DedupClie
 
     assert raised.value.rejected and raised.value.status == 400
     assert sink.calls == 0
+
+
+def test_aSinkThatKeepsFailing_waitsLongerEachTime_upToTheLongest(client: DedupClient) -> None:
+    ids = [fresh("msg") for _ in range(4)]
+    p0 = TopicPartition("clicks", 0)
+    consumer = StandInConsumer({p0: kafka_log(0, ids)})
+    written = ListSink()
+    failures = [5]
+    waits: List[float] = []
+
+    def sink(records, offsets) -> None:
+        if failures[0] > 0:
+            failures[0] -= 1
+            raise RuntimeError("the database is down")
+        written(records, offsets)
+
+    consume(consumer, "py-kafka", sink, client=client, failure_backoff=0.5, max_failure_backoff=3.0,
+            should_stop=consumer.at_end, sleep=waits.append)  # fmt: skip
+
+    assert waits == [0.5, 1.0, 2.0, 3.0, 3.0]  # doubled after each failure in a row, never past the longest
+    assert sorted(written.ids()) == sorted(ids) and consumer.committed == {p0: 4}
+
+
+def test_onVerdicts_getsEachPartitionsVerdicts_inOrder(client: DedupClient) -> None:
+    ids = [fresh("msg") for _ in range(3)]
+    p0, p1 = TopicPartition("clicks", 0), TopicPartition("clicks", 1)
+    consumer = StandInConsumer({p0: kafka_log(0, ids), p1: kafka_log(1, ids[:1])})
+    seen: List[List[str]] = []
+    consume(consumer, "py-kafka", ListSink(), client=client, on_verdicts=seen.append, should_stop=consumer.at_end)
+    assert sorted(seen) == sorted([["new", "new", "new"], ["duplicate"]])
+
+
+def test_whereAndValue_readARecordOfEitherLibrary() -> None:
+    record = kafka_log(2, ["a", "b"])[1]
+    assert where(record) == (TopicPartition("clicks", 2), 1)
+    assert value(record) == record.value
+
+    class Message:  # confluent-kafka's Message: methods, not attributes
+        def topic(self) -> str:
+            return "orders"
+
+        def partition(self) -> int:
+            return 3
+
+        def offset(self) -> int:
+            return 41
+
+        def timestamp(self):
+            return (1, 1_700_000_000_000)
+
+        def headers(self):
+            return [("message-id", b"x")]
+
+        def value(self) -> bytes:
+            return b"{}"
+
+    assert where(Message()) == (TopicPartition("orders", 3), 41)
+    assert value(Message()) == b"{}"
+    with pytest.raises(ValueError, match="or consume\\(\\.\\.\\., id_of=\\.\\.\\.\\) must read it from the record"):
+        header(Message(), "other-header")

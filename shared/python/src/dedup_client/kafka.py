@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._client import DedupClient
 from ._columns import ID_HEADER
@@ -58,7 +58,7 @@ from ._kafka_consumers import Polled, adapt, fields
 from ._owners import kafka_owner
 from ._types import Item, Verdict
 
-__all__ = ["ID_HEADER", "Sink", "TopicPartition", "consume", "header", "owner"]
+__all__ = ["ID_HEADER", "Sink", "TopicPartition", "consume", "header", "owner", "value", "where"]
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,8 @@ def header(record: Any, name: str) -> str:
     if not value:
         raise ValueError(
             f"the record at {kafka_owner(topic, partition, offset)} has no (or an empty) header {name}:"
-            " its producer must set the message's id there"
+            " its producer must set the message's id there, or consume(..., id_of=...) must read it from the"
+            " record (a field of its value)"
         )
     return value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else str(value)
 
@@ -98,6 +99,19 @@ def owner(record: Any) -> str:
     every read of it, whichever worker reads it; a kafka-python or a confluent-kafka record."""
     topic, partition, offset, _, _ = fields(record)
     return kafka_owner(topic, partition, offset)
+
+
+def where(record: Any) -> Tuple[TopicPartition, int]:
+    """The record's partition and offset, a kafka-python or a confluent-kafka record: what a sink compares with
+    the next offset it stored (a record below it was written by an earlier transaction)."""
+    topic, partition, offset, _, _ = fields(record)
+    return TopicPartition(topic, partition), offset
+
+
+def value(record: Any) -> Any:
+    """The record's value (bytes, or what the consumer's deserializer made), a kafka-python or a confluent-kafka
+    record."""
+    return record.value() if callable(record.value) else record.value
 
 
 def consume(
@@ -112,6 +126,8 @@ def consume(
     max_records: int = 500,
     poll_timeout_ms: int = 1000,
     failure_backoff: float = 1.0,
+    max_failure_backoff: float = 30.0,
+    on_verdicts: Optional[Callable[[List[Verdict]], None]] = None,
     should_stop: Callable[[], bool] = lambda: False,
     sleep: Callable[[float], None] = time.sleep,
 ) -> None:
@@ -134,7 +150,11 @@ def consume(
             event times are kept apart on Redis).
         max_records: Records per poll.
         poll_timeout_ms: How long a poll waits for records.
-        failure_backoff: Seconds to wait after the sink failed, or a claim failed without ``Retry-After``.
+        failure_backoff: Seconds to wait after the sink failed, or a claim failed without ``Retry-After``; each
+            further failure of the sink in a row doubles it, up to ``max_failure_backoff``, so that a sink whose
+            database is down is neither called nor its claims released in a tight loop.
+        max_failure_backoff: The longest wait after the sink failed many times in a row.
+        on_verdicts: Called with each partition's verdicts of a poll, in order, e.g. to count them.
         should_stop: Checked before each poll.
         sleep: How to wait (tests pass a recorder).
 
@@ -150,6 +170,7 @@ def consume(
     adapter = adapt(consumer)
     dedup = client if client is not None else DedupClient()
     read_id: Callable[[Any], str] = id_of if id_of is not None else (lambda r: header(r, id_header))
+    sink_failures = 0  # in a row
     while not should_stop():
         polled = adapter.poll(poll_timeout_ms, max_records)
         kept: List[Any] = []
@@ -169,6 +190,8 @@ def consume(
                 adapter.seek(p, p.first_offset)
                 waits.append(e.retry_after if e.retry_after is not None else failure_backoff)
                 continue
+            if on_verdicts is not None:
+                on_verdicts(list(verdicts))
             for record, item, verdict in zip(p.records, items, verdicts):
                 if verdict != Verdict.DUPLICATE:
                     kept.append(record)
@@ -183,8 +206,10 @@ def consume(
                 _release(dedup, ns, held)
                 for p in firsts:
                     adapter.seek(p, p.first_offset)
-                waits.append(failure_backoff)
+                waits.append(min(max_failure_backoff, failure_backoff * 2**sink_failures))
+                sink_failures += 1
             else:
+                sink_failures = 0
                 adapter.commit(offsets)
         if waits:
             sleep(max(waits))
