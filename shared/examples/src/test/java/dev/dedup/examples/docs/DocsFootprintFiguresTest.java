@@ -36,7 +36,10 @@ class DocsFootprintFiguresTest {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).startsWith("| store | RSS idle")) {
                 List<String> header = cells(lines.get(i));
-                int idle = header.indexOf(header.stream().filter(h -> h.startsWith("RSS idle")).findFirst().get());
+                int idle = header.indexOf(header.stream()
+                        .filter(h -> h.startsWith("RSS idle"))
+                        .findFirst()
+                        .get());
                 int peak = header.indexOf("peak RSS");
                 assertTrue(peak > 0, "footprint.md's memory table has no peak RSS column: " + lines.get(i));
                 List<String> embedded = cells(lines.get(i + 2));
@@ -85,7 +88,8 @@ class DocsFootprintFiguresTest {
                 }
             }
         }
-        assertTrue(quotes >= 3, "quotes of the sidecar's memory found (README.md and two manifests at least): " + quotes);
+        assertTrue(
+                quotes >= 3, "quotes of the sidecar's memory found (README.md and two manifests at least): " + quotes);
         assertEquals(
                 List.of(),
                 wrong,

@@ -1,0 +1,157 @@
+package dev.dedup.examples.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dedup.examples.testing.Agent;
+import dev.dedup.examples.testing.ChildJvm;
+import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.StreamsMember;
+import dev.dedup.examples.testing.Traffic;
+import dev.dedup.kafka.MessageIds;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The library's Kafka Streams processor ({@code dedup-kafka-streams}) against a real KRaft broker and the agent jar:
+ * two applications of one namespace read the same messages (with copies at other offsets) from two topics into one
+ * output topic; one of them is killed ({@code kill -9}) mid-stream and started again with an empty state directory,
+ * so that its tasks are restored from the changelog. A {@code read_committed} reader of the output finds each message
+ * once. Kafka Streams' own deduplication (a window store per application) would let each application pass one copy.
+ */
+class KafkaStreamsDedupIT {
+
+    private static final int PARTITIONS = 3;
+
+    @TempDir
+    static Path dir;
+
+    static KafkaBroker broker;
+    static Agent agent;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = KafkaBroker.start(dir.resolve("kafka"));
+        agent = Agent.embedded("streams", dir.resolve("agent"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (agent != null) {
+            agent.close();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void twoApplicationsOfOneNamespace_oneKilledAndRestored_outputEachMessageOnce() throws Exception {
+        String east = "streams-east";
+        String west = "streams-west";
+        String output = "streams-unique";
+        broker.createTopic(east, PARTITIONS);
+        broker.createTopic(west, PARTITIONS);
+        broker.createTopic(output, 1);
+        Traffic traffic = Traffic.generate(1_500, PARTITIONS, 41);
+        traffic.produce(broker.bootstrap(), east);
+        traffic.produce(broker.bootstrap(), west);
+
+        try (ChildJvm westApp = app("west", west, output, "state-west");
+                ChildJvm eastFirst = app("east", east, output, "state-east-1")) {
+            eastFirst.awaitLine(l -> l.startsWith("FLUSHED"), Duration.ofSeconds(90));
+            eastFirst.kill9();
+            try (ChildJvm eastAgain = app("east", east, output, "state-east-2")) {
+                awaitCaughtUp("dedup-east", east);
+                awaitCaughtUp("dedup-west", west);
+                assertTrue(eastAgain.output().contains("FLUSHED"), eastAgain.tail());
+            }
+        }
+
+        Map<String, Integer> seen = readCommitted(output);
+        Set<String> expected = traffic.messages().stream().map(m -> m.id()).collect(Collectors.toSet());
+        assertEquals(expected, new HashSet<>(seen.keySet()), "every message, none unknown");
+        Map<String, Integer> twice = seen.entrySet().stream()
+                .filter(e -> e.getValue() != 1)
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        assertEquals(Map.of(), twice, "each message once, over both applications and the kill");
+    }
+
+    private static ChildJvm app(String name, String input, String output, String stateDir) throws Exception {
+        ChildJvm app = ChildJvm.start(
+                "streams-" + name,
+                dir.resolve(stateDir + ".log"),
+                List.of("-Xmx256m", "-XX:+UseSerialGC"),
+                StreamsMember.class.getName(),
+                List.of(
+                        broker.bootstrap(),
+                        input,
+                        output,
+                        "dedup-" + name,
+                        dir.resolve(stateDir).toString(),
+                        "streams"),
+                Map.of("DEDUP_URL", agent.uri().toString()));
+        return app;
+    }
+
+    /** Until the application's committed offsets reach the end of its input. */
+    private static void awaitCaughtUp(String applicationId, String input) throws Exception {
+        Map<TopicPartition, Long> end = broker.endOffsets(input, PARTITIONS);
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
+        while (System.nanoTime() < deadline) {
+            committed = broker.admin()
+                    .listConsumerGroupOffsets(applicationId)
+                    .partitionsToOffsetAndMetadata()
+                    .get();
+            Map<TopicPartition, OffsetAndMetadata> now = committed;
+            if (end.entrySet().stream()
+                    .allMatch(e ->
+                            now.containsKey(e.getKey()) && now.get(e.getKey()).offset() >= e.getValue())) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(applicationId + " committed " + committed + ", the input ends at " + end);
+    }
+
+    /** Per message id, how many committed output records carry it. */
+    private static Map<String, Integer> readCommitted(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, Integer> seen = new HashMap<>();
+        try (KafkaConsumer<String, byte[]> reader =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            reader.assign(List.of(tp));
+            reader.seekToBeginning(List.of(tp));
+            long end = reader.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (reader.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
+                    seen.merge(MessageIds.header(r, MessageIds.DEFAULT_HEADER), 1, Integer::sum);
+                }
+            }
+        }
+        return seen;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.dedup.examples.testing;
+
+import dev.dedup.client.Claims;
+import dev.dedup.kafka.streams.Dedup;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+
+/**
+ * A Kafka Streams application in its own JVM, so that a test can {@code kill -9} it: the library's {@link Dedup}
+ * right after the source, exactly-once v2, the kept records written to the output topic. Arguments: {@code bootstrap
+ * input output applicationId stateDir namespace}. Prints {@code RUNNING} once its tasks run and {@code FLUSHED new=N
+ * retry=R duplicate=D} after each claim. Its agent is the one {@code DEDUP_URL} names.
+ */
+public final class StreamsMember {
+
+    public static void main(String[] args) throws Exception {
+        Properties p = new Properties();
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, args[3]);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, args[4]);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
+        p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), "6000");
+        p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), "1000");
+
+        Dedup<String, byte[]> dedup = Dedup.builder(
+                        Claims.fromEnvironment(args[5]), Serdes.String(), Serdes.ByteArray())
+                .idFromHeader("message-id")
+                .listener(new Dedup.Listener() {
+                    @Override
+                    public void claimed(int fresh, int retried, int duplicates) {
+                        System.out.println("FLUSHED new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
+                    }
+                })
+                .build();
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(args[1], Consumed.with(Serdes.String(), Serdes.ByteArray()))
+                .process(dedup)
+                .to(args[2], Produced.with(Serdes.String(), Serdes.ByteArray()));
+
+        KafkaStreams streams = new KafkaStreams(builder.build(), p);
+        CountDownLatch done = new CountDownLatch(1);
+        streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING) {
+                System.out.println("RUNNING");
+            }
+            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
+                done.countDown();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(streams::close));
+        streams.start();
+        done.await();
+    }
+
+    private StreamsMember() {}
+}
