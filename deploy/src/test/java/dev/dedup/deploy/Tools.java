@@ -27,6 +27,8 @@ final class Tools {
     static final Path DEPLOY = ROOT.resolve("deploy");
     static final Path KUBERNETES = DEPLOY.resolve("kubernetes");
     static final Path AGENT_JAR = ROOT.resolve("agent/target/dedup-agent.jar");
+    /** The CycloneDX SBOM the build writes beside the jar. */
+    static final Path AGENT_SBOM = ROOT.resolve("agent/target/dedup-agent.cdx.json");
 
     private Tools() {}
 
@@ -67,6 +69,13 @@ final class Tools {
             fail(AGENT_JAR + " is missing: build it first (mvn -B -DskipTests package, or mvn -B verify)");
         }
         return AGENT_JAR;
+    }
+
+    static Path agentSbom() {
+        if (!Files.isRegularFile(AGENT_SBOM)) {
+            fail(AGENT_SBOM + " is missing: build it first (mvn -B -DskipTests package, or mvn -B verify)");
+        }
+        return AGENT_SBOM;
     }
 
     /**
