@@ -143,7 +143,7 @@ final class Docker implements AutoCloseable {
 
     /**
      * Builds deploy/Dockerfile as a user would from a clean clone: the context holds only the files git
-     * tracks or would track (the working tree's versions), plus the jar {@code mvn package} made.
+     * tracks or would track (the working tree's versions), plus the jar and the SBOM {@code mvn package} made.
      */
     static synchronized String buildImage(String tag) {
         String base = baseImage();
@@ -173,6 +173,7 @@ final class Docker implements AutoCloseable {
             Path jar = context.resolve("agent/target/dedup-agent.jar");
             Files.createDirectories(jar.getParent());
             Files.copy(Tools.agentJar(), jar);
+            Files.copy(Tools.agentSbom(), jar.resolveSibling(Tools.AGENT_SBOM.getFileName()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -145,6 +145,15 @@ class ImageIT {
         assertTrue(run.output().contains("self-test"), run.output());
     }
 
+    /** The SBOM the build wrote beside the jar is in the image, at /app/sbom/, as it was written. */
+    @Test
+    void carriesTheSbomOfItsJar() {
+        Tools.Result run = Docker.docker(
+                Duration.ofSeconds(60), "run", "--rm", "--entrypoint", "cat", image, "/app/sbom/dedup-agent.cdx.json");
+        assertEquals(0, run.exit(), run.output());
+        assertEquals(Tools.read(Tools.agentSbom()).strip(), run.output().strip());
+    }
+
     @Test
     void runsAsNonRootUser_onAReadOnlyRootFilesystem() throws Exception {
         assertEquals(
