@@ -323,7 +323,8 @@ class DedupClient:
         pid = os.getpid()
         held = getattr(self._local, "held", None)
         if held is not None and held[0] == pid and not fresh:
-            return held[1]
+            kept: http.client.HTTPConnection = held[1]
+            return kept
         if held is not None and held[0] == pid:
             held[1].close()
         # A connection inherited through fork() shares its socket with the parent: never use it, never close it.

@@ -166,11 +166,12 @@ class RowClaims:
             value = row[self.owner_col]
             if not value:
                 raise ValueError(f"owner_col: a row has no (or an empty) {self.owner_col!r}")
-            return value
+            return str(value)
         if isinstance(self.owner, KafkaColumns):
             c = self.owner
             return kafka_owner(row[c.topic], row[c.partition], row[c.offset])
         k = self.owner
+        assert k is not None, "the owner's columns are resolved when the settings are made"
         sub = row[k.sub_sequence] if k.sub_sequence is not None else 0
         return kinesis_owner(row[k.stream], row[k.shard], row[k.sequence], sub or 0)
 
@@ -188,6 +189,8 @@ class RowClaims:
                 value = str(value)
             if not value:
                 raise ValueError(f"the row at {self.owner_of(row)} has no (or an empty) {self.id_col!r}")
+            if not isinstance(value, (str, bytes)):
+                raise ValueError(f"id_col: {self.id_col!r} holds a {type(value).__name__}, not text, bytes or an integer")
             return value
         found = None
         for entry in row[self.headers_col] or ():

@@ -123,8 +123,8 @@ class SequenceRange:
             commit = SequenceRange.after(previous_last, batch[0].seq, batch[-1].seq)
         """
         if previous_last is None:
-            return cls(first, last)
-        return cls(_sequence("previous_last", previous_last) + 1, last)
+            return cls(_sequence("first", first), _sequence("last", last))
+        return cls(_sequence("previous_last", previous_last) + 1, _sequence("last", last))
 
     def contains(self, n: Sequence) -> bool:
         """True when sequence number ``n`` lies in the range, ends included."""

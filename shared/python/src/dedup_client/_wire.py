@@ -14,7 +14,7 @@ import email.utils
 import json
 import re
 import struct
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._errors import DedupError
 from ._types import Item, SequenceRange, Text, Verdict
@@ -181,7 +181,7 @@ def encode_ranges(ns: Optional[str], stream: str, ranges: Iterable[RangeLike]) -
             checked.append(SequenceRange.of(r[0], r[1]))
         except (TypeError, ValueError) as e:
             raise type(e)(f"ranges[{k}]: {e}") from None
-    body: dict = {} if not ns else {"ns": ns}
+    body: Dict[str, object] = {} if not ns else {"ns": ns}
     body["stream"] = stream
     body["ranges"] = [{"from": str(r.first), "to": str(r.last)} for r in checked]
     return json.dumps(body, separators=(",", ":")).encode("utf-8"), checked
@@ -239,10 +239,10 @@ def _range_of(part: Any) -> Optional[SequenceRange]:
     """A ``{"from": "...", "to": "..."}`` of the agent's (digits without leading zeros), or ``None``."""
     if not isinstance(part, dict):
         return None
-    ends = part.get("from"), part.get("to")
-    if not all(isinstance(e, str) and len(e) <= MAX_SEQUENCE_DIGITS and _CANONICAL.fullmatch(e) for e in ends):
+    low, high = part.get("from"), part.get("to")
+    if not all(isinstance(e, str) and len(e) <= MAX_SEQUENCE_DIGITS and _CANONICAL.fullmatch(e) for e in (low, high)):
         return None
-    first, last = int(ends[0]), int(ends[1])
+    first, last = int(str(low)), int(str(high))
     return SequenceRange(first, last) if first <= last else None
 
 
