@@ -48,6 +48,7 @@ package's tests run it against the real agent with an in-test stand-in for the `
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -58,9 +59,11 @@ from ._kafka_consumers import Polled, adapt, fields
 from ._owners import kafka_owner
 from ._types import Item, Verdict
 
-__all__ = ["ID_HEADER", "Sink", "TopicPartition", "consume", "header", "owner", "value", "where"]
+__all__ = ["ID_HEADER", "Sink", "TopicPartition", "consume", "dbapi_sink", "header", "owner", "value", "where"]
 
 log = logging.getLogger(__name__)
+
+_TABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?")
 
 
 class TopicPartition(NamedTuple):
@@ -112,6 +115,106 @@ def value(record: Any) -> Any:
     """The record's value (bytes, or what the consumer's deserializer made), a kafka-python or a confluent-kafka
     record."""
     return record.value() if callable(record.value) else record.value
+
+
+def dbapi_sink(
+    connection: Any,
+    write: Callable[[Any, List[Any]], None],
+    *,
+    group: str,
+    table: str = "dedup_offsets",
+    paramstyle: Optional[str] = None,
+) -> Sink:
+    """A ready :data:`Sink` for any DB-API 2 database (``sqlite3``, ``psycopg2``, ``pymysql``...): ``write`` writes the
+    rows of the records not applied before, and the sink keeps each partition's next offset in ``table``, in one
+    transaction of ``connection``.
+
+    Each call locks the poll's partitions' rows of ``table`` (an ``UPDATE`` of each, a row lock in PostgreSQL and
+    MySQL, the write lock in SQLite, so that two consumers that both hold a partition during a rebalance take turns),
+    reads their stored next offsets, calls ``write(cursor, records)`` with the records at or past them (a ``retry``
+    record below was written by an earlier transaction), stores the new offsets (never lower ones) and commits; a
+    failure rolls everything back and raises, and :func:`consume` reads the poll again.
+
+    Args:
+        connection: An open DB-API connection, used by this sink alone, from one thread.
+        write: Writes the records' output with the cursor it is given; does not commit.
+        group: The consumer's group id: offsets are kept per group.
+        table: The offsets table, created when missing (``CREATE TABLE IF NOT EXISTS``): ``consumer_group``,
+            ``topic``, ``kafka_partition``, ``next_offset``, primary key the first three.
+        paramstyle: The driver's ``paramstyle`` (``qmark``, ``format`` or ``pyformat``); ``None``: the one of the
+            module the connection comes from.
+
+    Raises:
+        ValueError: When ``group`` or ``table`` is not valid, or the driver's paramstyle is none of the three.
+    """
+    if not isinstance(group, str) or not group or len(group) > 255:
+        raise ValueError(f"group: the consumer's group id, 1 to 255 characters, got {group!r}")
+    if not isinstance(table, str) or not _TABLE.fullmatch(table):
+        raise ValueError(f"table: a table name (letters, digits, _; schema.name), got {table!r}")
+    style = paramstyle if paramstyle is not None else _paramstyle(connection)
+    if style not in ("qmark", "format", "pyformat"):
+        raise ValueError(f"paramstyle: qmark, format or pyformat, got {style!r}; pass the driver's as paramstyle=")
+    mark = "?" if style == "qmark" else "%s"
+    where_ = f"consumer_group = {mark} AND topic = {mark} AND kafka_partition = {mark}"
+    lock = f"UPDATE {table} SET next_offset = next_offset WHERE {where_}"
+    select = f"SELECT next_offset FROM {table} WHERE {where_}"
+    insert = (
+        f"INSERT INTO {table} (consumer_group, topic, kafka_partition, next_offset) VALUES ({mark}, {mark}, {mark},"
+        f" {mark})"
+    )
+    update = f"UPDATE {table} SET next_offset = {mark} WHERE {where_} AND next_offset < {mark}"
+    created = [False]
+
+    def sink(records: List[Any], offsets: Dict[TopicPartition, int]) -> None:
+        cursor = connection.cursor()
+        try:
+            if not created[0]:
+                cursor.execute(
+                    f"CREATE TABLE IF NOT EXISTS {table} (consumer_group VARCHAR(255) NOT NULL, topic VARCHAR(255)"
+                    " NOT NULL, kafka_partition INTEGER NOT NULL, next_offset BIGINT NOT NULL, PRIMARY KEY"
+                    " (consumer_group, topic, kafka_partition))"
+                )
+                connection.commit()
+                created[0] = True
+            stored: Dict[TopicPartition, Optional[int]] = {}
+            for tp in sorted(offsets):  # one order everywhere: two consumers lock without a deadlock
+                key = (group, tp.topic, tp.partition)
+                cursor.execute(lock, key)
+                found = None
+                if cursor.rowcount != 0:
+                    cursor.execute(select, key)
+                    row = cursor.fetchone()
+                    found = int(row[0]) if row else None
+                stored[tp] = found
+            fresh = []
+            for r in records:
+                tp, offset = where(r)
+                at = stored.get(tp)
+                if at is None or offset >= at:
+                    fresh.append(r)
+            write(cursor, fresh)
+            for tp, next_offset in offsets.items():
+                key = (group, tp.topic, tp.partition)
+                if stored[tp] is None:
+                    cursor.execute(insert, (*key, next_offset))
+                elif next_offset > int(stored[tp] or 0):
+                    cursor.execute(update, (next_offset, *key, next_offset))
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        finally:
+            cursor.close()
+
+    return sink
+
+
+def _paramstyle(connection: Any) -> Optional[str]:
+    import sys
+
+    module = sys.modules.get(type(connection).__module__.split(".")[0])
+    style = getattr(module, "paramstyle", None)
+    return style if isinstance(style, str) else None
 
 
 def consume(
