@@ -93,8 +93,7 @@ class ImageIT {
         String volume = docker.volume("data");
         String name = docker.container("agent");
         String url = runAgent(name, volume);
-        DedupClient client =
-                DedupClient.builder(URI.create(url)).bearerToken(TOKEN).build();
+        DedupClient client = DedupClient.builder(URI.create(url)).token(TOKEN).build();
         List<Item> items = new ArrayList<>();
         List<Item> copies = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
@@ -118,8 +117,7 @@ class ImageIT {
         // The same volume in a new container: the claims were flushed and are still there.
         String again = docker.container("agent-again");
         String url2 = runAgent(again, volume);
-        DedupClient client2 =
-                DedupClient.builder(URI.create(url2)).bearerToken(TOKEN).build();
+        DedupClient client2 = DedupClient.builder(URI.create(url2)).token(TOKEN).build();
         assertEquals(Collections.nCopies(500, Verdict.RETRY), client2.claim(NS, items));
         assertEquals(Collections.nCopies(500, Verdict.DUPLICATE), client2.claim(NS, copies));
     }

@@ -455,7 +455,7 @@ class KubernetesCommandLinesIT {
                 DedupException readOnly = assertThrows(
                         DedupException.class,
                         () -> DedupClient.builder(URI.create(url))
-                                .bearerToken(READ_TOKEN)
+                                .token(READ_TOKEN)
                                 .build()
                                 .claim(workload, items));
                 assertEquals(403, readOnly.status(), "the read token cannot claim");
@@ -523,7 +523,7 @@ class KubernetesCommandLinesIT {
                         "ready: " + agent.output(),
                         () -> Proc.probe("127.0.0.1", opsPort, "/health/ready", 1) == 200);
                 DedupClient worker = DedupClient.builder(URI.create("http://127.0.0.1:" + port))
-                        .bearerToken(TOKEN)
+                        .token(TOKEN)
                         .build();
                 List<Item> items = List.of(new Item("unready-1", "0:1"), new Item("unready-2", "0:2"));
                 assertEquals(List.of(Verdict.NEW, Verdict.NEW), worker.claim("unready", items));

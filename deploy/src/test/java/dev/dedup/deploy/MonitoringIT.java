@@ -232,7 +232,7 @@ class MonitoringIT {
                     "timed=16")) {
                 String url = "http://127.0.0.1:" + port;
                 DedupClient worker =
-                        DedupClient.builder(URI.create(url)).bearerToken(TOKEN).build();
+                        DedupClient.builder(URI.create(url)).token(TOKEN).build();
                 List<Item> items = batch("m", 0, 1000);
                 worker.claim("metrics", items); // new
                 worker.claim("metrics", items); // retry, from the near-cache

@@ -110,23 +110,18 @@ public final class Claims {
      * Gives the claims back (processing failed and the records will be delivered again); a claim is released only
      * where the item's owner holds it.
      *
-     * @return how many were released
+     * @return per item, in order, whether it was released: false where its owner did not hold it
      * @throws DedupException when the agent rejected the request (4xx), or still answered an error when the
      *     patience ran out
      * @throws IOException when the agent could not be reached until the patience ran out
      * @throws InterruptedException when interrupted between two tries
      */
-    public int release(List<Item> items) throws IOException, InterruptedException {
+    public boolean[] release(List<Item> items) throws IOException, InterruptedException {
         Objects.requireNonNull(items, "items");
         if (items.isEmpty()) {
-            return 0;
+            return new boolean[0];
         }
-        boolean[] released = patiently(() -> client.release(namespace, items));
-        int n = 0;
-        for (boolean b : released) {
-            n += b ? 1 : 0;
-        }
-        return n;
+        return patiently(() -> client.release(namespace, items));
     }
 
     private interface Call<T> {

@@ -87,7 +87,7 @@ public final class DedupClient {
         this.rangesCheck = URI.create(prefix + "/v1/ranges/check");
         this.rangesCommit = URI.create(prefix + "/v1/ranges/commit");
         this.timeout = b.timeout;
-        this.authorization = b.bearerToken == null ? null : "Bearer " + b.bearerToken;
+        this.authorization = b.token == null ? null : "Bearer " + b.token;
     }
 
     private static HttpClient newHttpClient(Builder b) {
@@ -123,7 +123,7 @@ public final class DedupClient {
 
     /**
      * The settings {@link #fromEnvironment()} reads from {@code environment}, to change others (a setting
-     * given to the builder, such as {@link Builder#bearerToken}, wins over the environment's). Surrounding
+     * given to the builder, such as {@link Builder#token}, wins over the environment's). Surrounding
      * whitespace is ignored (a Secret's trailing newline), as the agent ignores it in its own {@code --token}.
      *
      * @throws IllegalArgumentException when {@code DEDUP_URL} or {@code DEDUP_TOKEN} is not valid, naming it
@@ -139,7 +139,7 @@ public final class DedupClient {
         Builder b = new Builder(base, URL_VARIABLE);
         String token = variable(environment, TOKEN_VARIABLE);
         if (token != null) {
-            b.bearerToken(token, TOKEN_VARIABLE);
+            b.token(token, TOKEN_VARIABLE);
         }
         String caFile = variable(environment, CA_FILE_VARIABLE);
         if (caFile != null) {
@@ -301,7 +301,7 @@ public final class DedupClient {
         private final URI base;
         private Duration timeout = DEFAULT_TIMEOUT;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
-        private String bearerToken;
+        private String token;
         private HttpClient httpClient;
         private javax.net.ssl.SSLContext trusted;
 
@@ -331,15 +331,15 @@ public final class DedupClient {
         }
 
         /** Sends {@code Authorization: Bearer <token>} with every call: the agent's {@code --token}. */
-        public Builder bearerToken(String token) {
-            return bearerToken(token, "bearerToken");
+        public Builder token(String token) {
+            return token(token, "token");
         }
 
-        private Builder bearerToken(String token, String setting) {
+        private Builder token(String token, String setting) {
             if (token == null || token.isBlank() || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
                 throw new IllegalArgumentException(setting + ": must be non-empty printable ASCII without spaces");
             }
-            this.bearerToken = token;
+            this.token = token;
             return this;
         }
 

@@ -307,13 +307,12 @@ class DedupClientTest {
     }
 
     @Test
-    void bearerToken_isSentOnEveryCall_andNoAuthorizationWithout() throws IOException {
+    void token_isSentOnEveryCall_andNoAuthorizationWithout() throws IOException {
         answer = Answer.bytes(0, 0, 0);
         DedupClient.create(base).claim("t", THREE);
         assertNull(seen.authorization());
 
-        DedupClient withToken =
-                DedupClient.builder(base).bearerToken("s3cr3t.token").build();
+        DedupClient withToken = DedupClient.builder(base).token("s3cr3t.token").build();
         withToken.claim("t", THREE);
         assertEquals("Bearer s3cr3t.token", seen.authorization());
         withToken.release("t", THREE);
@@ -368,7 +367,7 @@ class DedupClientTest {
     void settingsGivenToTheBuilder_winOverTheEnvironment() throws IOException {
         answer = Answer.bytes(0, 0, 0);
         DedupClient.builderFromEnvironment(Map.of("DEDUP_URL", base.toString(), "DEDUP_TOKEN", "from.the.environment"))
-                .bearerToken("given.explicitly")
+                .token("given.explicitly")
                 .build()
                 .claim("t", THREE);
         assertEquals("Bearer given.explicitly", seen.authorization());
@@ -407,10 +406,7 @@ class DedupClientTest {
                 none.getMessage());
         DedupException wrong = assertThrows(
                 DedupException.class,
-                () -> DedupClient.builder(base)
-                        .bearerToken("wrong.token")
-                        .build()
-                        .release("t", THREE));
+                () -> DedupClient.builder(base).token("wrong.token").build().release("t", THREE));
         assertEquals(
                 "401 unauthorized: missing or wrong bearer token (Authorization: Bearer <token>)", wrong.getMessage());
     }
@@ -456,10 +452,10 @@ class DedupClientTest {
                 IllegalArgumentException.class, () -> DedupClient.builder(base).connectTimeout(Duration.ofSeconds(-1)));
         assertTrue(e.getMessage().startsWith("connectTimeout: "), e.getMessage());
         e = assertThrows(
-                IllegalArgumentException.class, () -> DedupClient.builder(base).bearerToken("a b"));
-        assertTrue(e.getMessage().startsWith("bearerToken: "), e.getMessage());
+                IllegalArgumentException.class, () -> DedupClient.builder(base).token("a b"));
+        assertTrue(e.getMessage().startsWith("token: "), e.getMessage());
         assertThrows(
-                IllegalArgumentException.class, () -> DedupClient.builder(base).bearerToken("x\r\nEvil: 1"));
+                IllegalArgumentException.class, () -> DedupClient.builder(base).token("x\r\nEvil: 1"));
     }
 
     @Test

@@ -88,13 +88,17 @@ final class LoopSettings<K, V> {
     }
 
     /**
-     * Gives back the claims of a batch the sink failed on; when that fails too, the sink's failure travels with the
-     * release's, suppressed, so that neither is lost.
+     * Gives back the claims of a batch the sink failed on, and says how many were released; when that fails too, the
+     * sink's failure travels with the release's, suppressed, so that neither is lost.
      */
     static int release(Claims claims, List<Item> items, Exception sinkFailure)
             throws IOException, InterruptedException {
         try {
-            return claims.release(items);
+            int n = 0;
+            for (boolean released : claims.release(items)) {
+                n += released ? 1 : 0;
+            }
+            return n;
         } catch (IOException | RuntimeException e) {
             e.addSuppressed(sinkFailure);
             throw e;

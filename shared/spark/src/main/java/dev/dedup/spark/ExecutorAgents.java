@@ -29,7 +29,7 @@ final class ExecutorAgents {
             }
             DedupClient.Builder b = DedupClient.builder(URI.create(agent));
             if (token != null) {
-                b.bearerToken(token);
+                b.token(token);
             }
             return b.build();
         });
