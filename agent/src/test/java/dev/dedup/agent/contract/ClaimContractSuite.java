@@ -306,6 +306,25 @@ public abstract class ClaimContractSuite extends AgentSuite {
     }
 
     @Test
+    void eventClock_twoCopiesAWindowApartInOneBatchAreTwoMessages_andTheCopiesOfEachAreCaught() {
+        assumeTrue(eventClocks(), "windows count on event clocks");
+        String ns = "apart-" + UUID.randomUUID().toString().substring(0, 8); // a clock of its own; the 24 h window
+        String id = UUID.randomUUID().toString();
+        long t = clock.getAsLong() / 1000;
+        long dayBefore = t - WINDOW.toSeconds();
+        assertEquals(
+                List.of("new", "new", "duplicate", "duplicate"),
+                http.claim(
+                        ns,
+                        List.of(
+                                new Item(id, "p0:1", dayBefore),
+                                new Item(id, "p1:1", t),
+                                new Item(id, "p2:1", dayBefore + 1),
+                                new Item(id, "p3:1", t + 1))),
+                "a window apart, one call: two messages, each with a copy");
+    }
+
+    @Test
     void eventClock_aReaderBehindTheNewestFindsTheClaimsOfItsTime() {
         assumeTrue(eventClocks(), "windows count on event clocks");
         String id = UUID.randomUUID().toString();

@@ -156,7 +156,9 @@ end
 -- and its 1-based position there, and the entry of `written` when this call wrote it; nil when there is none.
 local function lookup(k, b, field, p)
   local w = not distinct and written[k] and written[k][field]
-  if w then return w.rec, 1, w end
+  -- a record this call wrote holds the claim while it lives at the item's time (a copy a window apart, in a table
+  -- of event times, is another message)
+  if w and live_at(w.rec, 1) then return w.rec, 1, w end
   p = p and find_live(b, field, p)
   if p then return b, p end
   return nil
