@@ -51,8 +51,14 @@ def claim(dedup: DedupClient, ns: str, log: list, offsets: range) -> list:
     return verdicts
 
 
+def read_token(path: str) -> str:
+    """The token the agent requires: the first line of its --token-file, which compose.yaml's token service wrote."""
+    with open(path, encoding="ascii") as f:
+        return f.readline().strip()
+
+
 def main() -> None:
-    dedup = DedupClient()  # DEDUP_URL and DEDUP_TOKEN, as compose.yaml gives them
+    dedup = DedupClient(token=read_token(os.environ["DEDUP_TOKEN_FILE"]))  # and DEDUP_URL, from compose.yaml
     wait_until_ready(dedup.url, 120)
     ns = f"quickstart-{uuid.uuid4().hex[:8]}"
     print(f"agent {dedup.url} ready; namespace {ns}")

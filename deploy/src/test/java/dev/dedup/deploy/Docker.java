@@ -28,6 +28,9 @@ final class Docker implements AutoCloseable {
     static final Path BASE_CACHE = Path.of(System.getProperty("deploy.baseCache", "/var/cache/dedup-deploy"))
             .resolve("trixie-openjdk-25-jre-headless.tar");
 
+    /** Where {@link #buildImage} puts the tested jar in the build context. */
+    private static final String PREBUILT_JAR = "dist/dedup-agent.jar";
+
     private final String prefix = "dedup-it-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<String> containers = new ArrayList<>();
     private final List<String> volumes = new ArrayList<>();
@@ -92,6 +95,27 @@ final class Docker implements AutoCloseable {
         return debianImage(BASE_IMAGE, BASE_CACHE, "trixie", "openjdk-25-jre-headless");
     }
 
+    /**
+     * The build image the quickstart's from-source build runs Maven in ({@code BUILD_IMAGE}): a Debian bookworm
+     * with openjdk-17-jdk-headless and maven, which trusts the certificate authorities this machine adds to
+     * Debian's ({@code /usr/local/share/ca-certificates}), so that Maven reaches Central from inside a build as it
+     * does from the machine, through a proxy that signs TLS with its own authority included.
+     */
+    static synchronized String mavenImage() {
+        List<String> hooks = new ArrayList<>();
+        Path localCas = Path.of("/usr/local/share/ca-certificates");
+        if (Files.isDirectory(localCas)) {
+            hooks.add("--customize-hook=copy-in " + localCas + " /usr/local/share");
+            hooks.add("--customize-hook=chroot \"$1\" update-ca-certificates");
+        }
+        return debianImage(
+                "dedup-maven-base:test",
+                BASE_CACHE.resolveSibling("bookworm-openjdk-17-jdk-headless-maven.tar"),
+                "bookworm",
+                "openjdk-17-jdk-headless,ca-certificates-java,maven",
+                hooks);
+    }
+
     /** A Debian bookworm image with redis-server (and redis-cli), for a Redis container beside a pod. */
     static synchronized String redisImage() {
         return debianImage(
@@ -113,6 +137,11 @@ final class Docker implements AutoCloseable {
      * where image registries are not).
      */
     private static String debianImage(String tag, Path cache, String suite, String packages) {
+        return debianImage(tag, cache, suite, packages, List.of());
+    }
+
+    /** As above, with mmdebstrap's {@code hooks} (options such as {@code --customize-hook=...}) as well. */
+    private static String debianImage(String tag, Path cache, String suite, String packages, List<String> hooks) {
         if (docker(Duration.ofSeconds(30), "image", "inspect", tag).exit() == 0) {
             return tag;
         }
@@ -122,16 +151,10 @@ final class Docker implements AutoCloseable {
                 Files.createDirectories(cache.getParent());
                 // mmdebstrap picks the output's format by its extension: keep .tar
                 Path tmp = cache.resolveSibling("partial-" + cache.getFileName());
-                Tools.run(
-                                Duration.ofMinutes(10),
-                                Tools.list(
-                                        "mmdebstrap",
-                                        "--quiet",
-                                        "--variant=apt",
-                                        "--include=" + packages,
-                                        suite,
-                                        tmp.toString()))
-                        .ok("mmdebstrap");
+                List<String> cmd = Tools.list("mmdebstrap", "--quiet", "--variant=apt", "--include=" + packages);
+                cmd.addAll(hooks);
+                cmd.addAll(List.of(suite, tmp.toString()));
+                Tools.run(Duration.ofMinutes(10), cmd).ok("mmdebstrap");
                 Files.move(tmp, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
         } catch (IOException e) {
@@ -142,8 +165,11 @@ final class Docker implements AutoCloseable {
     }
 
     /**
-     * Builds deploy/Dockerfile as a user would from a clean clone: the context holds only the files git
-     * tracks or would track (the working tree's versions), plus the jar and the SBOM {@code mvn package} made.
+     * Builds deploy/Dockerfile as a user would from a clean clone, but on the jar {@code mvn package} made and
+     * the other tests tested: the context holds the files git tracks or would track (the working tree's
+     * versions) and that jar as {@code dist/dedup-agent.jar}, which {@code AGENT_JAR} names, with its SBOM beside it, so that Maven does
+     * not run in the build and the base image serves as {@code BUILD_IMAGE}. QuickstartIT builds from the
+     * sources.
      */
     static synchronized String buildImage(String tag) {
         String base = baseImage();
@@ -170,7 +196,7 @@ final class Docker implements AutoCloseable {
                 Files.createDirectories(dst.getParent());
                 Files.copy(src, dst);
             }
-            Path jar = context.resolve("agent/target/dedup-agent.jar");
+            Path jar = context.resolve(PREBUILT_JAR);
             Files.createDirectories(jar.getParent());
             Files.copy(Tools.agentJar(), jar);
             Files.copy(Tools.agentSbom(), jar.resolveSibling(Tools.AGENT_SBOM.getFileName()));
@@ -185,6 +211,10 @@ final class Docker implements AutoCloseable {
                                 "build",
                                 "--build-arg",
                                 "BASE_IMAGE=" + base,
+                                "--build-arg",
+                                "BUILD_IMAGE=" + base,
+                                "--build-arg",
+                                "AGENT_JAR=" + PREBUILT_JAR,
                                 "-f",
                                 "deploy/Dockerfile",
                                 "-t",
