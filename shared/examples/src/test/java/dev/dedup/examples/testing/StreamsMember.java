@@ -2,6 +2,7 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.client.Claims;
 import dev.dedup.kafka.streams.Dedup;
+import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.serialization.Serdes;
@@ -10,12 +11,21 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * A Kafka Streams application in its own JVM, so that a test can {@code kill -9} it: the library's {@link Dedup}
  * right after the source, exactly-once v2, the kept records written to the output topic. Arguments: {@code bootstrap
- * input output applicationId stateDir namespace}. Prints {@code RUNNING} once its tasks run and {@code FLUSHED new=N
- * retry=R duplicate=D} after each claim. Its agent is the one {@code DEDUP_URL} names.
+ * input output applicationId stateDir namespace [ownDedup]}. Prints {@code RUNNING} once its tasks run and {@code
+ * FLUSHED new=N retry=R duplicate=D} after each claim. Its agent is the one {@code DEDUP_URL} names. With {@code
+ * ownDedup}, Kafka Streams' own way instead, for comparison: a changelogged store of the message ids this
+ * application has forwarded (what KIP-655 and the usual examples do), re-keyed by id so that a message's copies
+ * meet in one task.
  */
 public final class StreamsMember {
 
@@ -40,9 +50,19 @@ public final class StreamsMember {
                 })
                 .build();
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(args[1], Consumed.with(Serdes.String(), Serdes.ByteArray()))
-                .process(dedup)
-                .to(args[2], Produced.with(Serdes.String(), Serdes.ByteArray()));
+        if (args.length > 6 && args[6].equals("ownDedup")) {
+            builder.addStateStore(
+                    Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
+            builder.stream(args[1], Consumed.with(Serdes.String(), Serdes.ByteArray()))
+                    .process(IdAsKey::new)
+                    .repartition(Repartitioned.with(Serdes.String(), Serdes.ByteArray()))
+                    .process(ForwardFirst::new, "seen")
+                    .to(args[2], Produced.with(Serdes.String(), Serdes.ByteArray()));
+        } else {
+            builder.stream(args[1], Consumed.with(Serdes.String(), Serdes.ByteArray()))
+                    .process(dedup)
+                    .to(args[2], Produced.with(Serdes.String(), Serdes.ByteArray()));
+        }
 
         KafkaStreams streams = new KafkaStreams(builder.build(), p);
         CountDownLatch done = new CountDownLatch(1);
@@ -57,6 +77,42 @@ public final class StreamsMember {
         Runtime.getRuntime().addShutdownHook(new Thread(streams::close));
         streams.start();
         done.await();
+    }
+
+    /** Keys each record by its message id (the {@code message-id} header). */
+    private static final class IdAsKey implements Processor<String, byte[], String, byte[]> {
+        private ProcessorContext<String, byte[]> context;
+
+        @Override
+        public void init(ProcessorContext<String, byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<String, byte[]> record) {
+            String id = new String(record.headers().lastHeader("message-id").value(), StandardCharsets.UTF_8);
+            context.forward(record.withKey(id));
+        }
+    }
+
+    /** Forwards the first record of each key this application sees, as a state store of its own remembers them. */
+    private static final class ForwardFirst implements Processor<String, byte[], String, byte[]> {
+        private ProcessorContext<String, byte[]> context;
+        private KeyValueStore<String, Long> seen;
+
+        @Override
+        public void init(ProcessorContext<String, byte[]> context) {
+            this.context = context;
+            this.seen = context.getStateStore("seen");
+        }
+
+        @Override
+        public void process(Record<String, byte[]> record) {
+            if (seen.get(record.key()) == null) {
+                seen.put(record.key(), record.timestamp());
+                context.forward(record);
+            }
+        }
     }
 
     private StreamsMember() {}
