@@ -70,7 +70,7 @@ class ConsumerLifecycleIT {
     }
 
     /**
-     * A member in its own JVM with {@code addShutdownHook(new Thread(loop::stop))}, sent SIGTERM mid-stream: it exits 0,
+     * A member in its own JVM with {@code addShutdownHook(new Thread(loop::stop))}, sent SIGTERM mid-stream: it exits
      * and the group is empty the moment it has (it left; nobody waits out a session timeout), with every record it
      * wrote committed.
      */
@@ -99,7 +99,7 @@ class ConsumerLifecycleIT {
                 assertEquals(GroupState.EMPTY, after.groupState(), "left before exiting: " + after);
                 assertEquals(0, after.members().size());
             }
-            Map<TopicPartition, OffsetAndMetadata> committed = committed(group);
+            Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group);
             long total = committed.values().stream()
                     .mapToLong(OffsetAndMetadata::offset)
                     .sum();
@@ -151,12 +151,13 @@ class ConsumerLifecycleIT {
         worker.start();
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            Map<TopicPartition, OffsetAndMetadata> committed = committed(group);
-            while (!lagIsZero(committed, end) && System.nanoTime() < deadline) {
+            Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group);
+            while (!KafkaBroker.caughtUp(committed, end) && System.nanoTime() < deadline) {
                 Thread.sleep(100);
-                committed = committed(group);
+                committed = broker.committed(group);
             }
-            assertTrue(lagIsZero(committed, end), "Kafka's offsets " + committed + ", the topic's end " + end);
+            assertTrue(
+                    KafkaBroker.caughtUp(committed, end), "Kafka's offsets " + committed + ", the topic's end " + end);
             assertEquals(0, written.get(), "nothing was read again");
         } finally {
             assertTrue(loop.stop(Duration.ofSeconds(30)), "the loop ended within the timeout");
@@ -191,15 +192,17 @@ class ConsumerLifecycleIT {
         Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
         try (ChildJvm b = member("k2k-b", args)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (!lagIsZero(committed(group), end) && System.nanoTime() < deadline) {
+            while (!KafkaBroker.caughtUp(broker.committed(group), end) && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
-            assertTrue(lagIsZero(committed(group), end), "B caught up: " + committed(group) + "\n" + b.tail());
+            assertTrue(
+                    KafkaBroker.caughtUp(broker.committed(group), end),
+                    "B caught up: " + broker.committed(group) + "\n" + b.tail());
             assertTrue(
                     b.output().lines().anyMatch(l -> l.startsWith("VERDICTS") && !l.contains("retry=0")),
                     "the batch A left open was read again, answered retry: " + b.tail());
         }
-        Map<String, Integer> seen = readCommitted(output);
+        Map<String, Integer> seen = broker.committedMessageIds(output);
         java.util.Set<String> expected = new java.util.HashSet<>();
         traffic.messages().forEach(m -> expected.add(m.id()));
         assertEquals(expected, seen.keySet(), "every message, none unknown");
@@ -221,43 +224,7 @@ class ConsumerLifecycleIT {
                 Map.of("DEDUP_URL", agent.uri().toString()));
     }
 
-    /** Per message id (the {@code message-id} header), how many committed output records carry it. */
-    private static Map<String, Integer> readCommitted(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        Map<String, Integer> seen = new HashMap<>();
-        try (KafkaConsumer<String, byte[]> reader =
-                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            reader.assign(List.of(tp));
-            reader.seekToBeginning(List.of(tp));
-            long end = reader.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (reader.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
-                    seen.merge(MessageIds.header(r, MessageIds.DEFAULT_HEADER), 1, Integer::sum);
-                }
-            }
-        }
-        return seen;
-    }
-
-    private static boolean lagIsZero(Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> end) {
-        return end.entrySet().stream()
-                .allMatch(e -> committed.containsKey(e.getKey())
-                        && committed.get(e.getKey()).offset() == e.getValue());
-    }
-
     private static ConsumerGroupDescription describe(String group) throws Exception {
         return broker.admin().describeConsumerGroups(List.of(group)).all().get().get(group);
-    }
-
-    private static Map<TopicPartition, OffsetAndMetadata> committed(String group) throws Exception {
-        return broker.admin()
-                .listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata()
-                .get();
     }
 }

@@ -8,23 +8,16 @@ import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.StreamsMember;
 import dev.dedup.examples.testing.Traffic;
-import dev.dedup.kafka.MessageIds;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,7 +79,7 @@ class KafkaStreamsDedupIT {
             }
         }
 
-        Map<String, Integer> seen = readCommitted(output);
+        Map<String, Integer> seen = broker.committedMessageIds(output);
         Set<String> expected = traffic.messages().stream().map(m -> m.id()).collect(Collectors.toSet());
         assertEquals(expected, new HashSet<>(seen.keySet()), "every message, none unknown");
         Map<String, Integer> twice = seen.entrySet().stream()
@@ -118,7 +111,7 @@ class KafkaStreamsDedupIT {
             awaitNoLag("dedup-own-east"); // the repartition topic too
             awaitNoLag("dedup-own-west");
         }
-        Map<String, Integer> seen = readCommitted(output);
+        Map<String, Integer> seen = broker.committedMessageIds(output);
         long twice = seen.values().stream().filter(n -> n == 2).count();
         System.out.println("[streams] Kafka Streams' own dedup, two applications over the same "
                 + traffic.messages().size() + " messages: " + twice + " written twice, " + seen.size() + " in all");
@@ -149,21 +142,12 @@ class KafkaStreamsDedupIT {
     private static void awaitCaughtUp(String applicationId, String input) throws Exception {
         Map<TopicPartition, Long> end = broker.endOffsets(input, PARTITIONS);
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
-        while (System.nanoTime() < deadline) {
-            committed = broker.admin()
-                    .listConsumerGroupOffsets(applicationId)
-                    .partitionsToOffsetAndMetadata()
-                    .get();
-            Map<TopicPartition, OffsetAndMetadata> now = committed;
-            if (end.entrySet().stream()
-                    .allMatch(e ->
-                            now.containsKey(e.getKey()) && now.get(e.getKey()).offset() >= e.getValue())) {
-                return;
-            }
+        while (!KafkaBroker.caughtUp(broker.committed(applicationId), end) && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
-        throw new AssertionError(applicationId + " committed " + committed + ", the input ends at " + end);
+        assertTrue(
+                KafkaBroker.caughtUp(broker.committed(applicationId), end),
+                applicationId + " committed " + broker.committed(applicationId) + ", the input ends at " + end);
     }
 
     /** Until the application has consumed every partition it commits (its input and its repartition topics). */
@@ -171,10 +155,7 @@ class KafkaStreamsDedupIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         Map<TopicPartition, Long> behind = Map.of();
         while (System.nanoTime() < deadline) {
-            Map<TopicPartition, OffsetAndMetadata> committed = broker.admin()
-                    .listConsumerGroupOffsets(applicationId)
-                    .partitionsToOffsetAndMetadata()
-                    .get();
+            Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(applicationId);
             Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
             committed.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
             var ends = broker.admin().listOffsets(latest).all().get();
@@ -191,27 +172,5 @@ class KafkaStreamsDedupIT {
             Thread.sleep(200);
         }
         throw new AssertionError(applicationId + " is behind on " + behind);
-    }
-
-    /** Per message id, how many committed output records carry it. */
-    private static Map<String, Integer> readCommitted(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        Map<String, Integer> seen = new HashMap<>();
-        try (KafkaConsumer<String, byte[]> reader =
-                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            reader.assign(List.of(tp));
-            reader.seekToBeginning(List.of(tp));
-            long end = reader.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (reader.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
-                    seen.merge(MessageIds.header(r, MessageIds.DEFAULT_HEADER), 1, Integer::sum);
-                }
-            }
-        }
-        return seen;
     }
 }

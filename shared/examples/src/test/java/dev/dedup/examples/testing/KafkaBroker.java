@@ -1,5 +1,6 @@
 package dev.dedup.examples.testing;
 
+import dev.dedup.kafka.MessageIds;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,9 +19,15 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A real single-node KRaft broker (broker and controller in one process) in a JVM of its own, on free loopback
@@ -190,6 +197,45 @@ public final class KafkaBroker implements AutoCloseable {
                 .entrySet()
                 .stream()
                 .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
+
+    /**
+     * Per message id (the {@code message-id} header), how many records of a one-partition {@code topic} a {@code
+     * read_committed} reader finds: what a transactional writer committed, aborted attempts left out.
+     */
+    public Map<String, Integer> committedMessageIds(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, Integer> seen = new java.util.HashMap<>();
+        try (KafkaConsumer<String, byte[]> reader =
+                new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            reader.assign(List.of(tp));
+            reader.seekToBeginning(List.of(tp));
+            long end = reader.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (reader.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
+                    seen.merge(MessageIds.header(r, MessageIds.DEFAULT_HEADER), 1, Integer::sum);
+                }
+            }
+        }
+        return seen;
+    }
+
+    /** The offsets {@code group} committed. */
+    public Map<TopicPartition, OffsetAndMetadata> committed(String group) throws Exception {
+        return admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    /** Whether {@code group} has committed the end of every partition of {@code end}. */
+    public static boolean caughtUp(Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> end) {
+        return end.entrySet().stream()
+                .allMatch(e -> committed.containsKey(e.getKey())
+                        && committed.get(e.getKey()).offset() >= e.getValue());
     }
 
     /** Sets dynamic configurations of a group (e.g. a share group's {@code share.auto.offset.reset}). */
