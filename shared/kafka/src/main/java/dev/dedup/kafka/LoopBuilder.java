@@ -10,8 +10,9 @@ import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * The settings both loops' builders share. Values are collected as given and checked once, in {@code build()}, by
- * {@link LoopSettings}.
+ * The settings both loops' builders share ({@link DedupingConsumer.Builder}, {@link DedupingShareConsumer.Builder}):
+ * public so that a user reads the methods those builders inherit where they are declared, not constructible outside
+ * this package. Values are collected as given and checked once, in {@code build()}, naming the setting.
  *
  * @param <K> the records' key type
  * @param <V> the records' value type
@@ -19,7 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * @param <L> the listener's type
  * @param <B> the builder's own type, which every setter returns
  */
-abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
+public abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
 
     private final String loop;
     private final Object consumer;
