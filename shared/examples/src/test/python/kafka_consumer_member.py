@@ -259,6 +259,7 @@ def run(args: List[str]) -> None:
             max_records=200,
             poll_timeout_ms=200,
             failure_backoff=0.2,
+            max_failure_backoff=0.2,  # the test fails many polls in a row on purpose
             should_stop=lambda: stopping,
         )
     finally:
