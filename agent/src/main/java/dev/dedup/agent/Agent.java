@@ -211,7 +211,7 @@ public final class Agent implements AutoCloseable {
                             }
                             return null;
                         },
-                        false));
+                        true)); // ordered: a slow read never lands after a newer one
     }
 
     /**
@@ -227,18 +227,22 @@ public final class Agent implements AutoCloseable {
         AtomicReference<String> lastRefusal = new AtomicReference<>();
         vertx.setPeriodic(
                 HttpOptions.TOKEN_FILE_CHECK.toMillis(),
-                id -> vertx.<io.vertx.core.net.PemKeyCertOptions>executeBlocking(() -> certificate.reload(vertx), false)
+                id -> vertx.<ServerCertificate.Candidate>executeBlocking(() -> certificate.reload(vertx), true)
                         .compose(changed -> {
                             if (changed == null) {
                                 return Future.succeededFuture(null);
                             }
                             List<Future<Boolean>> updates = new ArrayList<>();
                             for (HttpVerticle verticle : verticles) {
-                                updates.add(verticle.updateCertificate(changed));
+                                updates.add(verticle.updateCertificate(changed.keyCert()));
                             }
                             // Servers of one port share their TLS context: the first to take the pair changes
-                            // it, the others find it taken (false). A pair that does not load fails them.
-                            return Future.all(updates).map(all -> "applied");
+                            // it, the others find it taken (false). A pair that does not load fails them, and
+                            // is tried again at the next look.
+                            return Future.all(updates).map(all -> {
+                                certificate.accept(changed);
+                                return "applied";
+                            });
                         })
                         .onComplete(ar -> {
                             if (ar.succeeded() && ar.result() != null) {

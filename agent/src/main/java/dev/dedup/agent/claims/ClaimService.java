@@ -56,9 +56,9 @@ public final class ClaimService {
      *                                time and an item has none, or is one more than {@code max-namespaces}
      */
     public CompletionStage<byte[]> claim(Batch batch) {
-        namespaces.admit(batch.namespace());
         ClaimPolicy policy = policy(batch.namespace());
         Batch checked = eventTimesChecked(batch, policy);
+        namespaces.admit(batch.namespace()); // a batch refused above takes no place
         noteEventTimes(checked, policy);
         return store.claim(checked, policy).thenApply(codes -> {
             metrics.recordClaims(codes);
@@ -68,9 +68,10 @@ public final class ClaimService {
 
     /** One byte per item: 1 released, 0 not held by that owner. */
     public CompletionStage<byte[]> release(Batch batch) {
-        namespaces.admit(batch.namespace());
         ClaimPolicy policy = policy(batch.namespace());
-        return store.release(eventTimesChecked(batch, policy), policy).thenApply(results -> {
+        Batch checked = eventTimesChecked(batch, policy);
+        namespaces.admit(batch.namespace());
+        return store.release(checked, policy).thenApply(results -> {
             metrics.recordReleases(results);
             return results;
         });

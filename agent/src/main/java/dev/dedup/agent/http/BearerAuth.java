@@ -12,8 +12,9 @@ import io.vertx.ext.web.RoutingContext;
  *       cannot carry a Secret. Their status is all they give away; {@code /health/ready}'s reason (which names a
  *       shard) only to a caller with a token ({@link #AUTHENTICATED}).
  *   <li>{@code /metrics} and {@code /v1/stats} want a claim or a read token once any token is set. With none set,
- *       {@code /v1/stats} (which names files, Redis hosts and users) is refused on an ops port that leaves the pod
- *       (bound to an address that is not loopback); {@code /metrics} is served.
+ *       {@code /v1/stats} (which names files, Redis hosts and users) is refused on a port that leaves the pod
+ *       (bound to an address that is not loopback), and {@code /health/ready} gives no reason there; {@code
+ *       /metrics} is served.
  *   <li>Everything else wants a claim token once one is set: a read token gets 403, none 401.
  * </ul>
  */
@@ -23,29 +24,32 @@ final class BearerAuth {
     static final String AUTHENTICATED = "dedup.authenticated";
 
     private final Credentials credentials;
-    private final boolean exposedOpsPort;
+    private final boolean exposed;
     private final AgentMetrics metrics;
 
     /**
-     * @param exposedOpsPort this is an ops port bound to an address that is not loopback
+     * @param exposed this port is bound to an address that is not loopback (an ops port, or a claim port with
+     *     {@code --insecure-bind})
      */
-    BearerAuth(Credentials credentials, boolean exposedOpsPort, AgentMetrics metrics) {
+    BearerAuth(Credentials credentials, boolean exposed, AgentMetrics metrics) {
         this.credentials = credentials;
-        this.exposedOpsPort = exposedOpsPort;
+        this.exposed = exposed;
         this.metrics = metrics;
     }
 
     void handle(RoutingContext ctx) {
-        String path = ctx.request().path();
+        // The router matches the normalized path (dot segments, %-escapes, repeated slashes resolved): so must this,
+        // or /v1/%73tats would reach /v1/stats by the claim API's rules.
+        String path = ctx.normalizedPath();
         Credentials.Scope scope = credentials.scopeOf(ctx.request().getHeader("Authorization"));
-        if (credentials.readRequired()) {
+        if (credentials.readRequired() || exposed) {
             ctx.put(AUTHENTICATED, scope != Credentials.Scope.NONE);
         }
         if ("/health/live".equals(path) || "/health/ready".equals(path)) {
             ctx.next();
         } else if ("/metrics".equals(path) || "/v1/stats".equals(path)) {
             if (!credentials.readRequired()) {
-                if (exposedOpsPort && "/v1/stats".equals(path)) {
+                if (exposed && "/v1/stats".equals(path)) {
                     refuse(
                             ctx,
                             ErrorReplies.Code.FORBIDDEN,

@@ -113,7 +113,7 @@ public final class HttpVerticle extends VerticleBase {
         BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
         BodyHandler read = BodyHandler.create(false).setBodyLimit(options.maxBody());
         io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> body = ctx -> bodies.handle(ctx, metrics);
-        router.route().handler(new BearerAuth(credentials, false, metrics)::handle);
+        router.route().handler(new BearerAuth(credentials, !isLoopback(options.host()), metrics)::handle);
 
         // The content type is checked on a route of its own, before the body is read; then the body's room is
         // reserved in the budget of bodies held at once (a route of its own too: Vert.x Web reads a body on the

@@ -16,10 +16,31 @@ import java.util.Arrays;
  */
 public final class ServerCertificate {
 
+    /** A certificate chain and its key, as read together. */
+    private record Pair(byte[] cert, byte[] key) {
+        PemKeyCertOptions options() {
+            return new PemKeyCertOptions().setCertValue(Buffer.buffer(cert)).setKeyValue(Buffer.buffer(key));
+        }
+    }
+
+    /** A pair read from the files that differs from the one served: {@link #accept} it once the servers took it. */
+    public static final class Candidate {
+        private final Pair pair;
+
+        private Candidate(Pair pair) {
+            this.pair = pair;
+        }
+
+        /** What the servers are handed. */
+        public PemKeyCertOptions keyCert() {
+            return pair.options();
+        }
+    }
+
     private final Path certFile;
     private final Path keyFile;
-    private volatile byte[] cert;
-    private volatile byte[] key;
+    /** The pair every server serves. */
+    private volatile Pair served;
 
     /**
      * The pair of {@code options}, read and checked now; null when they name none (plain HTTP).
@@ -38,8 +59,7 @@ public final class ServerCertificate {
     private ServerCertificate(Path certFile, Path keyFile) {
         this.certFile = certFile;
         this.keyFile = keyFile;
-        this.cert = read("tls-cert-file", certFile);
-        this.key = read("tls-key-file", keyFile);
+        this.served = new Pair(read("tls-cert-file", certFile), read("tls-key-file", keyFile));
     }
 
     /**
@@ -97,25 +117,30 @@ public final class ServerCertificate {
 
     /** What Vert.x serves: the PEM values as read, not the paths (so that a change is a different value). */
     PemKeyCertOptions keyCert() {
-        return new PemKeyCertOptions().setCertValue(Buffer.buffer(cert)).setKeyValue(Buffer.buffer(key));
+        return served.options();
     }
 
     /**
-     * Reads both files again. Returns the new pair when either changed and the two belong together, else null; a
-     * pair that does not is refused ({@link ConfigException}) and the pair before stays.
+     * Reads both files again. Returns the pair they hold when it differs from the one served and the two belong
+     * together, else null; a pair that does not is refused ({@link ConfigException}). Nothing changes until the
+     * caller {@link #accept}s the candidate, so that a pair a server refused is tried again at the next look.
      */
-    public PemKeyCertOptions reload(io.vertx.core.Vertx vertx) {
+    public Candidate reload(io.vertx.core.Vertx vertx) {
         byte[] c = read("tls-cert-file", certFile);
         byte[] k = read("tls-key-file", keyFile);
-        if (Arrays.equals(c, cert) && Arrays.equals(k, key) || !Arrays.equals(c, read("tls-cert-file", certFile))) {
+        Pair now = served;
+        if (Arrays.equals(c, now.cert()) && Arrays.equals(k, now.key())
+                || !Arrays.equals(c, read("tls-cert-file", certFile))) {
             return null; // unchanged, or changing while read: the next look takes it
         }
-        PemKeyCertOptions pair =
-                new PemKeyCertOptions().setCertValue(Buffer.buffer(c)).setKeyValue(Buffer.buffer(k));
-        requireMatching(vertx, pair);
-        cert = c;
-        key = k;
-        return pair;
+        Pair pair = new Pair(c, k);
+        requireMatching(vertx, pair.options());
+        return new Candidate(pair);
+    }
+
+    /** The servers serve {@code candidate} now. */
+    public void accept(Candidate candidate) {
+        served = candidate.pair;
     }
 
     private static byte[] read(String setting, Path file) {

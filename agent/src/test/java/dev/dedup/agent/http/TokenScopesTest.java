@@ -124,6 +124,41 @@ class TokenScopesTest {
         }
     }
 
+    @Test
+    void aPathWrittenAnotherWayIsJudgedAsTheRouterReadsIt() throws Exception {
+        List<String> statsAgain = List.of("/v1/%73tats", "/v1/./stats", "//v1/stats", "/v1/x/../stats");
+        List<String> metricsAgain = List.of("/%6detrics", "/./metrics", "//metrics");
+        try (Agent open =
+                Agent.start(options(dir.resolve("open"), HttpOptions.builder().ops(new OpsOptions("0.0.0.0", 0))))) {
+            for (String path : statsAgain) {
+                assertEquals(403, rawGet(open.opsPort(), path), path + ": /v1/stats, off loopback, without a token");
+            }
+        }
+        try (Agent read =
+                Agent.start(options(dir.resolve("read"), HttpOptions.builder().readToken(READER)))) {
+            for (String path : statsAgain) {
+                assertEquals(401, rawGet(read.port(), path), path + ": /v1/stats wants the read token");
+            }
+            for (String path : metricsAgain) {
+                assertEquals(401, rawGet(read.port(), path), path + ": /metrics wants the read token");
+            }
+        }
+    }
+
+    /** The status of a GET of {@code path} written as given, not normalized by a client. */
+    private static int rawGet(int port, String path) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String status = new java.io.BufferedReader(new java.io.InputStreamReader(
+                            socket.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
+                    .readLine();
+            return Integer.parseInt(status.split(" ")[1]);
+        }
+    }
+
     /** Writes the file whole and moves it in place, as a Secret's volume swaps its files. */
     private static void write(Path file, String text) throws Exception {
         Path next = file.resolveSibling(file.getFileName() + ".next");
