@@ -176,16 +176,16 @@ def dbapi_sink(
                 )
                 connection.commit()
                 created[0] = True
+            # Every lock first, in one order (two consumers lock without a deadlock), then every read: in MySQL's
+            # REPEATABLE READ the first read fixes the snapshot. Whether a row exists is the read's to say: MySQL's
+            # drivers count rows changed, 0 for this update.
+            for tp in sorted(offsets):
+                cursor.execute(lock, (group, tp.topic, tp.partition))
             stored: Dict[TopicPartition, Optional[int]] = {}
-            for tp in sorted(offsets):  # one order everywhere: two consumers lock without a deadlock
-                key = (group, tp.topic, tp.partition)
-                cursor.execute(lock, key)
-                found = None
-                if cursor.rowcount != 0:
-                    cursor.execute(select, key)
-                    row = cursor.fetchone()
-                    found = int(row[0]) if row else None
-                stored[tp] = found
+            for tp in sorted(offsets):
+                cursor.execute(select, (group, tp.topic, tp.partition))
+                row = cursor.fetchone()
+                stored[tp] = int(row[0]) if row else None
             fresh = []
             for r in records:
                 tp, offset = where(r)
@@ -193,7 +193,7 @@ def dbapi_sink(
                 if at is None or offset >= at:
                     fresh.append(r)
             write(cursor, fresh)
-            for tp, next_offset in offsets.items():
+            for tp, next_offset in sorted(offsets.items()):
                 key = (group, tp.topic, tp.partition)
                 if stored[tp] is None:
                     cursor.execute(insert, (*key, next_offset))
@@ -309,7 +309,7 @@ def consume(
                 _release(dedup, ns, held)
                 for p in firsts:
                     adapter.seek(p, p.first_offset)
-                waits.append(min(max_failure_backoff, failure_backoff * 2**sink_failures))
+                waits.append(min(max_failure_backoff, failure_backoff * 2 ** min(sink_failures, 30)))
                 sink_failures += 1
             else:
                 sink_failures = 0

@@ -177,6 +177,9 @@ public final class DedupingConsumer<K, V> implements Runnable {
                     failed);
             listener.sinkFailed(failed);
             listener.released(LoopSettings.release(settings.claims, keptItems, failed));
+            if (failed instanceof SinkStoppedException) {
+                throw (SinkStoppedException) failed; // the sink cannot go on: the loop ends
+            }
             first.forEach(consumer::seek);
             settings.backOff(stopping);
             return batches;
@@ -257,8 +260,17 @@ public final class DedupingConsumer<K, V> implements Runnable {
             }
             if (!ahead.isEmpty()) {
                 // The sink's output reaches past Kafka's offsets (a crash between the two): tell Kafka, so that a lag
-                // monitor sees none on a partition that gets no new record.
-                commit(ahead);
+                // monitor sees none on a partition that gets no new record. Only for the monitors: a failure here
+                // (a rebalance under way, a timeout) is logged, and the next batch's commit tells Kafka anyway.
+                try {
+                    commit(ahead);
+                } catch (WakeupException | org.apache.kafka.common.errors.InterruptException stopping) {
+                    throw stopping;
+                } catch (org.apache.kafka.common.KafkaException e) {
+                    LOG.log(
+                            System.Logger.Level.INFO,
+                            "the sink's offsets of " + ahead.keySet() + " were not committed to Kafka: " + e);
+                }
             }
         }
 

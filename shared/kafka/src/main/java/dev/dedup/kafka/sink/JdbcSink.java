@@ -39,8 +39,8 @@ import org.apache.kafka.common.TopicPartition;
  * }</pre>
  *
  * <p>Each {@link #write} runs one transaction: it locks the batch's partitions' rows of the offsets table (an
- * {@code UPDATE} of each, which every database of note turns into a row lock, so that two consumers that both
- * believe they own a partition after a rebalance take turns), reads their stored next offsets, hands the writer the
+ * {@code UPDATE} of each, in one order, which every database of note turns into a row lock, so that two consumers
+ * that both believe they own a partition after a rebalance take turns), then reads their stored next offsets, hands the writer the
  * records at or past them (a {@code RETRY} record below was applied by an earlier transaction), stores the batch's
  * next offsets and commits. A partition seen the first time gets its row by an {@code INSERT}; two consumers inserting
  * the same row at once make one of them fail, and the loop reads that batch again. {@link #storedOffsets} tells the
@@ -126,9 +126,14 @@ public final class JdbcSink<K, V> implements TransactionalSink<K, V> {
                 Map<TopicPartition, Long> next = new TreeMap<>(
                         Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
                 next.putAll(nextOffsets);
+                // Every lock first, then every read: in REPEATABLE READ (MySQL's default) the first plain read fixes
+                // the transaction's snapshot, and a read before a later lock would miss what its holder committed.
+                for (TopicPartition tp : next.keySet()) {
+                    lock(c, tp);
+                }
                 Map<TopicPartition, Long> stored = new HashMap<>();
                 for (TopicPartition tp : next.keySet()) {
-                    stored.put(tp, lockAndRead(c, tp));
+                    stored.put(tp, read(c, tp));
                 }
                 List<ConsumerRecord<K, V>> fresh = new ArrayList<>(kept.size());
                 for (ConsumerRecord<K, V> r : kept) {
@@ -142,8 +147,8 @@ public final class JdbcSink<K, V> implements TransactionalSink<K, V> {
                     store(c, e.getKey(), stored.get(e.getKey()), e.getValue());
                 }
                 c.commit();
-            } catch (SQLException | RuntimeException e) {
-                rollback(c, e);
+            } catch (SQLException | RuntimeException | Error e) {
+                rollback(c, e); // a connection closed in a transaction commits it on some drivers
                 throw e;
             }
         }
@@ -168,14 +173,19 @@ public final class JdbcSink<K, V> implements TransactionalSink<K, V> {
         return stored;
     }
 
-    /** The partition's stored next offset, its row locked until the transaction ends; null when it has no row. */
-    private Long lockAndRead(Connection c, TopicPartition tp) throws SQLException {
+    /**
+     * Locks the partition's row until the transaction ends, where it has one. Whether it has one is the read's to
+     * say: a driver may count rows changed rather than matched (MySQL's {@code useAffectedRows}), 0 for this update.
+     */
+    private void lock(Connection c, TopicPartition tp) throws SQLException {
         try (PreparedStatement u = c.prepareStatement(lock)) {
             bind(u, 1, tp);
-            if (u.executeUpdate() == 0) {
-                return null;
-            }
+            u.executeUpdate();
         }
+    }
+
+    /** The partition's stored next offset; null when it has no row. */
+    private Long read(Connection c, TopicPartition tp) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(select)) {
             bind(s, 1, tp);
             try (ResultSet rs = s.executeQuery()) {
@@ -220,7 +230,7 @@ public final class JdbcSink<K, V> implements TransactionalSink<K, V> {
         created = true;
     }
 
-    private static void rollback(Connection c, Exception cause) {
+    private static void rollback(Connection c, Throwable cause) {
         try {
             c.rollback();
         } catch (SQLException e) {

@@ -1,5 +1,6 @@
 package dev.dedup.kafka.sink;
 
+import dev.dedup.kafka.SinkStoppedException;
 import dev.dedup.kafka.TransactionalSink;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +15,9 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * A ready {@link TransactionalSink} from Kafka to Kafka: each batch's output records and the consumer's next offsets
@@ -32,8 +36,9 @@ import org.apache.kafka.common.TopicPartition;
  * <p>A {@code RETRY} record was read before by the same owner, whose transaction did not commit (its offsets would have
  * committed with it): its output is produced again, and the aborted attempt's output is never seen by a {@code
  * read_committed} reader. When the transaction fails (the consumer lost its partitions to a rebalance and its group
- * generation is fenced; the broker unreachable) it is aborted and the loop reads the batch again; a producer fenced
- * by another with the same {@code transactional.id} cannot go on, and the sink rethrows that every time.
+ * generation is fenced; the broker unreachable) it is aborted and the loop reads the batch again; a commit that timed
+ * out is committed again, not aborted. A producer fenced by another with the same {@code transactional.id} cannot go
+ * on: the sink throws {@link SinkStoppedException} and the loop ends.
  *
  * @param <K> the consumed records' key type
  * @param <V> the consumed records' value type
@@ -41,6 +46,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param <VO> the output records' value type
  */
 public final class KafkaTransactionSink<K, V, KO, VO> implements TransactionalSink<K, V> {
+
+    /** Commits tried before a timed-out one is given up. */
+    private static final int COMMIT_ATTEMPTS = 3;
 
     private final Producer<KO, VO> producer;
     private final Consumer<K, V> consumer;
@@ -73,10 +81,33 @@ public final class KafkaTransactionSink<K, V, KO, VO> implements TransactionalSi
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             nextOffsets.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o)));
             producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
-            producer.commitTransaction(); // flushes the sends first; a failed send fails the commit
+            commit();
+        } catch (ProducerFencedException | InvalidProducerEpochException fenced) {
+            // another producer with this transactional.id took over: its start aborted this transaction
+            throw new SinkStoppedException(
+                    "the producer was fenced by another with its transactional.id: this"
+                            + " consumer cannot write any longer",
+                    fenced);
         } catch (RuntimeException e) {
             abort(e);
             throw e;
+        }
+    }
+
+    /**
+     * Commits, flushing the sends first (a failed send fails the commit). A commit that timed out may still complete:
+     * it is committed again, as Kafka's producer asks, rather than aborted and the batch read again and produced twice.
+     */
+    private void commit() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                producer.commitTransaction();
+                return;
+            } catch (TimeoutException e) {
+                if (attempt == COMMIT_ATTEMPTS) {
+                    throw e;
+                }
+            }
         }
     }
 
