@@ -266,8 +266,8 @@ public final class Settings {
                             + Durations.format(HttpOptions.TOKEN_FILE_CHECK)
                             + " of a change, so that a token is rotated without a "
                             + "restart: write the new token below the old one (" + Tokens.MAX_PER_FILE + " at most), "
-                            + "move the workers to it, then remove the old one. A file that becomes unreadable or "
-                            + "holds a refused token is not applied (the tokens before it stay; "
+                            + "move the workers to it, then remove the old one; emptying the file revokes its tokens. A file that becomes "
+                            + "unreadable or holds a refused token is not applied (the tokens before it stay; "
                             + "`dedup_token_file_reloads_total{result=\"refused\"}` counts it). Keeps the token out of "
                             + "the process list and the environment.",
                     (d, v) -> d.httpOptions.tokenFile(v.textOrNull() == null ? null : Path.of(v.text()))),

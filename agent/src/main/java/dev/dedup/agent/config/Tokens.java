@@ -66,6 +66,14 @@ public final class Tokens {
      * as a file (its one value, with or without a final newline) is such a file.
      */
     public static List<String> readFile(String setting, Path file) {
+        return readFile(setting, file, false);
+    }
+
+    /**
+     * {@link #readFile(String, Path)}, where {@code mayBeEmpty} lets a file hold no token: read again while the agent
+     * runs, a file emptied on purpose revokes every token it held.
+     */
+    public static List<String> readFile(String setting, Path file, boolean mayBeEmpty) {
         byte[] bytes;
         try {
             if (Files.size(file) > MAX_FILE_BYTES) {
@@ -95,7 +103,7 @@ public final class Tokens {
             }
             tokens.add(token);
         }
-        if (tokens.isEmpty()) {
+        if (tokens.isEmpty() && !mayBeEmpty) {
             throw new ConfigException(setting + ": " + file + " holds no token; write one a line");
         }
         if (tokens.size() > MAX_PER_FILE) {

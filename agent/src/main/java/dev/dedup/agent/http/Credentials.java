@@ -70,14 +70,16 @@ public final class Credentials {
 
     /**
      * Reads the token files again. Returns what changed ({@code "token-file: 2 tokens"}), or null when nothing did.
-     * A file that cannot be read or holds a refused token changes nothing: the {@link ConfigException} says why.
+     * A file emptied (or left with comments alone) revokes the tokens it held: requests that want one are refused
+     * until it holds one again. A file that cannot be read or holds a refused token changes nothing: the {@link
+     * ConfigException} says why.
      */
     public String reload() {
         if (options.tokenFile() == null && options.readTokenFile() == null) {
             return null;
         }
-        List<String> claim = claimTokens();
-        List<String> read = readTokens();
+        List<String> claim = tokens(options.token(), "token-file", options.tokenFile(), true);
+        List<String> read = tokens(options.readToken(), "read-token-file", options.readTokenFile(), true);
         Held before = held;
         if (claim.equals(before.claimText) && read.equals(before.readText)) {
             return null;
@@ -100,20 +102,22 @@ public final class Credentials {
     }
 
     private static String count(List<String> tokens) {
-        return tokens.size() == 1 ? "1 token" : tokens.size() + " tokens";
+        return tokens.isEmpty()
+                ? "no token: every token it held is revoked, and requests that want one are refused"
+                : tokens.size() == 1 ? "1 token" : tokens.size() + " tokens";
     }
 
     private List<String> claimTokens() {
-        return tokens(options.token(), "token-file", options.tokenFile());
+        return tokens(options.token(), "token-file", options.tokenFile(), false);
     }
 
     private List<String> readTokens() {
-        return tokens(options.readToken(), "read-token-file", options.readTokenFile());
+        return tokens(options.readToken(), "read-token-file", options.readTokenFile(), false);
     }
 
-    private static List<String> tokens(String value, String setting, Path file) {
+    private static List<String> tokens(String value, String setting, Path file, boolean mayBeEmpty) {
         if (file != null) {
-            return Tokens.readFile(setting, file);
+            return Tokens.readFile(setting, file, mayBeEmpty);
         }
         return value == null ? List.of() : List.of(value);
     }

@@ -77,6 +77,11 @@ class TokenScopesTest {
             assertEquals(200, claim(port, NEW), "a refused file leaves the tokens before it");
             assertEquals(401, claim(port, "a".repeat(24)));
             assertTrue(metrics(port, NEW).contains("dedup_token_file_reloads_total{result=\"applied\"} 2.0"));
+
+            write(file, "# revoked\n"); // emptied on purpose: every token it held is revoked
+            awaitStatus(401, () -> claim(port, NEW));
+            write(file, NEW + "\n");
+            awaitStatus(200, () -> claim(port, NEW));
         }
     }
 
