@@ -40,7 +40,7 @@ def count(db: sqlite3.Connection, where_: str = "") -> int:
 
 
 def stored(db: sqlite3.Connection, group: str = "g") -> Dict[TopicPartition, int]:
-    rows = db.execute("SELECT topic, kafka_partition, next_offset FROM dedup_offsets WHERE consumer_group = ?", (group,))
+    rows = db.execute("SELECT topic, kafka_partition, next_offset FROM stream_offsets WHERE consumer_group = ?", (group,))
     return {TopicPartition(t, p): n for t, p, n in rows}
 
 

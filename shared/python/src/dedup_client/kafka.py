@@ -122,7 +122,7 @@ def dbapi_sink(
     write: Callable[[Any, List[Any]], None],
     *,
     group: str,
-    table: str = "dedup_offsets",
+    table: str = "stream_offsets",
     paramstyle: Optional[str] = None,
 ) -> Sink:
     """A ready :data:`Sink` for any DB-API 2 database (``sqlite3``, ``psycopg2``, ``pymysql``...): ``write`` writes the

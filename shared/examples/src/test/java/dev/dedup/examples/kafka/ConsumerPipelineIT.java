@@ -258,7 +258,7 @@ class ConsumerPipelineIT {
                 try (Connection c = db.connect();
                         PreparedStatement s = c.prepareStatement(
                                 jdbcSink
-                                        ? "SELECT kafka_partition, next_offset FROM dedup_offsets WHERE topic = ?"
+                                        ? "SELECT kafka_partition, next_offset FROM stream_offsets WHERE topic = ?"
                                         : "SELECT kafka_partition, next_offset FROM sink_offsets WHERE topic = ?")) {
                     s.setString(1, topic);
                     try (ResultSet rs = s.executeQuery()) {

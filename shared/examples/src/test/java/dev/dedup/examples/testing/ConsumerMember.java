@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * fail=N}: processing fails once for every batch holding an id whose hash is a multiple of N. {@code
  * pauseBeforeCommit=K}: after the K-th batch's output is written, print {@code PAUSED} and wait to be killed.
  * {@code resumeFromSink}: on assignment, seek to the offsets the sink stored (and print {@code RESUMING}). {@code
- * jdbcSink}: the library's ready {@code JdbcSink} keeps the offsets (in {@code dedup_offsets}) and the transaction,
+ * jdbcSink}: the library's ready {@code JdbcSink} keeps the offsets (in {@code stream_offsets}) and the transaction,
  * the example's sink only writes the rows. {@code kafkaSink=TOPIC}: the library's {@code KafkaTransactionSink}
  * produces each kept record (its headers and value) to TOPIC with the offsets in one Kafka transaction; with {@code
  * pauseInTransaction=K}, the K-th batch's transaction waits, open, after its second record (print {@code PAUSED}),

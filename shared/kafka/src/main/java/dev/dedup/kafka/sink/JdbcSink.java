@@ -58,7 +58,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class JdbcSink<K, V> implements TransactionalSink<K, V> {
 
     /** The offsets table's name unless {@link Builder#offsetsTable} names another. */
-    public static final String DEFAULT_TABLE = "dedup_offsets";
+    public static final String DEFAULT_TABLE = "stream_offsets";
 
     private static final Pattern TABLE_NAME =
             Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
