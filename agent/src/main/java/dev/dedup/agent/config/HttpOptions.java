@@ -144,7 +144,8 @@ public record HttpOptions(
         return claimTokenSet() || readToken != null || readTokenFile != null;
     }
 
-    private static boolean isLoopback(String host) {
+    /** Whether {@code host} is a loopback address; a ConfigException when it cannot be resolved. */
+    public static boolean isLoopback(String host) {
         try {
             return java.net.InetAddress.getByName(host).isLoopbackAddress();
         } catch (java.net.UnknownHostException e) {

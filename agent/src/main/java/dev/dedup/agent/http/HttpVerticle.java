@@ -113,7 +113,10 @@ public final class HttpVerticle extends VerticleBase {
         BatchRoutes batches = new BatchRoutes(claims, metrics, options.maxBatch());
         BodyHandler read = BodyHandler.create(false).setBodyLimit(options.maxBody());
         io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> body = ctx -> bodies.handle(ctx, metrics);
-        router.route().handler(new BearerAuth(credentials, !isLoopback(options.host()), metrics)::handle);
+        boolean exposed = !HttpOptions.isLoopback(options.host());
+        if (credentials.readRequired() || exposed) { // else every request passes: no handler on the claim path
+            router.route().handler(new BearerAuth(credentials, exposed, metrics)::handle);
+        }
 
         // The content type is checked on a route of its own, before the body is read; then the body's room is
         // reserved in the budget of bodies held at once (a route of its own too: Vert.x Web reads a body on the
@@ -141,20 +144,13 @@ public final class HttpVerticle extends VerticleBase {
      */
     Router opsRouter() {
         Router router = Router.router(vertx);
-        BearerAuth auth = new BearerAuth(credentials, !isLoopback(options.ops().host()), metrics);
+        BearerAuth auth = new BearerAuth(
+                credentials, !HttpOptions.isLoopback(options.ops().host()), metrics);
         for (String path : OPERATIONS) {
             router.get(path).handler(auth::handle);
         }
         operations(router);
         return errorHandlers(router);
-    }
-
-    private static boolean isLoopback(String host) {
-        try {
-            return java.net.InetAddress.getByName(host).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
-            return false; // the options resolved it; an address that no longer resolves is not taken for loopback
-        }
     }
 
     private void operations(Router router) {

@@ -9,6 +9,7 @@ import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
+import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Sink;
@@ -33,10 +34,9 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The consumer loop's life against a real KRaft broker and the agent jar: SIGTERM with the documented shutdown hook
@@ -47,26 +47,18 @@ class ConsumerLifecycleIT {
 
     private static final int PARTITIONS = 3;
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final KafkaAndAgent kafka = new KafkaAndAgent("lifecycle");
 
     static KafkaBroker broker;
     static Agent agent;
+    static Path dir;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        agent = Agent.embedded("lifecycle", dir.resolve("agent"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (agent != null) {
-            agent.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+    static void names() {
+        broker = kafka.broker();
+        agent = kafka.agent();
+        dir = kafka.dir();
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
+import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Sink;
@@ -22,10 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two engines on one namespace: a Kafka consumer loop (the ready {@code JdbcSink} into PostgreSQL) and a Kafka
@@ -38,26 +38,18 @@ class CrossEngineIT {
     private static final int PARTITIONS = 3;
     private static final String NS = "cross";
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final KafkaAndAgent kafka = new KafkaAndAgent("cross");
 
     static KafkaBroker broker;
     static Agent agent;
+    static Path dir;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        agent = Agent.embedded("cross", dir.resolve("agent"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (agent != null) {
-            agent.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+    static void names() {
+        broker = kafka.broker();
+        agent = kafka.agent();
+        dir = kafka.dir();
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.ChildJvm;
+import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.StreamsMember;
 import dev.dedup.examples.testing.Traffic;
@@ -18,10 +19,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The library's Kafka Streams processor ({@code dedup-kafka-streams}) against a real KRaft broker and the agent jar:
@@ -34,26 +34,18 @@ class KafkaStreamsDedupIT {
 
     private static final int PARTITIONS = 3;
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final KafkaAndAgent kafka = new KafkaAndAgent("streams");
 
     static KafkaBroker broker;
     static Agent agent;
+    static Path dir;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        agent = Agent.embedded("streams", dir.resolve("agent"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (agent != null) {
-            agent.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+    static void names() {
+        broker = kafka.broker();
+        agent = kafka.agent();
+        dir = kafka.dir();
     }
 
     @Test

@@ -204,6 +204,12 @@ public final class KafkaBroker implements AutoCloseable {
      * read_committed} reader finds: what a transactional writer committed, aborted attempts left out.
      */
     public Map<String, Integer> committedMessageIds(String topic) {
+        return committedCounts(topic, r -> MessageIds.header(r, MessageIds.DEFAULT_HEADER));
+    }
+
+    /** Per {@code key} of a record, how many records of a one-partition {@code topic} a {@code read_committed} reader finds. */
+    public Map<String, Integer> committedCounts(
+            String topic, java.util.function.Function<ConsumerRecord<String, byte[]>, String> key) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -217,7 +223,7 @@ public final class KafkaBroker implements AutoCloseable {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (reader.position(tp) < end && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
-                    seen.merge(MessageIds.header(r, MessageIds.DEFAULT_HEADER), 1, Integer::sum);
+                    seen.merge(key.apply(r), 1, Integer::sum);
                 }
             }
         }

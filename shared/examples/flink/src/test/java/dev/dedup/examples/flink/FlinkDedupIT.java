@@ -7,6 +7,7 @@ import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
 import dev.dedup.examples.sink.Event;
 import dev.dedup.examples.testing.Agent;
+import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.flink.Claimable;
@@ -16,9 +17,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,15 +39,10 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The library's Flink operator ({@code dedup-flink}) against a real KRaft broker and the agent jar: a Flink job on a
@@ -62,26 +56,18 @@ class FlinkDedupIT {
 
     private static final int PARTITIONS = 3;
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final KafkaAndAgent kafka = new KafkaAndAgent("flink");
 
     static KafkaBroker broker;
     static Agent agent;
+    static Path dir;
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        agent = Agent.embedded("flink", dir.resolve("agent"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (agent != null) {
-            agent.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+    static void names() {
+        broker = kafka.broker();
+        agent = kafka.agent();
+        dir = kafka.dir();
     }
 
     @Test
@@ -157,7 +143,8 @@ class FlinkDedupIT {
         Map<String, String> idOfValue = traffic.messages().stream()
                 .collect(Collectors.toMap(m -> Event.value(m.app(), m.eventMillis(), m.amount()), m -> m.id()));
         assertEquals(traffic.messages().size(), idOfValue.size(), "each message's value is its own");
-        Map<String, Integer> seen = readCommitted(output);
+        Map<String, Integer> seen =
+                broker.committedCounts(output, r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
         assertEquals(idOfValue.keySet(), seen.keySet(), "every message, none unknown");
         Map<String, Integer> twice = seen.entrySet().stream()
                 .filter(e -> e.getValue() != 1)
@@ -207,27 +194,5 @@ class FlinkDedupIT {
         public void notifyCheckpointComplete(long checkpointId) {
             checkpointed = true;
         }
-    }
-
-    /** Per value, how many committed output records carry it. */
-    private static Map<String, Integer> readCommitted(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        Map<String, Integer> seen = new HashMap<>();
-        try (KafkaConsumer<String, String> reader =
-                new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            reader.assign(List.of(tp));
-            reader.seekToBeginning(List.of(tp));
-            long last = reader.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (reader.position(tp) < last && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
-                    seen.merge(r.value(), 1, Integer::sum);
-                }
-            }
-        }
-        return seen;
     }
 }
