@@ -107,11 +107,14 @@ class ShareGroupPipelineIT {
             if (renew) {
                 faults.add("renew");
             }
+            // The slow member alone until it stalls, so that it is given a second batch whatever the broker's
+            // spread over members; the others join during the stall and are offered its records once their locks
+            // run out.
             ChildJvm slow = run.start(0, faults.toArray(String[]::new));
+            String line = slow.awaitLine(l -> l.startsWith("STALLING"), Duration.ofSeconds(60));
             for (int i = 1; i < MEMBERS; i++) {
                 run.start(i);
             }
-            String line = slow.awaitLine(l -> l.startsWith("STALLING"), Duration.ofSeconds(60));
             int stalledRecords = Integer.parseInt(line.split(" ")[1]);
             slow.awaitLine(l -> l.startsWith("STALLED done"), Duration.ofSeconds(60));
             ShareGroupRun.Outcome o = run.finish();
