@@ -12,7 +12,7 @@ from typing import Iterator, List, Tuple
 
 import pytest
 
-from dedup_client import DedupClient, DedupError, Item, SequenceRange
+from dedup_client import Claims, DedupClient, DedupError, Item, SequenceRange
 from processes import TOKEN, AgentProcess, RedisProcess, free_port, fresh
 
 NS = "py-failures"
@@ -52,7 +52,7 @@ def test_agentStoppedBetweenCalls_isUnreachable_andAgainOnceItIsBack(tmp_path, p
         assert again.claim(NS, [(id_, "o"), (id_, "other")]) == ["retry", "duplicate"]
 
 
-def test_redisDown_is503_withRetryAfter_andRetriesHonourIt(tmp_path, processes) -> None:
+def test_redisDown_is503_withRetryAfter_andClaimsHonoursIt(tmp_path, processes) -> None:
     redis = RedisProcess(tmp_path / "redis", aof=True).start()  # it comes back with its data
     processes.append(redis)
     agent = AgentProcess(tmp_path / "agent", "--redis", redis.uri, "--redis-timeout", "500ms").start()
@@ -73,31 +73,21 @@ def test_redisDown_is503_withRetryAfter_andRetriesHonourIt(tmp_path, processes) 
             call(NS, fresh("stream"), [SequenceRange(0, 9)])
         assert (caught.value.status, caught.value.error, caught.value.retry_after) == (503, "unavailable", 1.0)
 
-    # A bounded retry waits each Retry-After, then gives up with the last 503.
+    # Claims waits each Retry-After while Redis is gone, and gets the verdicts once it is back on its port.
     waits: List[float] = []
-    retrying = DedupClient(agent.url, retries=2)
-    retrying._sleep = waits.append
-    with pytest.raises(DedupError) as caught:
-        retrying.claim(NS, [(fresh(), "o")])
-    assert caught.value.status == 503
-    assert waits == [1.0, 1.0]
 
-    # max_retry_wait caps the wait.
-    capped: List[float] = []
-    short = DedupClient(agent.url, retries=1, max_retry_wait=0.25)
-    short._sleep = capped.append
-    with pytest.raises(DedupError):
-        short.release(NS, [(before, "o")])
-    assert capped == [0.25]
+    def wait(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
 
-    # Redis comes back on its port while the client waits: a retry gets the verdicts.
     restart = threading.Timer(0.5, redis.start)
     restart.start()
     try:
-        patient = DedupClient(agent.url, retries=30)
+        patient = Claims(client, NS, 60, sleep=wait)
         started = time.monotonic()
-        verdicts = patient.claim(NS, [(before, "o"), (fresh(), "o")])
+        verdicts = patient.claim([(before, "o"), (fresh(), "o")])
         assert time.monotonic() - started >= 0.5
+        assert waits and all(w == 1.0 for w in waits), waits
         assert verdicts[0] in ("new", "retry")  # Redis kept nothing; the near-cache may still know it
         assert verdicts[1] == "new"
     finally:
@@ -140,8 +130,6 @@ def test_token_isSentAsBearer_andItsAbsenceIsA401(tmp_path, processes) -> None:
         ({"token": "has space"}, "token"),
         ({"timeout": 0}, "timeout"),
         ({"timeout": "5"}, "timeout"),
-        ({"retries": -1}, "retries"),
-        ({"max_retry_wait": -1}, "max_retry_wait"),
     ],
 )
 def test_badSettings_areAValueErrorNamingTheSetting(kwargs, setting: str) -> None:

@@ -20,7 +20,8 @@ class Claims:
     """Claims and releases in one namespace, sending a call the agent does not answer again until it does.
 
     A call that fails decided nothing the worker may rely on, so the same items (same owners) are sent again,
-    50 ms apart doubling up to 1 s, until the agent answers or ``patience`` seconds have passed; then the
+    50 ms apart doubling up to 1 s (or after a 503's ``Retry-After`` when that is longer), until the agent
+    answers or ``patience`` seconds have passed; then the
     last :class:`DedupError` is raised and the caller fails (a Spark task, a poll loop) without skipping
     anything. While the agent restarts or its store is down (503, no answer, a timeout), the worker waits;
     what the failed calls claimed answers ``retry`` when the same items are sent again. A rejected request
@@ -39,7 +40,7 @@ class Claims:
     DEFAULT_PATIENCE = 60.0
     #: The first pause between two sends, in seconds; it doubles up to :data:`MAX_PAUSE`.
     FIRST_PAUSE = 0.05
-    #: The longest pause between two sends, in seconds.
+    #: The longest pause between two sends, in seconds, unless a 503's ``Retry-After`` asks for longer.
     MAX_PAUSE = 1.0
 
     def __init__(
@@ -89,16 +90,20 @@ class Claims:
         batch = list(items)
         return self._patiently(lambda: self._client.claim(self._ns, batch))
 
-    def release(self, items: Iterable[ItemLike]) -> int:
-        """Gives the claims of ``items`` back (:meth:`DedupClient.release`); how many were released.
+    def release(self, items: Iterable[ItemLike]) -> List[bool]:
+        """Gives the claims of ``items`` back (:meth:`DedupClient.release`), sent again until the agent answers.
+
+        Returns:
+            Per item, in order: ``True`` if released, ``False`` if its owner did not hold the claim (or a
+            failed attempt before the answer had released it already).
 
         Raises:
             DedupError: As for :meth:`claim`.
         """
         batch = list(items)
         if not batch:
-            return 0
-        return sum(self._patiently(lambda: self._client.release(self._ns, batch)))
+            return []
+        return self._patiently(lambda: self._client.release(self._ns, batch))
 
     def _patiently(self, call: Callable[[], T]) -> T:
         deadline = self._clock() + self._patience
@@ -107,10 +112,12 @@ class Claims:
             try:
                 return call()
             except DedupError as e:
-                if e.rejected or self._clock() >= deadline:
+                now = self._clock()
+                if e.rejected or now >= deadline:
                     raise
-                log.warning("%s did not answer (%s); sending the same items again in %g s", self._client.url, e, pause)
-            self._sleep(pause)
+                wait = min(max(pause, e.retry_after or 0.0), deadline - now)
+                log.warning("%s did not answer (%s); sending the same items again in %g s", self._client.url, e, wait)
+            self._sleep(wait)
             pause = min(pause * 2, self.MAX_PAUSE)
 
     def __repr__(self) -> str:

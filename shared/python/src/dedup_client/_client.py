@@ -7,10 +7,9 @@ import os
 import socket
 import ssl
 import threading
-import time
 import urllib.parse
 import weakref
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from . import _wire
 from ._errors import DedupError
@@ -66,8 +65,6 @@ class DedupClient:
     CA_FILE_VARIABLE = "DEDUP_CA_FILE"
     #: Seconds a socket operation (connecting, sending, each read of the answer) may take, unless set.
     DEFAULT_TIMEOUT = 5.0
-    #: The longest wait between two sends of a batch answered 503, whatever its ``Retry-After`` says.
-    DEFAULT_MAX_RETRY_WAIT = 30.0
 
     def __init__(
         self,
@@ -75,8 +72,6 @@ class DedupClient:
         token: Optional[str] = None,
         timeout: float = DEFAULT_TIMEOUT,
         *,
-        retries: int = 0,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         environ: Optional[Mapping[str, str]] = None,
         ca_file: Optional[str] = None,
     ) -> None:
@@ -92,11 +87,6 @@ class DedupClient:
                 either variable is ignored (a Secret's trailing newline), as the agent ignores it.
             timeout: Seconds each socket operation may take (connecting, sending, each read of the
                 answer) before the call fails with :data:`DedupError.TIMEOUT`.
-            retries: How many times a batch answered ``503 unavailable`` is sent again, each after
-                waiting the answer's ``Retry-After`` (1 s when absent), at most ``max_retry_wait``. The
-                default 0 leaves every retry to the worker. Nothing else is retried: a 4xx would get
-                the same answer, and a batch that got no answer at all is the worker's to send again.
-            max_retry_wait: The longest wait before sending a 503'd batch again, in seconds.
             environ: Where ``DEDUP_URL``, ``DEDUP_TOKEN`` and ``DEDUP_CA_FILE`` are read; :data:`os.environ`
                 by default.
             ca_file: A PEM file of the certificates to trust for an ``https`` agent (the issuer of its
@@ -136,10 +126,6 @@ class DedupClient:
             raise ValueError(f"{token_setting}: must be non-empty printable ASCII without spaces")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise ValueError(f"timeout: must be positive seconds, got {timeout!r}")
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise ValueError(f"retries: must be a whole number >= 0, got {retries!r}")
-        if isinstance(max_retry_wait, bool) or not isinstance(max_retry_wait, (int, float)) or max_retry_wait < 0:
-            raise ValueError(f"max_retry_wait: must be seconds >= 0, got {max_retry_wait!r}")
 
         self._url = url
         self._https = parts.scheme == "https"
@@ -151,8 +137,6 @@ class DedupClient:
         self._ranges_check = prefix + "/v1/ranges/check"
         self._ranges_commit = prefix + "/v1/ranges/commit"
         self._timeout = float(timeout)
-        self._retries = retries
-        self._max_retry_wait = float(max_retry_wait)
         self._headers = {"Content-Type": _wire.BATCH, "Accept": _wire.VERDICTS}
         self._json_headers = {"Content-Type": _wire.JSON, "Accept": _wire.JSON}
         if token is not None:
@@ -161,8 +145,6 @@ class DedupClient:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: "weakref.WeakSet[http.client.HTTPConnection]" = weakref.WeakSet()
-        # How the client waits before re-sending a 503'd batch; tests replace it.
-        self._sleep: Callable[[float], None] = time.sleep
 
     @property
     def url(self) -> str:
@@ -202,8 +184,8 @@ class DedupClient:
 
         Returns:
             Per item, in order: ``True`` if released, ``False`` if that owner did not hold the claim. A
-            release sent again after a 503 (``retries``) answers ``False`` for what the failed attempt had
-            already released.
+            release sent again after a failed one (as :class:`Claims` does) answers ``False`` for what the
+            failed attempt had already released.
 
         Raises:
             DedupError: As for :meth:`claim`; then what was released is unknown.
@@ -252,7 +234,7 @@ class DedupClient:
 
         Raises:
             DedupError: When the commit is not known to be made: a 4xx committed nothing; after a 503 or
-                no answer it may or may not have been made. Commit again (``retries`` does so for 503s);
+                no answer it may or may not have been made. Commit again;
                 until a commit succeeds, the batch is not done.
             TypeError, ValueError: As for :meth:`check_ranges`.
         """
@@ -273,25 +255,19 @@ class DedupClient:
         self.close()
 
     def __repr__(self) -> str:
-        return f"DedupClient({self._url!r}, timeout={self._timeout}, retries={self._retries})"
+        return f"DedupClient({self._url!r}, timeout={self._timeout})"
 
     def _post(self, path: str, body: bytes, headers: Dict[str, str]) -> bytes:
-        """Sends ``body``; the answer's body when it is a 200, else :class:`DedupError` (after retries of 503s)."""
-        attempt = 0
-        while True:
-            status, data, retry_after = self._exchange(path, body, headers)
-            if status == 200:
-                return data
-            error = _wire.error_of(status, data, retry_after)
-            if status == 401 and "Authorization" not in headers:
-                hint = "this client sent no token: give it the agent's --token (DEDUP_TOKEN)"
-                detail = f"{error.detail}; {hint}" if error.detail else hint
-                error = DedupError(error.status, error.error, detail, error.retry_after)
-            if status != 503 or attempt >= self._retries:
-                raise error
-            attempt += 1
-            wait = 1.0 if error.retry_after is None else error.retry_after
-            self._sleep(min(wait, self._max_retry_wait))
+        """Sends ``body`` once; the answer's body when it is a 200, else :class:`DedupError`."""
+        status, data, retry_after = self._exchange(path, body, headers)
+        if status == 200:
+            return data
+        error = _wire.error_of(status, data, retry_after)
+        if status == 401 and "Authorization" not in headers:
+            hint = "this client sent no token: give it the agent's --token (DEDUP_TOKEN)"
+            detail = f"{error.detail}; {hint}" if error.detail else hint
+            error = DedupError(error.status, error.error, detail, error.retry_after)
+        raise error
 
     def _exchange(self, path: str, body: bytes, headers: Dict[str, str]) -> Tuple[int, bytes, Optional[str]]:
         """One request and its answer: status, body, ``Retry-After``; a stale kept-alive connection is retried once."""

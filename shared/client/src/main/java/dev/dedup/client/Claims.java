@@ -9,8 +9,8 @@ import java.util.Objects;
 
 /**
  * Claims and releases in one namespace with the patience a worker needs. A call that fails decided nothing the
- * worker may rely on, so the same items (same owners) are sent again, 50 ms apart doubling up to 1 s, until the agent
- * answers or {@code patience} runs out; then the last failure is thrown and the caller fails (a Spark task, a poll
+ * worker may rely on, so the same items (same owners) are sent again, 50 ms apart doubling up to 1 s (or after a 503's
+ * {@code Retry-After} when that is longer), until the agent answers or {@code patience} runs out; then the last failure is thrown and the caller fails (a Spark task, a poll
  * loop) without skipping anything. While the agent restarts or a Redis shard is down (503), the worker waits; what
  * the failed calls claimed is answered {@code RETRY} when the same items are sent again. A rejected request (4xx:
  * a missing token, an id over the limit) is thrown at once: sending it again gets the same answer.
@@ -132,17 +132,23 @@ public final class Claims {
         long deadline = clock.nanoTime() + patience.toNanos();
         long pauseMs = FIRST_PAUSE_MS;
         while (true) {
+            long waitMs;
             try {
                 return call.send();
             } catch (IOException e) {
                 boolean rejected = e instanceof DedupException && ((DedupException) e).isRejected();
-                if (rejected || clock.nanoTime() - deadline >= 0) {
+                long left = deadline - clock.nanoTime();
+                if (rejected || left <= 0) {
                     throw e;
                 }
+                long askedMs = e instanceof DedupException
+                        ? ((DedupException) e).retryAfterSeconds().orElse(0) * 1_000
+                        : 0;
+                waitMs = Math.min(Math.max(pauseMs, askedMs), Math.max(1, left / 1_000_000));
                 System.err.println("dedup: " + client.base() + " did not answer (" + e.getMessage()
-                        + "); sending the same items again in " + pauseMs + " ms");
+                        + "); sending the same items again in " + waitMs + " ms");
             }
-            clock.sleep(pauseMs);
+            clock.sleep(waitMs);
             pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
         }
     }

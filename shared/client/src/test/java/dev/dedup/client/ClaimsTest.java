@@ -31,6 +31,7 @@ class ClaimsTest {
     private URI base;
     private final Deque<Integer> statuses = new ArrayDeque<>();
     private int calls;
+    private String retryAfter;
 
     /** Time that moves only when the code under test pauses. */
     private static final class FakeClock implements Claims.Clock {
@@ -64,6 +65,9 @@ class ClaimsTest {
                                 .getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders()
                         .set("Content-Type", status == 200 ? MediaTypes.VERDICTS : "application/json");
+                if (status == 503 && retryAfter != null) {
+                    exchange.getResponseHeaders().set("Retry-After", retryAfter);
+                }
                 exchange.sendResponseHeaders(status, body.length);
                 exchange.getResponseBody().write(body);
             }
@@ -101,8 +105,20 @@ class ClaimsTest {
                 () -> new Claims(DedupClient.create(base), "ns", Duration.ofSeconds(3), clock).claim(TWO));
 
         assertEquals(503, e.status());
-        assertTrue(clock.now >= Duration.ofSeconds(3).toNanos(), "waited the patience out");
-        assertEquals(List.of(50L, 100L, 200L, 400L, 800L, 1000L, 1000L), clock.pauses);
+        assertEquals(Duration.ofSeconds(3).toNanos(), clock.now, "waited the patience out, not past it");
+        assertEquals(List.of(50L, 100L, 200L, 400L, 800L, 1000L, 450L), clock.pauses);
+    }
+
+    @Test
+    void claim_waitsA503sRetryAfter_whenItIsLongerThanThePause() throws Exception {
+        statuses.addAll(List.of(503, 503));
+        retryAfter = "2";
+        FakeClock clock = new FakeClock();
+
+        List<Verdict> verdicts = new Claims(DedupClient.create(base), "ns", Duration.ofSeconds(60), clock).claim(TWO);
+
+        assertEquals(List.of(Verdict.NEW, Verdict.DUPLICATE), verdicts);
+        assertEquals(List.of(2_000L, 2_000L), clock.pauses);
     }
 
     @Test
