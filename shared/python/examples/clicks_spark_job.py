@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import sys
 
-from dedup_client.spark import drop_duplicates
+from dedup_client.spark import claim_and_keep
 
 
 def write_batch(batch, batch_id: int, output: str) -> None:
-    unique = drop_duplicates(batch, "clicks")
+    unique = claim_and_keep(batch, "clicks")
     unique.drop("headers").write.mode("overwrite").parquet(f"{output}/batch={batch_id}")
 
 

@@ -95,8 +95,8 @@ def test_theRangesSnippets_processWhatIsNotDone(client, path) -> None:
 def test_theSparkSnippets_importAndDefine_andCallTheFunctionsAsTheyAre(path) -> None:
     source = block(path, "from dedup_client.spark")
     scope = run_definitions(source)
-    assert callable(scope["write_batch"]) and callable(scope["drop_duplicates"])
-    assert sorted(spark_calls(source)) == ["drop_duplicates", "with_verdicts"]
+    assert callable(scope["write_batch"]) and callable(scope["claim_and_keep"])
+    assert sorted(spark_calls(source)) == ["claim_and_keep", "with_verdicts"]
 
 
 @pytest.mark.parametrize("path", [README, PYTHON_MD], ids=["README", "python.md"])

@@ -77,7 +77,7 @@ def same_default(written_source: str, real: object) -> bool:
 
 def test_theDocsWriteSignatures() -> None:
     names = {name for _, name, _ in documented()}
-    assert {"DedupClient", "drop_duplicates", "consume"} <= names, names
+    assert {"DedupClient", "claim_and_keep", "consume"} <= names, names
 
 
 @pytest.mark.parametrize("page,name,params", documented(), ids=lambda x: x if isinstance(x, str) else None)

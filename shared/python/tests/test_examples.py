@@ -33,4 +33,4 @@ def test_theConsumersSink_countsEachMessageOnce_acrossARestartBeforeTheCommit(cl
 
 def test_theSparkJob_importsWithoutPySpark_andCallsTheTransformAsItIs() -> None:
     assert callable(clicks_spark_job.write_batch) and callable(clicks_spark_job.main)
-    assert spark_calls((EXAMPLES / "clicks_spark_job.py").read_text()) == ["drop_duplicates"]
+    assert spark_calls((EXAMPLES / "clicks_spark_job.py").read_text()) == ["claim_and_keep"]

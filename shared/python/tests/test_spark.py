@@ -27,7 +27,7 @@ from dedup_client.spark import (
     KinesisColumns,
     claim_partition,
     dedup_partition,
-    drop_duplicates,
+    claim_and_keep,
     verdict_rows,
     with_verdicts,
 )
@@ -228,13 +228,13 @@ def test_aColumnOfTheWrongType_isNamedWithItsType() -> None:
 
 def test_badSettings_areNamed_beforeAnyDataFrameIsTouched() -> None:
     with pytest.raises(ValueError, match="^owner: must be 'kafka', 'kinesis'"):
-        drop_duplicates(None, "clicks", owner="sqs")
+        claim_and_keep(None, "clicks", owner="sqs")
     with pytest.raises(ValueError, match="^id_header, id_col: one must name where the message id is"):
-        drop_duplicates(None, "clicks", id_header=None)
+        claim_and_keep(None, "clicks", id_header=None)
     with pytest.raises(ValueError, match="^chunk_size: must be a whole number >= 1, got 0"):
-        drop_duplicates(None, "clicks", chunk_size=0)
+        claim_and_keep(None, "clicks", chunk_size=0)
     with pytest.raises(ValueError, match="^patience: must be seconds >= 0"):
-        drop_duplicates(None, "clicks", patience=-1)
+        claim_and_keep(None, "clicks", patience=-1)
     with pytest.raises(ValueError, match="^url: 'localhost:7070' is not an http"):
         with_verdicts(None, "clicks", url="localhost:7070")
     with pytest.raises(ValueError, match="^verdict_col: must be a non-empty str"):

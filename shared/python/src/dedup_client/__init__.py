@@ -25,7 +25,7 @@ writes it alike (a re-read whose owner is written otherwise is answered ``duplic
 :func:`rabbitmq_stream_owner`.
 
 Two modules build on the client, each importing its framework only when called: :mod:`dedup_client.spark`
-drops duplicates from a PySpark DataFrame (``drop_duplicates``, ``with_verdicts``), :mod:`dedup_client.kafka`
+drops duplicates from a PySpark DataFrame (``claim_and_keep``, ``with_verdicts``), :mod:`dedup_client.kafka`
 runs a Kafka consumer loop (``consume``) with kafka-python or confluent-kafka.
 """
 

@@ -72,7 +72,7 @@ class RowClaims:
         owner_col: Optional[str] = None,
         event_time_col: Optional[str] = None,
     ) -> RowClaims:
-        """Validates the settings of :func:`dedup_client.spark.drop_duplicates`.
+        """Validates the settings of :func:`dedup_client.spark.claim_and_keep`.
 
         ``id_col`` wins over ``id_header``; ``owner_col`` (a column holding the owner, written by the
         source's ``dedup_client`` function) wins over ``owner``.

@@ -1,11 +1,12 @@
-"""Dropping duplicate messages in PySpark: a DataFrame transform, and the partition functions under it.
+"""Claiming messages in PySpark and keeping the rows to process: DataFrame transforms, and the partition functions
+under them.
 
 On a DataFrame of any schema, batch or inside ``foreachBatch``::
 
-    from dedup_client.spark import drop_duplicates
+    from dedup_client.spark import claim_and_keep
 
     def write_batch(batch, batch_id):
-        drop_duplicates(batch, "clicks").write.mode("append").parquet("s3://bucket/clicks")
+        claim_and_keep(batch, "clicks").write.mode("append").parquet("s3://bucket/clicks")
 
 By default the id is the Kafka ``message-id`` header (read the source with ``includeHeaders``) and the owner
 is :func:`dedup_client.kafka_owner` of the ``topic``, ``partition`` and ``offset`` columns; ``id_col``,
@@ -16,15 +17,15 @@ the driver, before any task runs: a missing one is a ``ValueError`` that names i
 Each partition is claimed ``chunk_size`` rows at a time at the agent beside the executor (``DEDUP_URL``,
 default ``http://127.0.0.1:7070``, and ``DEDUP_TOKEN``, as the executor pod template gives them; ``url``
 and ``token`` override them). A call the agent does not answer (no connection, a timeout, a 503) is sent
-again with the same items, 50 ms apart doubling to 1 s, for ``patience`` seconds (:class:`dedup_client.Claims`);
-then its :class:`dedup_client.DedupError` fails the task, and Spark's retry of the task is the retry of the
-claim. A 4xx fails the task at once. No row is dropped without a ``duplicate`` verdict.
+again with the same items, 50 ms apart doubling to 1 s (or a 503's ``Retry-After``), for ``patience``
+seconds (:class:`dedup_client.Claims`); then its :class:`dedup_client.DedupError` fails the task, and
+Spark's retry of the task is the retry of the claim. A 4xx fails the task at once. No row is dropped without a ``duplicate`` verdict.
 
 Why a re-run is safe: a task that dies after claiming is run again and re-reads the same rows with the same
 owners, so its claims answer ``retry`` and its rows are kept again; the other copy of a message (another
 offset, so another owner) answers ``duplicate`` and is dropped, whichever task runs first.
 
-PySpark is imported only by :func:`drop_duplicates` and :func:`with_verdicts`, so ``import dedup_client``
+PySpark is imported only by :func:`claim_and_keep` and :func:`with_verdicts`, so ``import dedup_client``
 needs none. They work on classic PySpark 3.5 and 4 (``df.rdd.mapPartitions``, then
 ``createDataFrame`` with the input's schema, plus the verdict's column); Spark Connect has no RDDs.
 
@@ -57,7 +58,7 @@ __all__ = [
     "KinesisColumns",
     "claim_partition",
     "dedup_partition",
-    "drop_duplicates",
+    "claim_and_keep",
     "verdict_rows",
     "with_verdicts",
 ]
@@ -142,7 +143,7 @@ def verdict_rows(rows: Iterable[Any], **claiming: Any) -> Iterator[Tuple[Any, ..
         yield (*row, verdict.value)
 
 
-def drop_duplicates(
+def claim_and_keep(
     df: Any,
     ns: str,
     *,
@@ -159,7 +160,8 @@ def drop_duplicates(
     patience: float = Claims.DEFAULT_PATIENCE,
     on_verdicts: Optional[Callable[[List[Verdict]], None]] = None,
 ) -> Any:
-    """The rows of ``df`` that are not duplicates, with ``df``'s schema.
+    """Claims every row of ``df`` and keeps those answered ``new`` or ``retry`` (this owner's to process again),
+    with ``df``'s schema. Not PySpark's ``dropDuplicates``: it keeps no state in the query, it claims.
 
     Args:
         df: A ``pyspark.sql.DataFrame``, not a streaming one: in a stream, call it in ``foreachBatch``.
@@ -215,7 +217,7 @@ def with_verdicts(
     on_verdicts: Optional[Callable[[List[Verdict]], None]] = None,
 ) -> Any:
     """Every row of ``df`` with its verdict added as the string column ``verdict_col`` (``new``, ``retry``,
-    ``duplicate``, never null). The other settings and errors are :func:`drop_duplicates`'s; ``verdict_col``
+    ``duplicate``, never null). The other settings and errors are :func:`claim_and_keep`'s; ``verdict_col``
     must not be a column of ``df``."""
     if not isinstance(verdict_col, str) or not verdict_col:
         raise ValueError(f"verdict_col: must be a non-empty str, got {verdict_col!r}")

@@ -39,7 +39,7 @@ final class Acknowledgements<K, V> {
     static final Duration DEFAULT_LOCK = Duration.ofSeconds(30);
 
     private final ShareConsumer<K, V> consumer;
-    private final DedupingShareConsumer.Listener listener;
+    private final DedupShareConsumerLoop.Listener listener;
     private final LongSupplier nanoTime;
     /**
      * Outcomes of renewed records decided before a poll handed them back, by owner; each kept until its renewed lock
@@ -73,7 +73,7 @@ final class Acknowledgements<K, V> {
         }
     }
 
-    Acknowledgements(ShareConsumer<K, V> consumer, DedupingShareConsumer.Listener listener, LongSupplier nanoTime) {
+    Acknowledgements(ShareConsumer<K, V> consumer, DedupShareConsumerLoop.Listener listener, LongSupplier nanoTime) {
         this.consumer = consumer;
         this.listener = listener;
         this.nanoTime = nanoTime;

@@ -10,9 +10,10 @@ import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * The settings both loops' builders share ({@link DedupingConsumer.Builder}, {@link DedupingShareConsumer.Builder}):
+ * The settings both loops' builders share ({@link DedupConsumerLoop.Builder}, {@link DedupShareConsumerLoop.Builder}):
  * public so that a user reads the methods those builders inherit where they are declared, not constructible outside
- * this package. Values are collected as given and checked once, in {@code build()}, naming the setting.
+ * this package. A value is checked where it is set, and a bad one fails there naming the setting; {@code build()}
+ * checks only that the required settings were given.
  *
  * @param <K> the records' key type
  * @param <V> the records' value type
@@ -23,22 +24,19 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 public abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, B>> {
 
     private final String loop;
-    private final Object consumer;
     private final Claims claims;
     private List<String> topics;
     private Function<? super ConsumerRecord<K, V>, String> idOf;
-    private String idHeader;
-    private String idGiven;
     private boolean eventTime = true;
     S sink;
     L listener;
     private Duration pollTimeout = LoopSettings.DEFAULT_POLL_TIMEOUT;
     private Duration failureBackoff = LoopSettings.DEFAULT_FAILURE_BACKOFF;
 
-    LoopBuilder(String loop, Object consumer, Claims claims, L noListener) {
+    LoopBuilder(String loop, Object consumer, String consumerSetting, Claims claims, L noListener) {
         this.loop = loop;
-        this.consumer = consumer;
-        this.claims = claims;
+        LoopSettings.nonNull(consumer, loop, consumerSetting);
+        this.claims = LoopSettings.nonNull(claims, loop, "claims");
         this.listener = noListener;
     }
 
@@ -47,23 +45,38 @@ public abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, 
         return (B) this;
     }
 
-    /** The topics to subscribe to; at least one. */
+    /**
+     * The topics to subscribe to; at least one.
+     *
+     * @throws IllegalArgumentException when none is given, or a name is empty
+     */
     public B topics(String... topics) {
-        this.topics = topics == null ? null : Arrays.asList(topics);
-        return self();
+        return topics(topics == null ? null : Arrays.asList(topics));
     }
 
-    /** The topics to subscribe to; at least one. */
+    /**
+     * The topics to subscribe to; at least one.
+     *
+     * @throws IllegalArgumentException when none is given, or a name is empty
+     */
     public B topics(Collection<String> topics) {
-        this.topics = topics == null ? null : new ArrayList<>(topics);
+        LoopSettings.require(topics != null && !topics.isEmpty(), loop, "topics: none given");
+        List<String> names = new ArrayList<>(topics);
+        for (String t : names) {
+            LoopSettings.require(t != null && !t.trim().isEmpty(), loop, "topics: an empty topic name in " + names);
+        }
+        this.topics = List.copyOf(names);
         return self();
     }
 
-    /** Each record's message id is the UTF-8 value of its header {@code name} ({@link MessageIds#header}). */
+    /**
+     * Each record's message id is the UTF-8 value of its header {@code name} ({@link MessageIds#header}).
+     *
+     * @throws IllegalArgumentException when the name is empty
+     */
     public B idFromHeader(String name) {
-        this.idHeader = name;
-        this.idOf = null;
-        this.idGiven = "idFromHeader";
+        LoopSettings.require(name != null && !name.isEmpty(), loop, "idFromHeader: the header name is empty");
+        this.idOf = MessageIds.fromHeader(name);
         return self();
     }
 
@@ -72,9 +85,7 @@ public abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, 
      * most topics share between many messages ({@link MessageIds}).
      */
     public B id(Function<? super ConsumerRecord<K, V>, String> idOf) {
-        this.idOf = idOf;
-        this.idHeader = null;
-        this.idGiven = "id";
+        this.idOf = LoopSettings.nonNull(idOf, loop, "id");
         return self();
     }
 
@@ -94,12 +105,20 @@ public abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, 
 
     /** What to tell about each batch; a listener that does nothing by default. */
     public B listener(L listener) {
-        this.listener = listener;
+        this.listener = LoopSettings.nonNull(listener, loop, "listener");
         return self();
     }
 
-    /** How long each poll waits for records; 500 ms by default. */
+    /**
+     * How long each poll waits for records; 500 ms by default.
+     *
+     * @throws IllegalArgumentException when not positive
+     */
     public B pollTimeout(Duration timeout) {
+        LoopSettings.require(
+                timeout != null && !timeout.isNegative() && !timeout.isZero(),
+                loop,
+                "pollTimeout: must be positive, got " + timeout);
         this.pollTimeout = timeout;
         return self();
     }
@@ -107,26 +126,19 @@ public abstract class LoopBuilder<K, V, S, L, B extends LoopBuilder<K, V, S, L, 
     /**
      * How long to wait after the sink failed on a batch (its claims released, the batch to be read again) before
      * the next poll; 1 s by default, zero for none. {@code stop()} ends the wait.
+     *
+     * @throws IllegalArgumentException when negative
      */
     public B failureBackoff(Duration backoff) {
+        LoopSettings.require(
+                backoff != null && !backoff.isNegative(), loop, "failureBackoff: must be zero or more, got " + backoff);
         this.failureBackoff = backoff;
         return self();
     }
 
-    /** The collected values, checked: a missing or bad one fails naming the setting. */
+    /** The settings given, each checked when it was set; a required one not given fails naming it. */
     LoopSettings<K, V> settings() {
-        return new LoopSettings<>(
-                loop,
-                consumer,
-                "consumer",
-                claims,
-                topics,
-                idOf,
-                idHeader,
-                idGiven,
-                eventTime,
-                pollTimeout,
-                failureBackoff);
+        return new LoopSettings<>(loop, claims, topics, idOf, eventTime, pollTimeout, failureBackoff);
     }
 
     String loop() {

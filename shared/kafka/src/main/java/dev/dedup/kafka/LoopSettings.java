@@ -6,9 +6,6 @@ import dev.dedup.wire.Item;
 import dev.dedup.wire.Limits;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -16,8 +13,8 @@ import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * What both loops are built from, checked once in {@code build()}: a bad value fails there with a message that names
- * the setting. The builders collect the values; this class holds them, validated, and turns a record into its item.
+ * What both loops are built from: the values their builders checked as they were set. This class holds them and
+ * turns a record into its item.
  */
 final class LoopSettings<K, V> {
 
@@ -31,49 +28,19 @@ final class LoopSettings<K, V> {
     final Duration pollTimeout;
     final Duration failureBackoff;
 
-    /**
-     * @param consumerSetting what the consumer is called in messages ({@code consumer}, {@code shareConsumer})
-     * @param idOf the id function, or null when {@code idHeader} was given (or neither)
-     * @param idHeader the header name, or null when {@code idOf} was given (or neither)
-     * @param idGiven which of {@code id} and {@code idFromHeader} was called last, or null for neither
-     */
+    /** The values given to a builder, each checked there; fails naming a required one that was not given. */
     LoopSettings(
             String loop,
-            Object consumer,
-            String consumerSetting,
             Claims claims,
-            Collection<String> topics,
+            List<String> topics,
             Function<? super ConsumerRecord<K, V>, String> idOf,
-            String idHeader,
-            String idGiven,
             boolean eventTime,
             Duration pollTimeout,
             Duration failureBackoff) {
-        require(consumer != null, loop, consumerSetting + ": null");
-        require(claims != null, loop, "claims: null");
-        require(topics != null && !topics.isEmpty(), loop, "topics: none given");
-        List<String> names = new ArrayList<>(topics);
-        for (String t : names) {
-            require(t != null && !t.trim().isEmpty(), loop, "topics: an empty topic name in " + names);
-        }
-        require(idGiven != null, loop, "id: not set; give id(record -> ...) or idFromHeader(\"message-id\")");
-        if ("idFromHeader".equals(idGiven)) {
-            require(idHeader != null && !idHeader.isEmpty(), loop, "idFromHeader: the header name is empty");
-            this.idOf = MessageIds.fromHeader(idHeader);
-        } else {
-            require(idOf != null, loop, "id: null");
-            this.idOf = idOf;
-        }
-        require(
-                pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(),
-                loop,
-                "pollTimeout: must be positive, got " + pollTimeout);
-        require(
-                failureBackoff != null && !failureBackoff.isNegative(),
-                loop,
-                "failureBackoff: must be zero or more, got " + failureBackoff);
         this.claims = claims;
-        this.topics = Collections.unmodifiableList(names);
+        this.topics = required(topics, loop, "topics");
+        this.idOf = idOf;
+        require(idOf != null, loop, "id: not set; give id(record -> ...) or idFromHeader(\"message-id\")");
         this.eventTime = eventTime;
         this.pollTimeout = pollTimeout;
         this.failureBackoff = failureBackoff;
@@ -105,6 +72,13 @@ final class LoopSettings<K, V> {
         }
     }
 
+    /** {@code value}, or a failure naming the setting when it is null: for a setter given null. */
+    static <T> T nonNull(T value, String loop, String setting) {
+        require(value != null, loop, setting + ": null");
+        return value;
+    }
+
+    /** {@code value}, or a failure saying the setting was never given: for {@code build()}. */
     static <T> T required(T value, String loop, String setting) {
         require(value != null, loop, setting + ": not set");
         return value;

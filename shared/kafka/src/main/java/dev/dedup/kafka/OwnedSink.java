@@ -3,7 +3,7 @@ package dev.dedup.kafka;
 import java.util.List;
 
 /**
- * Where {@link DedupingShareConsumer} hands the records it keeps: the sink applies <b>each owner once</b>, storing
+ * Where {@link DedupShareConsumerLoop} hands the records it keeps: the sink applies <b>each owner once</b>, storing
  * the owners it applied in the same transaction as the output.
  *
  * <p>Why by owner: in a share group several members read one partition in no order and nothing is committed per

@@ -8,7 +8,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Where {@link DedupingConsumer} hands the records it keeps: the sink writes their output <b>and the next offsets in
+ * Where {@link DedupConsumerLoop} hands the records it keeps: the sink writes their output <b>and the next offsets in
  * one transaction</b>, so that what it has applied and where the stream stands can never disagree.
  *
  * <p>Why the offsets belong in the sink: the loop commits offsets to Kafka after {@link #write} returns. A crash or
@@ -53,7 +53,7 @@ public interface TransactionalSink<K, V> {
      * come back {@code RETRY} and {@link #write} skips them.
      *
      * @param partitions the partitions just assigned to this consumer
-     * @throws Exception when they could not be read: the loop ends ({@link DedupingConsumer#run()} throws)
+     * @throws Exception when they could not be read: the loop ends ({@link DedupConsumerLoop#run()} throws)
      */
     default Map<TopicPartition, Long> storedOffsets(Collection<TopicPartition> partitions) throws Exception {
         return Collections.emptyMap();

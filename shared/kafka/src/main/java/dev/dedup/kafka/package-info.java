@@ -4,8 +4,8 @@
  * owners) in the sink's own transaction. Kafka is {@code provided}: at run time the library brings {@code
  * dedup-client} alone.
  *
- * <p>What a user writes against: {@link dev.dedup.kafka.DedupingConsumer} (a {@code KafkaConsumer} group) with a
- * {@link dev.dedup.kafka.TransactionalSink}; {@link dev.dedup.kafka.DedupingShareConsumer} (a share group, KIP-932)
+ * <p>What a user writes against: {@link dev.dedup.kafka.DedupConsumerLoop} (a {@code KafkaConsumer} group) with a
+ * {@link dev.dedup.kafka.TransactionalSink}; {@link dev.dedup.kafka.DedupShareConsumerLoop} (a share group, KIP-932)
  * with an {@link dev.dedup.kafka.OwnedSink} receiving {@link dev.dedup.kafka.Delivery deliveries}; and {@link
  * dev.dedup.kafka.MessageIds}, the id from a header, never the record key. The rest of the package (settings,
  * acknowledgements) is not public.

@@ -55,15 +55,15 @@ class BuildersTest {
         shareConsumer.close();
     }
 
-    private DedupingConsumer.Builder<String, byte[]> complete() {
-        return DedupingConsumer.builder(consumer, CLAIMS)
+    private DedupConsumerLoop.Builder<String, byte[]> complete() {
+        return DedupConsumerLoop.builder(consumer, CLAIMS)
                 .topics("clicks")
                 .idFromHeader("message-id")
                 .sink((kept, next) -> {});
     }
 
-    private DedupingShareConsumer.Builder<String, byte[]> completeShare() {
-        return DedupingShareConsumer.builder(shareConsumer, CLAIMS)
+    private DedupShareConsumerLoop.Builder<String, byte[]> completeShare() {
+        return DedupShareConsumerLoop.builder(shareConsumer, CLAIMS)
                 .topics("orders")
                 .idFromHeader("message-id")
                 .sink((kept, renewal) -> {});
@@ -85,70 +85,61 @@ class BuildersTest {
     @Test
     void missingTopics_areRefused_namingTheSetting() {
         refused(
-                "DedupingConsumer topics: none given",
-                () -> DedupingConsumer.builder(consumer, CLAIMS)
+                "DedupConsumerLoop topics: not set",
+                () -> DedupConsumerLoop.builder(consumer, CLAIMS)
                         .idFromHeader("message-id")
                         .sink((kept, next) -> {})
                         .build());
-        refused("DedupingConsumer topics: none given", () -> complete().topics().build());
+        refused("DedupConsumerLoop topics: none given", () -> complete().topics());
         refused(
-                "DedupingShareConsumer topics: an empty topic name in [orders, ]",
-                () -> completeShare().topics("orders", "").build());
+                "DedupShareConsumerLoop topics: an empty topic name in [orders, ]",
+                () -> completeShare().topics("orders", ""));
     }
 
     @Test
     void noId_isRefused_sayingHowToGiveOne() {
         refused(
-                "DedupingConsumer id: not set; give id(record -> ...) or idFromHeader(\"message-id\")",
-                () -> DedupingConsumer.builder(consumer, CLAIMS)
+                "DedupConsumerLoop id: not set; give id(record -> ...) or idFromHeader(\"message-id\")",
+                () -> DedupConsumerLoop.builder(consumer, CLAIMS)
                         .topics("clicks")
                         .sink((kept, next) -> {})
                         .build());
         refused(
-                "DedupingConsumer idFromHeader: the header name is empty",
-                () -> complete().idFromHeader("").build());
-        refused("DedupingShareConsumer id: null", () -> completeShare().id(null).build());
+                "DedupConsumerLoop idFromHeader: the header name is empty",
+                () -> complete().idFromHeader(""));
+        refused("DedupShareConsumerLoop id: null", () -> completeShare().id(null));
     }
 
     @Test
     void noSink_isRefused() {
-        refused("DedupingConsumer sink: not set", () -> complete().sink(null).build());
         refused(
-                "DedupingShareConsumer sink: not set",
-                () -> completeShare().sink(null).build());
+                "DedupConsumerLoop sink: not set",
+                () -> DedupConsumerLoop.builder(consumer, CLAIMS)
+                        .topics("clicks")
+                        .idFromHeader("message-id")
+                        .build());
+        refused("DedupShareConsumerLoop sink: null", () -> completeShare().sink(null));
     }
 
     @Test
-    void badValues_areRefused_namingTheSettingAndTheValue() {
+    void badValues_areRefusedWhereTheyAreSet_namingTheSettingAndTheValue() {
         refused(
-                "DedupingConsumer pollTimeout: must be positive, got PT0S",
-                () -> complete().pollTimeout(Duration.ZERO).build());
+                "DedupConsumerLoop pollTimeout: must be positive, got PT0S",
+                () -> complete().pollTimeout(Duration.ZERO));
         refused(
-                "DedupingShareConsumer pollTimeout: must be positive, got PT-1S",
-                () -> completeShare().pollTimeout(Duration.ofSeconds(-1)).build());
+                "DedupShareConsumerLoop pollTimeout: must be positive, got PT-1S",
+                () -> completeShare().pollTimeout(Duration.ofSeconds(-1)));
         refused(
-                "DedupingConsumer failureBackoff: must be zero or more, got PT-0.001S",
-                () -> complete().failureBackoff(Duration.ofMillis(-1)).build());
+                "DedupConsumerLoop failureBackoff: must be zero or more, got PT-0.001S",
+                () -> complete().failureBackoff(Duration.ofMillis(-1)));
         refused(
-                "DedupingShareConsumer failureBackoff: must be zero or more, got null",
-                () -> completeShare().failureBackoff(null).build());
+                "DedupShareConsumerLoop failureBackoff: must be zero or more, got null",
+                () -> completeShare().failureBackoff(null));
+        refused("DedupConsumerLoop listener: null", () -> complete().listener(null));
+        refused("DedupConsumerLoop claims: null", () -> DedupConsumerLoop.builder(consumer, null));
         refused(
-                "DedupingConsumer listener: not set",
-                () -> complete().listener(null).build());
-        refused(
-                "DedupingConsumer claims: null",
-                () -> DedupingConsumer.builder(consumer, null)
-                        .topics("clicks")
-                        .idFromHeader("message-id")
-                        .sink((kept, next) -> {})
-                        .build());
-        refused(
-                "DedupingShareConsumer consumer: null",
-                () -> DedupingShareConsumer.<String, byte[]>builder(null, CLAIMS)
-                        .topics("orders")
-                        .idFromHeader("message-id")
-                        .sink((kept, renewal) -> {})
-                        .build());
+                "DedupShareConsumerLoop consumer: null",
+                () -> DedupShareConsumerLoop.<String, byte[]>builder(null, CLAIMS));
     }
 
     private static ConsumerRecord<String, byte[]> record(long timestamp, String id) {
@@ -206,14 +197,10 @@ class BuildersTest {
     /** Settings of a consumer loop on topic clicks reading the id from the message-id header. */
     private LoopSettings<String, byte[]> fromHeader(boolean eventTime, Duration failureBackoff) {
         return new LoopSettings<>(
-                "DedupingConsumer",
-                consumer,
-                "consumer",
+                "DedupConsumerLoop",
                 CLAIMS,
                 List.of("clicks"),
-                null,
-                "message-id",
-                "idFromHeader",
+                MessageIds.fromHeader("message-id"),
                 eventTime,
                 Duration.ofMillis(500),
                 failureBackoff);
@@ -223,14 +210,10 @@ class BuildersTest {
     private LoopSettings<String, byte[]> withIdFunction(
             Function<ConsumerRecord<String, byte[]>, String> idOf, boolean eventTime) {
         return new LoopSettings<>(
-                "DedupingConsumer",
-                consumer,
-                "consumer",
+                "DedupConsumerLoop",
                 CLAIMS,
                 List.of("clicks"),
                 idOf,
-                null,
-                "id",
                 eventTime,
                 Duration.ofMillis(500),
                 Duration.ofSeconds(1));

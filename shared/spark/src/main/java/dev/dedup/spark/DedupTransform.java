@@ -16,8 +16,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Deduplicates any {@code Dataset<Row>}, batch or streaming: each row is claimed at the executor's own agent, one
- * request per chunk of rows, and either the duplicates are dropped ({@link #dropDuplicates}) or every row gets its
- * verdict in a column ({@link #withVerdicts}). Every input column is kept as it is.
+ * request per chunk of rows, and either the rows this job is to process are kept ({@link #claimAndKeep}) or every
+ * row gets its verdict in a column ({@link #withVerdicts}). Every input column is kept as it is.
  *
  * <pre>{@code
  * DedupTransform dedup = DedupTransform.builder("clicks")
@@ -27,7 +27,7 @@ import org.apache.spark.sql.types.StructType;
  * spark.readStream().format("kafka").option("subscribe", "clicks").option("includeHeaders", "true").load()
  *         .writeStream()
  *         .foreachBatch((batch, batchId) -> {
- *             Dataset<Row> unique = dedup.dropDuplicates(batch); // NEW and RETRY rows, every column
+ *             Dataset<Row> unique = dedup.claimAndKeep(batch); // NEW and RETRY rows, every column
  *             // ... the job's own work; write with batchId in one transaction
  *         })
  *         .start();
@@ -99,12 +99,15 @@ public final class DedupTransform {
     }
 
     /**
-     * The rows answered {@code new} or {@code retry}, with the input's columns, in each partition's order. Lazy, as
-     * any transformation: the claims are made when an action (or a streaming trigger) runs it.
+     * Claims every row and keeps those answered {@code new} or {@code retry} (this owner's to process again: a task
+     * run again, or a batch read again), with the input's columns, in each partition's order. Not Spark's
+     * {@code dropDuplicates}: it keeps no state in the query, it claims. Lazy, as any transformation: the claims are
+     * made each time an action (or a streaming trigger) runs it, so a Dataset used by two actions claims twice, the
+     * second time answered {@code retry} and kept again; {@code persist()} it to claim once.
      *
      * @throws IllegalArgumentException when the Dataset lacks a column the settings name, naming it
      */
-    public Dataset<Row> dropDuplicates(Dataset<Row> rows) {
+    public Dataset<Row> claimAndKeep(Dataset<Row> rows) {
         return transform(rows, false);
     }
 

@@ -123,7 +123,7 @@ public final class SparkDedupJob {
     public StreamingQuery start(SparkSession spark, UnaryOperator<Dataset<Row>> process, Trigger trigger)
             throws TimeoutException {
         VoidFunction2<Dataset<Row>, Long> perBatch = (batch, batchId) -> {
-            Dataset<Row> events = events(dedup.dropDuplicates(batch), options.idHeader());
+            Dataset<Row> events = events(dedup.claimAndKeep(batch), options.idHeader());
             Dataset<Row> kept = process.apply(events).persist(StorageLevel.MEMORY_ONLY()); // claimed once, read twice
             try {
                 writeBatch(kept, options.queryName(), batchId, sink);

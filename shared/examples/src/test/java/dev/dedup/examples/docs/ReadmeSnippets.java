@@ -1,7 +1,7 @@
 package dev.dedup.examples.docs;
 
 import dev.dedup.client.Claims;
-import dev.dedup.kafka.DedupingConsumer;
+import dev.dedup.kafka.DedupConsumerLoop;
 import dev.dedup.kafka.TransactionalSink;
 import dev.dedup.spark.DedupTransform;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -18,13 +18,13 @@ final class ReadmeSnippets {
     static Dataset<Row> spark(Dataset<Row> batch) {
         DedupTransform dedup =
                 DedupTransform.builder("clicks").idFromHeader("message-id").build();
-        Dataset<Row> unique = dedup.dropDuplicates(batch); // in foreachBatch, on a streaming Dataset, or in a batch job
+        Dataset<Row> unique = dedup.claimAndKeep(batch); // in foreachBatch, on a streaming Dataset, or in a batch job
         return unique;
     }
 
     /** README.md, "In your job": a Kafka consumer's loop. */
     static void kafka(Consumer<String, byte[]> consumer, TransactionalSink<String, byte[]> sink) {
-        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(consumer, Claims.fromEnvironment("clicks"))
+        DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(consumer, Claims.fromEnvironment("clicks"))
                 .topics("clicks")
                 .idFromHeader("message-id")
                 .sink(sink) // writes the kept records and the next offsets in one transaction

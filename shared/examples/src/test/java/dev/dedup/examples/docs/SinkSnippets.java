@@ -1,7 +1,7 @@
 package dev.dedup.examples.docs;
 
 import dev.dedup.client.Claims;
-import dev.dedup.kafka.DedupingConsumer;
+import dev.dedup.kafka.DedupConsumerLoop;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.sink.JdbcSink;
 import dev.dedup.kafka.sink.KafkaTransactionSink;
@@ -15,7 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /** The Java blocks of docs/sinks.md, compiled (DocsCodeBlocksTest finds them here). */
 final class SinkSnippets {
 
-    static DedupingConsumer<String, byte[]> jdbc(KafkaConsumer<String, byte[]> consumer, DataSource dataSource) {
+    static DedupConsumerLoop<String, byte[]> jdbc(KafkaConsumer<String, byte[]> consumer, DataSource dataSource) {
         JdbcSink<String, byte[]> sink = JdbcSink.<String, byte[]>builder(dataSource::getConnection, "clicks-consumer")
                 .writer((connection, records) -> { // in the sink's transaction: the records not applied before
                     try (PreparedStatement insert =
@@ -29,7 +29,7 @@ final class SinkSnippets {
                     }
                 })
                 .build();
-        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(consumer, Claims.fromEnvironment("clicks"))
+        DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(consumer, Claims.fromEnvironment("clicks"))
                 .topics("clicks")
                 .idFromHeader("message-id")
                 .sink(sink) // the rows and the next offsets in one transaction; where to resume, on assignment

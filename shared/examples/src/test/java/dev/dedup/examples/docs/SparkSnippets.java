@@ -16,7 +16,7 @@ final class SparkSnippets {
                 .idFromHeader("message-id") // where the producer put the message's id; never the record key
                 .build(); // the owner: the Kafka source's topic, partition and offset
 
-        Dataset<Row> unique = dedup.dropDuplicates(batch); // in foreachBatch, on a streaming Dataset, or in a batch job
+        Dataset<Row> unique = dedup.claimAndKeep(batch); // in foreachBatch, on a streaming Dataset, or in a batch job
         return unique;
     }
 

@@ -14,7 +14,7 @@ import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.Traffic;
-import dev.dedup.kafka.DedupingConsumer;
+import dev.dedup.kafka.DedupConsumerLoop;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.TransactionalSink;
 import java.nio.file.Path;
@@ -133,7 +133,7 @@ class ConsumerLifecycleIT {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(
+        DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(
                         consumer, new Claims(DedupClient.create(agent.uri()), "lifecycle", Duration.ofSeconds(30)))
                 .topics(topic)
                 .idFromHeader(MessageIds.DEFAULT_HEADER)

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The library's {@link dev.dedup.kafka.DedupingConsumer} (a {@code KafkaConsumer} group: claim, process, commit)
+ * The library's {@link dev.dedup.kafka.DedupConsumerLoop} (a {@code KafkaConsumer} group: claim, process, commit)
  * against a real KRaft broker, the real agent jar (embedded store on one node; two Redis shards with two agents and
  * two consumers) and a real PostgreSQL sink, under the faults such pipelines have. Each test ends with the sink compared to the ground
  * truth: 0 lost, 0 counted twice.

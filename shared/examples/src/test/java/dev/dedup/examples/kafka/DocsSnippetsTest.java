@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.dedup.client.Claims;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.kafka.DedupingConsumer;
-import dev.dedup.kafka.DedupingShareConsumer;
+import dev.dedup.kafka.DedupConsumerLoop;
+import dev.dedup.kafka.DedupShareConsumerLoop;
 import dev.dedup.kafka.Delivery;
 import dev.dedup.kafka.OwnedSink;
 import dev.dedup.kafka.TransactionalSink;
@@ -40,7 +40,7 @@ class DocsSnippetsTest {
     static void consumerLoop(Properties props, TransactionalSink<String, byte[]> sink) {
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(consumer, Claims.fromEnvironment("clicks"))
+        DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(consumer, Claims.fromEnvironment("clicks"))
                 .topics("clicks")
                 .idFromHeader("message-id") // never the record key
                 .sink(sink)
@@ -53,7 +53,7 @@ class DocsSnippetsTest {
     static void shareLoop(Properties props, OwnedSink<String, byte[]> sink) {
         KafkaShareConsumer<String, byte[]> consumer =
                 new KafkaShareConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        DedupingShareConsumer<String, byte[]> loop = DedupingShareConsumer.builder(
+        DedupShareConsumerLoop<String, byte[]> loop = DedupShareConsumerLoop.builder(
                         consumer, Claims.fromEnvironment("orders"))
                 .topics("orders")
                 .idFromHeader("message-id")

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The library's {@link dev.dedup.kafka.DedupingShareConsumer} in a share group of 3 members on one topic (Kafka 4.2,
+ * The library's {@link dev.dedup.kafka.DedupShareConsumerLoop} in a share group of 3 members on one topic (Kafka 4.2,
  * KIP-932), against a real broker with share groups on, the agent jar (one node, embedded store) and PostgreSQL,
  * under faults. Each
  * test ends with the sink against the ground truth: 0 lost, 0 counted twice, and the records processed twice

@@ -170,7 +170,7 @@ class SparkTransformIT {
         marked.unpersist();
 
         // the same copies read again (a job re-run over the topic): same owners, retry; the other copies stay dropped
-        Dataset<Row> again = t.dropDuplicates(source);
+        Dataset<Row> again = t.claimAndKeep(source);
         assertEquals(source.schema(), again.schema());
         assertEquals(4, again.count());
         VerdictCounts v = t.counts();
@@ -220,7 +220,7 @@ class SparkTransformIT {
     }
 
     @Test
-    void dropDuplicates_withHelperColumns_givesBackTheInputSchemaAndValues() {
+    void claimAndKeep_withHelperColumns_givesBackTheInputSchemaAndValues() {
         StructType schema = new StructType()
                 .add("stream", DataTypes.StringType)
                 .add("shardId", DataTypes.StringType)
@@ -238,8 +238,7 @@ class SparkTransformIT {
                 .eventTime(col("stamped"))
                 .build();
 
-        Dataset<Row> unique =
-                t.dropDuplicates(spark.createDataFrame(rows, schema).coalesce(1));
+        Dataset<Row> unique = t.claimAndKeep(spark.createDataFrame(rows, schema).coalesce(1));
 
         assertEquals(schema, unique.schema(), "the helper columns are not in the result");
         List<Row> values = new ArrayList<>();
@@ -306,14 +305,14 @@ class SparkTransformIT {
             DedupTransform.Builder b =
                     DedupTransform.builder("event-times").agents(List.of(uri)).id(col("txid"));
 
-            assertEquals(1, b.build().dropDuplicates(table).count(), "the Kafka source's timestamp, by default");
-            assertEquals(1, b.noEventTime().build().dropDuplicates(table).count(), "none");
+            assertEquals(1, b.build().claimAndKeep(table).count(), "the Kafka source's timestamp, by default");
+            assertEquals(1, b.noEventTime().build().claimAndKeep(table).count(), "none");
             spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
-            assertEquals(1, b.eventTime(col("at")).build().dropDuplicates(table).count());
+            assertEquals(1, b.eventTime(col("at")).build().claimAndKeep(table).count());
             spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
-            assertEquals(1, b.eventTime(col("at")).build().dropDuplicates(table).count());
+            assertEquals(1, b.eventTime(col("at")).build().claimAndKeep(table).count());
             assertEquals(
-                    1, b.eventTime(col("epoch")).build().dropDuplicates(table).count());
+                    1, b.eventTime(col("epoch")).build().claimAndKeep(table).count());
             assertEquals(
                     List.of(
                             written.getEpochSecond(),
@@ -325,7 +324,7 @@ class SparkTransformIT {
 
             IllegalArgumentException e = assertThrows(
                     IllegalArgumentException.class,
-                    () -> b.eventTime(col("day")).build().dropDuplicates(table));
+                    () -> b.eventTime(col("day")).build().claimAndKeep(table));
             assertTrue(e.getMessage().startsWith("eventTime: day is a date;"), e.getMessage());
         } finally {
             spark.conf().set("spark.sql.session.timeZone", zone);
@@ -344,7 +343,7 @@ class SparkTransformIT {
             AggregateSink sink = new AggregateSink(db.url(), Sink.AUDIT);
             sink.createTables();
             Sink.createAuditTable(db);
-            Dataset<Row> kept = SparkDedupJob.events(t.dropDuplicates(readKafka("batch-job", true)), HEADER)
+            Dataset<Row> kept = SparkDedupJob.events(t.claimAndKeep(readKafka("batch-job", true)), HEADER)
                     .persist(StorageLevel.MEMORY_ONLY());
             SparkDedupJob.writeBatch(kept, "backfill", 0, sink);
             kept.unpersist();
@@ -376,7 +375,7 @@ class SparkTransformIT {
                 .option("maxOffsetsPerTrigger", 400)
                 .load();
         StreamingQuery q = SparkDedupJob.option(
-                        SparkDedupJob.events(t.dropDuplicates(stream), HEADER)
+                        SparkDedupJob.events(t.claimAndKeep(stream), HEADER)
                                 .writeStream()
                                 .format("parquet")
                                 .option("path", out.toString()),
@@ -417,9 +416,9 @@ class SparkTransformIT {
             DedupTransform first = dedup("two-queries").idFromHeader(HEADER).build();
             DedupTransform second = dedup("two-queries").idFromHeader(HEADER).build();
             StreamingQuery a =
-                    query("agent-a", "[0,1]", (batch, id) -> write(first.dropDuplicates(batch), "a", id, sink));
+                    query("agent-a", "[0,1]", (batch, id) -> write(first.claimAndKeep(batch), "a", id, sink));
             StreamingQuery b =
-                    query("agent-b", "[2,3]", (batch, id) -> write(second.dropDuplicates(batch), "b", id, sink));
+                    query("agent-b", "[2,3]", (batch, id) -> write(second.claimAndKeep(batch), "b", id, sink));
             assertTrue(a.awaitTermination(180_000) && b.awaitTermination(180_000), "both queries ended");
             agentCheck = Sink.check(db, traffic);
             agentDuplicates = first.counts().duplicates() + second.counts().duplicates();
@@ -527,14 +526,14 @@ class SparkTransformIT {
 
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class,
-                () -> dedup("errors").idFromHeader(HEADER).build().dropDuplicates(noHeaders));
+                () -> dedup("errors").idFromHeader(HEADER).build().claimAndKeep(noHeaders));
         assertTrue(
                 e.getMessage().contains("no column headers") && e.getMessage().contains("includeHeaders"),
                 e.getMessage());
 
         e = assertThrows(
                 IllegalArgumentException.class,
-                () -> dedup("errors").id("txid").build().dropDuplicates(noHeaders));
+                () -> dedup("errors").id("txid").build().claimAndKeep(noHeaders));
         assertTrue(
                 e.getMessage().startsWith("id: the Dataset has no column txid (columns: key, value"), e.getMessage());
 
@@ -543,7 +542,7 @@ class SparkTransformIT {
                 () -> dedup("errors")
                         .id("key")
                         .build()
-                        .dropDuplicates(noHeaders.withColumn(
+                        .claimAndKeep(noHeaders.withColumn(
                                 "partition", col("partition").cast("string"))));
         assertTrue(
                 e.getMessage()
@@ -567,7 +566,7 @@ class SparkTransformIT {
 
         Exception e = assertThrows(
                 Exception.class,
-                () -> t.dropDuplicates(readKafka("no-header", true)).count());
+                () -> t.claimAndKeep(readKafka("no-header", true)).count());
 
         String chain = causes(e);
         assertTrue(chain.contains("the record at no-header:0:1 has no (or an empty) header message-id"), chain);

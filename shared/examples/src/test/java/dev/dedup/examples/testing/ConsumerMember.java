@@ -2,7 +2,7 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.client.Claims;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.kafka.DedupingConsumer;
+import dev.dedup.kafka.DedupConsumerLoop;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.TransactionalSink;
 import dev.dedup.kafka.sink.JdbcSink;
@@ -31,7 +31,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * One member of a consumer group, in its own JVM so that a test can {@code kill -9} it: the library's
- * {@link DedupingConsumer} writing to the example's {@link AggregateSink}, plus the faults a test asks for.
+ * {@link DedupConsumerLoop} writing to the example's {@link AggregateSink}, plus the faults a test asks for.
  *
  * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [fail=N] [pauseBeforeCommit=K] [resumeFromSink]}. {@code
  * fail=N}: processing fails once for every batch holding an id whose hash is a multiple of N. {@code
@@ -150,13 +150,13 @@ public final class ConsumerMember {
                         return stored;
                     }
                 };
-        DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(
+        DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(
                         consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
                 .topics(topic)
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
                 .failureBackoff(Duration.ofMillis(100)) // the tests fail many batches on purpose
                 .sink(target)
-                .listener(new DedupingConsumer.Listener() {
+                .listener(new DedupConsumerLoop.Listener() {
                     @Override
                     public void claimed(int fresh, int retried, int duplicates) {
                         batch[0]++;

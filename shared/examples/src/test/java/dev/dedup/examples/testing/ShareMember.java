@@ -2,7 +2,7 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.client.Claims;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.kafka.DedupingShareConsumer;
+import dev.dedup.kafka.DedupShareConsumerLoop;
 import dev.dedup.kafka.Delivery;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.OwnedSink;
@@ -14,7 +14,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * One member of a share group in its own JVM: the library's {@link DedupingShareConsumer} writing to the example's
+ * One member of a share group in its own JVM: the library's {@link DedupShareConsumerLoop} writing to the example's
  * {@link AggregateSink}, an {@link OwnedSink}, plus the faults a test asks for.
  *
  * <p>Arguments: {@code bootstrap topic group jdbcUrl namespace [options]}: {@code fail=N} (processing fails on
@@ -96,13 +96,13 @@ public final class ShareMember {
             sink.write(kept, renewal);
             System.out.println("PROCESSED " + kept.size());
         };
-        DedupingShareConsumer<String, byte[]> loop = DedupingShareConsumer.builder(
+        DedupShareConsumerLoop<String, byte[]> loop = DedupShareConsumerLoop.builder(
                         consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
                 .topics(topic)
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
                 .failureBackoff(Duration.ofMillis(100)) // the tests fail many batches on purpose
                 .sink(faulty)
-                .listener(new DedupingShareConsumer.Listener() {
+                .listener(new DedupShareConsumerLoop.Listener() {
                     @Override
                     public void claimed(int fresh, int retried, int duplicates) {
                         System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);

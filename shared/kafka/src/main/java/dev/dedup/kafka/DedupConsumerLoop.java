@@ -27,7 +27,7 @@ import org.apache.kafka.common.errors.WakeupException;
  *
  * <pre>{@code
  * KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props); // enable.auto.commit=false
- * DedupingConsumer<String, byte[]> loop = DedupingConsumer.builder(consumer, Claims.fromEnvironment("clicks"))
+ * DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(consumer, Claims.fromEnvironment("clicks"))
  *         .topics("clicks")
  *         .idFromHeader("message-id")
  *         .sink(sink) // a TransactionalSink: the output and the next offsets in one transaction
@@ -60,9 +60,9 @@ import org.apache.kafka.common.errors.WakeupException;
  * @param <K> the records' key type
  * @param <V> the records' value type
  */
-public final class DedupingConsumer<K, V> implements Runnable {
+public final class DedupConsumerLoop<K, V> implements Runnable {
 
-    private static final System.Logger LOG = System.getLogger(DedupingConsumer.class.getName());
+    private static final System.Logger LOG = System.getLogger(DedupConsumerLoop.class.getName());
 
     /** What the loop did, for logs, metrics and tests; every method runs on the loop's thread. */
     public interface Listener {
@@ -90,7 +90,7 @@ public final class DedupingConsumer<K, V> implements Runnable {
     private final CountDownLatch stopping = new CountDownLatch(1);
     private final LoopEnd end = new LoopEnd();
 
-    private DedupingConsumer(
+    private DedupConsumerLoop(
             Consumer<K, V> consumer, LoopSettings<K, V> settings, TransactionalSink<K, V> sink, Listener listener) {
         this.consumer = consumer;
         this.settings = settings;
@@ -281,8 +281,9 @@ public final class DedupingConsumer<K, V> implements Runnable {
     }
 
     /**
-     * Settings of a {@link DedupingConsumer}; {@link #topics}, an id ({@link #idFromHeader} or {@link #id}) and a
-     * {@link #sink} are required. Checked in {@link #build()}.
+     * Settings of a {@link DedupConsumerLoop}; {@link #topics}, an id ({@link #idFromHeader} or {@link #id}) and a
+     * {@link #sink} are required. A value is checked where it is set;
+     * {@link #build()} checks that the required ones were given.
      *
      * @param <K> the records' key type
      * @param <V> the records' value type
@@ -292,13 +293,13 @@ public final class DedupingConsumer<K, V> implements Runnable {
         private final Consumer<K, V> consumer;
 
         private Builder(Consumer<K, V> consumer, Claims claims) {
-            super("DedupingConsumer", consumer, claims, Listener.NONE);
+            super("DedupConsumerLoop", consumer, "consumer", claims, Listener.NONE);
             this.consumer = consumer;
         }
 
         /** Where the kept records go, with the next offsets, in one transaction. */
         public Builder<K, V> sink(TransactionalSink<K, V> sink) {
-            this.sink = sink;
+            this.sink = LoopSettings.nonNull(sink, loop(), "sink");
             return this;
         }
 
@@ -307,13 +308,9 @@ public final class DedupingConsumer<K, V> implements Runnable {
          *
          * @throws IllegalArgumentException naming the setting that is missing or not valid
          */
-        public DedupingConsumer<K, V> build() {
+        public DedupConsumerLoop<K, V> build() {
             LoopSettings<K, V> settings = settings();
-            return new DedupingConsumer<>(
-                    consumer,
-                    settings,
-                    LoopSettings.required(sink, loop(), "sink"),
-                    LoopSettings.required(listener, loop(), "listener"));
+            return new DedupConsumerLoop<>(consumer, settings, LoopSettings.required(sink, loop(), "sink"), listener);
         }
     }
 }

@@ -20,8 +20,8 @@ import org.apache.kafka.common.errors.WakeupException;
  *
  * <pre>{@code
  * KafkaShareConsumer<String, byte[]> consumer = new KafkaShareConsumer<>(props); // acknowledgement mode explicit
- * DedupingShareConsumer<String, byte[]> loop =
- *         DedupingShareConsumer.builder(consumer, Claims.fromEnvironment("orders"))
+ * DedupShareConsumerLoop<String, byte[]> loop =
+ *         DedupShareConsumerLoop.builder(consumer, Claims.fromEnvironment("orders"))
  *                 .topics("orders")
  *                 .idFromHeader("message-id")
  *                 .sink(sink) // an OwnedSink: applies each owner once
@@ -59,9 +59,9 @@ import org.apache.kafka.common.errors.WakeupException;
  * @param <K> the records' key type
  * @param <V> the records' value type
  */
-public final class DedupingShareConsumer<K, V> implements Runnable {
+public final class DedupShareConsumerLoop<K, V> implements Runnable {
 
-    private static final System.Logger LOG = System.getLogger(DedupingShareConsumer.class.getName());
+    private static final System.Logger LOG = System.getLogger(DedupShareConsumerLoop.class.getName());
 
     /** What the loop did, for logs, metrics and tests; every method runs on the loop's thread. */
     public interface Listener {
@@ -102,7 +102,7 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
     private final CountDownLatch stopping = new CountDownLatch(1);
     private final LoopEnd end = new LoopEnd();
 
-    private DedupingShareConsumer(
+    private DedupShareConsumerLoop(
             ShareConsumer<K, V> consumer, LoopSettings<K, V> settings, OwnedSink<K, V> sink, Listener listener) {
         this.consumer = consumer;
         this.settings = settings;
@@ -256,8 +256,9 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
     }
 
     /**
-     * Settings of a {@link DedupingShareConsumer}; {@link #topics}, an id ({@link #idFromHeader} or {@link #id}) and
-     * a {@link #sink} are required. Checked in {@link #build()}.
+     * Settings of a {@link DedupShareConsumerLoop}; {@link #topics}, an id ({@link #idFromHeader} or {@link #id}) and
+     * a {@link #sink} are required. A value is checked where it is set;
+     * {@link #build()} checks that the required ones were given.
      *
      * @param <K> the records' key type
      * @param <V> the records' value type
@@ -266,13 +267,13 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
         private final ShareConsumer<K, V> consumer;
 
         private Builder(ShareConsumer<K, V> consumer, Claims claims) {
-            super("DedupingShareConsumer", consumer, claims, Listener.NONE);
+            super("DedupShareConsumerLoop", consumer, "consumer", claims, Listener.NONE);
             this.consumer = consumer;
         }
 
         /** Where the kept records go; it applies each owner once. */
         public Builder<K, V> sink(OwnedSink<K, V> sink) {
-            this.sink = sink;
+            this.sink = LoopSettings.nonNull(sink, loop(), "sink");
             return this;
         }
 
@@ -281,13 +282,10 @@ public final class DedupingShareConsumer<K, V> implements Runnable {
          *
          * @throws IllegalArgumentException naming the setting that is missing or not valid
          */
-        public DedupingShareConsumer<K, V> build() {
+        public DedupShareConsumerLoop<K, V> build() {
             LoopSettings<K, V> settings = settings();
-            return new DedupingShareConsumer<>(
-                    consumer,
-                    settings,
-                    LoopSettings.required(sink, loop(), "sink"),
-                    LoopSettings.required(listener, loop(), "listener"));
+            return new DedupShareConsumerLoop<>(
+                    consumer, settings, LoopSettings.required(sink, loop(), "sink"), listener);
         }
     }
 }
