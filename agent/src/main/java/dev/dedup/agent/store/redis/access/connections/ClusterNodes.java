@@ -153,7 +153,7 @@ final class ClusterNodes implements LettuceRedis.Nodes {
                         .getConnectionAsync(node.getNodeId())
                         .<Node>thenApply(c -> new Node(where, c.async(), -1))
                         .exceptionally(e -> {
-                            throw RedisFailures.translate(where, e);
+                            throw LettuceFailures.translate(where, e);
                         }));
             }
         }
@@ -183,7 +183,7 @@ final class ClusterNodes implements LettuceRedis.Nodes {
     }
 
     private static boolean isRedirection(Throwable failure) {
-        RedisFailures.ReplyCode code = RedisFailures.code(failure);
+        RedisFailures.ReplyCode code = LettuceFailures.code(failure);
         return code == RedisFailures.ReplyCode.MOVED || code == RedisFailures.ReplyCode.ASK;
     }
 

@@ -11,7 +11,6 @@ import dev.dedup.agent.store.redis.access.RedisFailures;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.Retry;
-import dev.dedup.agent.store.redis.access.health.EvictionPolicy;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -189,12 +188,12 @@ public final class LettuceRedis implements RedisPort {
     }
 
     private static boolean isTryAgain(Throwable failure) {
-        return RedisFailures.code(failure) == RedisFailures.ReplyCode.TRYAGAIN;
+        return LettuceFailures.code(failure) == RedisFailures.ReplyCode.TRYAGAIN;
     }
 
     /** {@code failure} as the store reports it; the shard is told, in case it moved. */
     private StoreUnavailableException failed(int shard, Throwable failure) {
-        StoreUnavailableException e = RedisFailures.translate(nodes.name(shard), failure);
+        StoreUnavailableException e = LettuceFailures.translate(nodes.name(shard), failure);
         nodes.failed(shard, failure, e.kind());
         return e;
     }
@@ -250,7 +249,7 @@ public final class LettuceRedis implements RedisPort {
         if (node.shard() >= 0) {
             return failed(node.shard(), failure);
         }
-        return RedisFailures.translate(node.name(), failure);
+        return LettuceFailures.translate(node.name(), failure);
     }
 
     @Override
@@ -258,7 +257,7 @@ public final class LettuceRedis implements RedisPort {
         return nodes.servers().stream()
                 .map(server -> {
                     Nodes.Node node = RedisFailures.await(server);
-                    return EvictionPolicy.read(
+                    return EvictionReadings.read(
                             (node.shard() >= 0 ? "redis shard " : "redis cluster ") + node.name(), node.commands());
                 })
                 .toList();

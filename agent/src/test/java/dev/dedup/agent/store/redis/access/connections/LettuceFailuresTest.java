@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.redis.access;
+package dev.dedup.agent.store.redis.access.connections;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -6,16 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.redis.access.RedisFailures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /** Redis error replies and Lettuce's refusals become 503s of a kind, naming the shard (or a cluster's group). */
-class RedisFailuresTest {
+class LettuceFailuresTest {
 
     private static StoreUnavailableException translated(String reply) {
-        return RedisFailures.translate(
+        return LettuceFailures.translate(
                 "redis-cluster://n1:7000 group 3", new CompletionException(new RedisCommandExecutionException(reply)));
     }
 
@@ -52,11 +53,11 @@ class RedisFailuresTest {
     void aReplyIsReadByItsCode() {
         assertEquals(
                 RedisFailures.ReplyCode.TRYAGAIN,
-                RedisFailures.code(
+                LettuceFailures.code(
                         new CompletionException(new RedisCommandExecutionException("TRYAGAIN slot moving"))));
-        assertEquals(RedisFailures.ReplyCode.OOM, RedisFailures.code(new RedisCommandExecutionException("OOM")));
-        assertEquals(RedisFailures.ReplyCode.OTHER, RedisFailures.code(new RedisCommandExecutionException("ERR x")));
-        assertNull(RedisFailures.code(new RedisException("Connection closed")));
+        assertEquals(RedisFailures.ReplyCode.OOM, LettuceFailures.code(new RedisCommandExecutionException("OOM")));
+        assertEquals(RedisFailures.ReplyCode.OTHER, LettuceFailures.code(new RedisCommandExecutionException("ERR x")));
+        assertNull(LettuceFailures.code(new RedisException("Connection closed")));
     }
 
     @Test
@@ -67,13 +68,13 @@ class RedisFailuresTest {
         }) {
             assertEquals(
                     FailureKind.CONNECTION,
-                    RedisFailures.translate("s0", new RedisException(refused)).kind());
+                    LettuceFailures.translate("s0", new RedisException(refused)).kind());
         }
         for (String full : new String[] {
             "Request queue size exceeded: 2. Commands are not accepted until the queue size drops.",
             "Command buffer size exceeded: 2. Commands are not accepted until the queue size drops."
         }) {
-            StoreUnavailableException e = RedisFailures.translate("s0", new RedisException(full));
+            StoreUnavailableException e = LettuceFailures.translate("s0", new RedisException(full));
             assertEquals(FailureKind.OVERLOADED, e.kind(), full);
             assertTrue(e.getMessage().contains("redis-max-in-flight"), e.getMessage());
         }
