@@ -1,4 +1,4 @@
-package dev.dedup.wire;
+package dev.dedup.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -40,27 +40,6 @@ class VerdictEncoderTest {
                 "{\"released\":[true,false,true,false]}", text(VerdictEncoder.releasesJson(new byte[] {1, 0, 1, 0})));
         assertEquals("{\"released\":[]}", text(VerdictEncoder.releasesJson(new byte[0])));
         assertEquals("{\"released\":[false,false]}", text(VerdictEncoder.releasesJson(new byte[] {0, 0})));
-    }
-
-    @Test
-    void verdictOfCode_mapsTheThreeWireBytes() {
-        assertEquals(Verdict.NEW, Verdict.ofCode((byte) 0));
-        assertEquals(Verdict.RETRY, Verdict.ofCode((byte) 1));
-        assertEquals(Verdict.DUPLICATE, Verdict.ofCode((byte) 2));
-        for (Verdict v : Verdict.values()) {
-            assertEquals(v, Verdict.ofCode(v.code()));
-        }
-        assertEquals("new", Verdict.NEW.wireName());
-        assertEquals("retry", Verdict.RETRY.wireName());
-        assertEquals("duplicate", Verdict.DUPLICATE.wireName());
-    }
-
-    @Test
-    void verdictOfCode_rejectsCodesOutOfRange() {
-        assertThrows(IllegalArgumentException.class, () -> Verdict.ofCode((byte) 3));
-        assertThrows(IllegalArgumentException.class, () -> Verdict.ofCode((byte) -1));
-        assertThrows(IllegalArgumentException.class, () -> Verdict.ofCode((byte) 0x7f));
-        assertThrows(IllegalArgumentException.class, () -> Verdict.ofCode((byte) 0x80));
     }
 
     private static String text(byte[] bytes) {

@@ -1,5 +1,6 @@
-package dev.dedup.wire;
+package dev.dedup.codec;
 
+import dev.dedup.wire.Verdict;
 import java.nio.charset.StandardCharsets;
 
 /** Writes claim and release answers in the contract's JSON and binary forms. */
