@@ -13,8 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -68,29 +66,21 @@ class Spark35PipelineIT {
             new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
             Sink.createAuditTable(db);
 
-            List<String> cmd = new ArrayList<>();
-            cmd.add(ChildJvm.javaBin());
-            // a short-lived JVM on a small machine: C1 alone and one GC thread cost less CPU than the defaults
-            cmd.addAll(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
-            cmd.addAll(Arrays.asList(
-                    System.getProperty("pipeline.spark.jvm.flags", "").trim().split("\\s+")));
-            cmd.add("-cp");
-            cmd.add(ChildJvm.classpathOnSpark35(scala));
-            cmd.add(SparkJobMain.class.getName());
-            cmd.addAll(List.of(
+            List<String> args = new ArrayList<>(List.of(
                     broker.bootstrap(),
                     topic,
                     dir.resolve("checkpoint-" + topic).toString(),
                     db.url()));
-            stack.agents().forEach(a -> cmd.add(a.uri().toString()));
+            stack.agents().forEach(a -> args.add(a.uri().toString()));
+            args.addAll(List.of("failFirstAttempts", "readAgain"));
             Path log = Path.of("target", name + ".log"); // kept after the run: Spark's own log of the job
             Files.deleteIfExists(log);
             int exit;
-            try (ChildJvm job = ChildJvm.exec(name, log, cmd)) {
+            try (ChildJvm job = SparkJobMain.start(name, log, ChildJvm.classpathOnSpark35(scala), args)) {
                 exit = job.awaitExit(Duration.ofSeconds(300));
             }
             String output = Files.readString(log);
-            Map<String, String> result = result(output);
+            Map<String, String> result = SparkJobMain.fields(output, SparkJobMain.RESULT);
 
             List<String> problems = new ArrayList<>();
             if (exit != 0 || result.isEmpty()) {
@@ -109,7 +99,7 @@ class Spark35PipelineIT {
                 problems.add("the topic holds " + held + " records, the test wrote "
                         + traffic.copies().size());
             }
-            Map<Integer, Long> consumed = consumed(result.getOrDefault("consumed", ""));
+            Map<Integer, Long> consumed = SparkJobMain.consumed(result.getOrDefault("consumed", ""));
             if (!consumed.equals(end)) {
                 problems.add("the query consumed up to " + consumed + ", the topic ends at " + end);
             }
@@ -153,34 +143,5 @@ class Spark35PipelineIT {
                     (System.nanoTime() - started) / 1e9,
                     result.get("cpu")));
         }
-    }
-
-    /** The key=value pairs of the job's {@link SparkJobMain#RESULT} line; empty when it printed none. */
-    static Map<String, String> result(String output) {
-        Map<String, String> out = new HashMap<>();
-        for (String line : output.split("\n")) {
-            if (line.startsWith(SparkJobMain.RESULT + " ")) {
-                for (String pair :
-                        line.substring(SparkJobMain.RESULT.length() + 1).split(" ")) {
-                    int eq = pair.indexOf('=');
-                    if (eq > 0) {
-                        out.put(pair.substring(0, eq), pair.substring(eq + 1));
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    /** {@code 0:1140,1:1138,...} as partition → next offset. */
-    static Map<Integer, Long> consumed(String pairs) {
-        Map<Integer, Long> out = new TreeMap<>();
-        for (String pair : pairs.split(",")) {
-            int colon = pair.indexOf(':');
-            if (colon > 0) {
-                out.put(Integer.parseInt(pair.substring(0, colon)), Long.parseLong(pair.substring(colon + 1)));
-            }
-        }
-        return out;
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -137,6 +138,27 @@ public final class ChildJvm implements AutoCloseable {
             }
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + tail());
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException(name + ": no such line after " + timeout + ":\n" + tail());
+    }
+
+    /**
+     * Waits until a line of the output matches (returned) or the process exits without one (empty), failing if time
+     * runs out first.
+     */
+    public Optional<String> awaitLineOrExit(Predicate<String> line, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            boolean alive = process.isAlive(); // before reading, so that an exit leaves its last lines read
+            for (String l : output().split("\n")) {
+                if (line.test(l)) {
+                    return Optional.of(l);
+                }
+            }
+            if (!alive) {
+                return Optional.empty();
             }
             Thread.sleep(50);
         }

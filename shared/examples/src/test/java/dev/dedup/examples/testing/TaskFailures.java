@@ -32,5 +32,27 @@ public final class TaskFailures {
         return kept -> kept.mapPartitions(fail, Encoders.row(SparkDedupJob.EVENTS));
     }
 
+    /**
+     * The tasks of micro-batch {@code batch}, once they have claimed every record, print {@link SparkJobMain#PAUSED}
+     * ({@code batch=N at=task partition=P kept=K}) and wait to be killed, before the batch's write. Spark in local
+     * mode runs the tasks in the driver's JVM: killing it kills the batch in flight.
+     */
+    public static UnaryOperator<Dataset<Row>> pauseAfterClaiming(long batch) {
+        String id = String.valueOf(batch);
+        MapPartitionsFunction<Row, Row> pause = rows -> {
+            List<Row> all = new ArrayList<>();
+            rows.forEachRemaining(all::add); // every record of the task is claimed by now
+            TaskContext task = TaskContext.get();
+            if (id.equals(task.getLocalProperty("streaming.sql.batchId"))) {
+                System.out.println(SparkJobMain.PAUSED + " batch=" + batch + " at=task partition=" + task.partitionId()
+                        + " kept=" + all.size());
+                System.out.flush();
+                Thread.sleep(Long.MAX_VALUE);
+            }
+            return all.iterator();
+        };
+        return kept -> kept.mapPartitions(pause, Encoders.row(SparkDedupJob.EVENTS));
+    }
+
     private TaskFailures() {}
 }
