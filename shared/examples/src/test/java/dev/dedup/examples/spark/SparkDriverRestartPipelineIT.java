@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * unset because the batch took its offsets from the checkpoint. On that failure alone, after checking that the batch
  * was committed, the test starts the driver once more, as a supervisor does ({@code docs/restarts.md}).
  */
-class SparkDriverRestartIT {
+class SparkDriverRestartPipelineIT {
 
     static final int UNIQUE = 4_000;
     static final int PARTITIONS = 4;
