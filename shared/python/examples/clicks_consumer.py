@@ -43,7 +43,8 @@ class ClickCounts:
                     )
             # Never lowered: a poll of records read again after a crash ends below what was stored.
             self.db.executemany(
-                "INSERT INTO offsets VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET next = MAX(next, excluded.next)",
+                "INSERT INTO offsets VALUES (?, ?, ?)"
+                " ON CONFLICT (topic, part) DO UPDATE SET next = MAX(next, excluded.next)",
                 [(*tp, n) for tp, n in offsets.items()],
             )
 

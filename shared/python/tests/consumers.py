@@ -13,10 +13,15 @@ Record = namedtuple("Record", "topic partition offset timestamp key value header
 
 class StandInConsumer:
     """Stands in for ``kafka.KafkaConsumer`` alone (same signatures for poll, seek, commit): in-memory
-    partitions whose offsets are list indexes, a position per partition, and the last commit."""
+    partitions whose offsets are list indexes, a position per partition, and the last commit.
 
-    def __init__(self, logs: Dict[TopicPartition, List[Record]]) -> None:
+    ``seek_raises=True`` for a test in which nothing fails: a seek (the loop reading a poll again because its
+    claim or its sink failed) raises, so that the test fails on that failure instead of waiting on the loop's
+    retries for ever."""
+
+    def __init__(self, logs: Dict[TopicPartition, List[Record]], *, seek_raises: bool = False) -> None:
         self.logs = logs
+        self.seek_raises = seek_raises
         self.positions = {tp: 0 for tp in logs}
         self.committed: Dict[TopicPartition, int] = {}
         self.polls = 0
@@ -36,6 +41,7 @@ class StandInConsumer:
         return out
 
     def seek(self, partition: TopicPartition, offset: int) -> None:
+        assert not self.seek_raises, f"the loop read {partition} again from {offset}: its claim or its sink failed"
         self.positions[partition] = offset
 
     def commit(self, offsets=None) -> None:

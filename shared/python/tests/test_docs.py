@@ -104,7 +104,7 @@ def test_theConsumerSnippets_writeEachMessageOnce_andStoreTheOffsets(agent, monk
     monkeypatch.setenv("DEDUP_URL", agent.url)
     ids = [fresh("msg") for _ in range(6)]
     p0, p1 = TopicPartition("clicks", 0), TopicPartition("clicks", 1)
-    consumer = DrainingConsumer({p0: kafka_log(0, ids[:4]), p1: kafka_log(1, ids[2:])})
+    consumer = DrainingConsumer({p0: kafka_log(0, ids[:4]), p1: kafka_log(1, ids[2:])}, seek_raises=True)
     source = block(path, "from dedup_client.kafka").replace("from kafka import KafkaConsumer\n", "")
     db = sqlite3.connect(tmp_path / "clicks.db")
     db.executescript("""CREATE TABLE IF NOT EXISTS clicks (user BLOB, value BLOB);

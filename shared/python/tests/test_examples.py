@@ -20,10 +20,10 @@ def test_theConsumersSink_countsEachMessageOnce_acrossARestartBeforeTheCommit(cl
     logs = {p0: kafka_log(0, ids[:5]), p1: kafka_log(1, ids[3:])}  # ids[3:5] written twice
     sink = clicks_consumer.ClickCounts(str(tmp_path / "clicks.db"))
 
-    crashed = StandInConsumer(logs)
+    crashed = StandInConsumer(logs, seek_raises=True)
     crashed.commit = lambda offsets=None: None  # the process dies after the sink, before each commit
     consume(crashed, "py-example", sink, client=client, max_records=3, should_stop=crashed.at_end)
-    again = StandInConsumer(logs)  # restarted: everything is read again, claimed retry
+    again = StandInConsumer(logs, seek_raises=True)  # restarted: everything is read again, claimed retry
     consume(again, "py-example", sink, client=client, max_records=3, should_stop=again.at_end)
 
     assert sink.db.execute("SELECT user, n FROM clicks").fetchall() == [("user-7", 8)]
