@@ -26,9 +26,11 @@ def tls_agent(tmp_path_factory: pytest.TempPathFactory) -> AgentProcess:
     if shutil.which("openssl") is None:
         pytest.fail("openssl is needed to make the test's certificates (Debian: apt-get install openssl)")
     pki = tmp_path_factory.mktemp("pki")
-    (pki / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    # Python 3.13 verifies strictly (VERIFY_X509_STRICT, RFC 5280): the authority states its key usage, the
+    # agent's certificate names its authority's key.
+    (pki / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nauthorityKeyIdentifier=keyid\n")
     openssl(pki, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
-            "-subj", "/CN=dedup python test CA")  # fmt: skip
+            "-subj", "/CN=dedup python test CA", "-addext", "keyUsage=critical,keyCertSign,cRLSign")  # fmt: skip
     openssl(pki, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj",
             "/CN=127.0.0.1")  # fmt: skip
     openssl(pki, "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
