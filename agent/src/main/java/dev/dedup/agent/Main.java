@@ -10,6 +10,9 @@ import dev.dedup.agent.selftest.SelfTest;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import sun.misc.Signal;
 
 /**
@@ -69,27 +72,35 @@ public final class Main {
             System.exit(2);
             return;
         }
-        Agent agent;
-        try {
-            agent = Agent.start(options);
-        } catch (ConfigException | IncompatibleDeploymentException e) { // e.g. the store records another shard list
-            System.err.println("dedup-agent: configuration error: " + e.getMessage());
-            System.exit(2);
-            return;
-        } catch (RuntimeException e) {
-            System.err.println("dedup-agent: cannot start: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
+        // Our own handlers, so that SIGTERM ends with exit code 0 after the drain rather than 143; installed before
+        // the agent listens, so that a signal sent the moment it is ready finds them. A signal during the start
+        // drains once the start is over (a start that fails exits by itself). The drain runs on a non-daemon
+        // thread: the signal thread is a daemon, and once Vert.x has stopped no other thread would keep the JVM
+        // alive until the store is flushed.
+        CompletableFuture<Agent> started = new CompletableFuture<>();
         Runnable drainAndExit = () -> {
-            agent.close();
+            Agent running;
+            try {
+                running = started.join();
+            } catch (CompletionException | CancellationException startFailed) {
+                return; // main exits with the start's status
+            }
+            running.close();
             System.err.println("dedup-agent: stopped");
             Runtime.getRuntime().halt(0);
         };
-        // Our own handlers, so that SIGTERM ends with exit code 0 after the drain rather than 143. The
-        // drain runs on a non-daemon thread: the signal thread is a daemon, and once Vert.x has stopped no
-        // other thread would keep the JVM alive until the store is flushed.
         Signal.handle(new Signal("TERM"), sig -> startDrain(drainAndExit));
         Signal.handle(new Signal("INT"), sig -> startDrain(drainAndExit));
+        try {
+            started.complete(Agent.start(options));
+        } catch (ConfigException | IncompatibleDeploymentException e) { // e.g. the store records another shard list
+            started.cancel(false);
+            System.err.println("dedup-agent: configuration error: " + e.getMessage());
+            System.exit(2);
+        } catch (RuntimeException e) {
+            started.cancel(false);
+            System.err.println("dedup-agent: cannot start: " + e.getMessage());
+            System.exit(1);
+        }
     }
 }
