@@ -19,11 +19,11 @@ class DocsSparkFlagsTest {
 
     @Test
     void theDocsListTheFlagsTheTestsRunSparkWith() throws IOException {
-        String pom = Files.readString(ROOT.resolve("shared/examples/pom.xml"), StandardCharsets.UTF_8);
+        String pom = Files.readString(ROOT.resolve("shared/pom.xml"), StandardCharsets.UTF_8);
         Matcher m = Pattern.compile("<spark.java17.flags>([^<]+)</spark.java17.flags>")
                 .matcher(pom);
         if (!m.find()) {
-            throw new AssertionError("shared/examples/pom.xml has no spark.java17.flags");
+            throw new AssertionError("shared/pom.xml has no spark.java17.flags");
         }
         List<String> used = List.of(m.group(1).strip().split("\\s+"));
 
@@ -34,6 +34,6 @@ class DocsSparkFlagsTest {
         for (int i = start; !page.get(i).strip().equals("```"); i++) {
             listed.add(page.get(i).strip());
         }
-        assertEquals(used, listed, "docs/running-locally.md against spark.java17.flags in shared/examples/pom.xml");
+        assertEquals(used, listed, "docs/running-locally.md against spark.java17.flags in shared/pom.xml");
     }
 }

@@ -11,13 +11,11 @@ import dev.dedup.examples.testing.StreamsMember;
 import dev.dedup.examples.testing.Traffic;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -145,24 +143,13 @@ class KafkaStreamsDedupIT {
     /** Until the application has consumed every partition it commits (its input and its repartition topics). */
     private static void awaitNoLag(String applicationId) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        Map<TopicPartition, Long> behind = Map.of();
-        while (System.nanoTime() < deadline) {
-            Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(applicationId);
-            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-            committed.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
-            var ends = broker.admin().listOffsets(latest).all().get();
-            behind = new HashMap<>();
-            for (var e : committed.entrySet()) {
-                long end = ends.get(e.getKey()).offset();
-                if (e.getValue().offset() < end) {
-                    behind.put(e.getKey(), end - e.getValue().offset());
-                }
-            }
-            if (behind.isEmpty()) {
-                return;
-            }
+        Map<TopicPartition, Long> behind = broker.behind(applicationId);
+        while (!behind.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(200);
+            behind = broker.behind(applicationId);
         }
-        throw new AssertionError(applicationId + " is behind on " + behind);
+        if (!behind.isEmpty()) {
+            throw new AssertionError(applicationId + " is behind on " + behind);
+        }
     }
 }

@@ -26,14 +26,20 @@ public final class ChildJvm implements AutoCloseable {
         this.log = log;
     }
 
-    /** The test classpath (written by the build to target/test-classpath.txt) with this module's classes. */
+    /**
+     * The test classpath the build wrote to a module's {@code target/test-classpath.txt} ({@code
+     * pipeline.classpath.file}), with the classes and test classes beside it in that {@code target}. A test of
+     * shared/examples/flink points the property at shared/examples' file, so that its JVMs (the broker, the members)
+     * run on shared/examples' classpath too.
+     */
     public static String classpath() {
-        String file = System.getProperty("pipeline.classpath.file", "target/test-classpath.txt");
+        Path file = Path.of(System.getProperty("pipeline.classpath.file", "target/test-classpath.txt"))
+                .toAbsolutePath();
         try {
-            String deps = Files.readString(Path.of(file)).trim();
-            return Path.of("target", "test-classes").toAbsolutePath()
+            String deps = Files.readString(file).trim();
+            return file.resolveSibling("test-classes")
                     + java.io.File.pathSeparator
-                    + Path.of("target", "classes").toAbsolutePath()
+                    + file.resolveSibling("classes")
                     + java.io.File.pathSeparator
                     + deps;
         } catch (IOException e) {

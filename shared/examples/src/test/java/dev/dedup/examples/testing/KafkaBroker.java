@@ -237,6 +237,27 @@ public final class KafkaBroker implements AutoCloseable {
                 .get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * Per partition {@code group} has committed (its inputs, a Kafka Streams application's repartition topics), how
+     * many records its committed offset is behind the partition's end; empty when it is behind on none.
+     */
+    public Map<TopicPartition, Long> behind(String group) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> committed = committed(group);
+        var ends = admin.listOffsets(
+                        committed.keySet().stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest())))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        Map<TopicPartition, Long> behind = new java.util.HashMap<>();
+        committed.forEach((tp, offset) -> {
+            long end = ends.get(tp).offset();
+            long at = offset == null ? 0 : offset.offset();
+            if (at < end) {
+                behind.put(tp, end - at);
+            }
+        });
+        return behind;
+    }
+
     /** Whether {@code group} has committed the end of every partition of {@code end}. */
     public static boolean caughtUp(Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> end) {
         return end.entrySet().stream()

@@ -121,6 +121,19 @@ public final class Traffic {
         return new Traffic(messages, copies, partitions);
     }
 
+    /**
+     * The same messages and copies, written from copy {@code first} to the end and then from the start: a topic of
+     * the same stream whose reader meets those messages first and the others later.
+     */
+    public Traffic startingAt(int first) {
+        if (first < 0 || first >= copies.size()) {
+            throw new IllegalArgumentException("first: 0 to " + (copies.size() - 1) + ", got " + first);
+        }
+        List<Copy> rotated = new ArrayList<>(copies.subList(first, copies.size()));
+        rotated.addAll(copies.subList(0, first));
+        return new Traffic(messages, rotated, partitions);
+    }
+
     public List<Message> messages() {
         return messages;
     }
