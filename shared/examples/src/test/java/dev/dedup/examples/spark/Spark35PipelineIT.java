@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,17 +91,8 @@ class Spark35PipelineIT {
             if (!result.getOrDefault("scala", "").startsWith(scala + ".")) {
                 problems.add("ran on Scala " + result.get("scala") + ", not " + scala);
             }
-            Map<Integer, Long> end = new TreeMap<>();
-            broker.endOffsets(topic, PARTITIONS).forEach((tp, o) -> end.put(tp.partition(), o));
-            long held = end.values().stream().mapToLong(Long::longValue).sum();
-            if (held != traffic.copies().size()) {
-                problems.add("the topic holds " + held + " records, the test wrote "
-                        + traffic.copies().size());
-            }
-            Map<Integer, Long> consumed = SparkJobMain.consumed(result.getOrDefault("consumed", ""));
-            if (!consumed.equals(end)) {
-                problems.add("the query consumed up to " + consumed + ", the topic ends at " + end);
-            }
+            long held = SparkJobMain.readToTheEnd(
+                    broker, topic, PARTITIONS, traffic.copies().size(), result, problems);
             long fresh = Long.parseLong(result.getOrDefault("new", "0"));
             long retried = Long.parseLong(result.getOrDefault("retry", "0"));
             long duplicates = Long.parseLong(result.getOrDefault("duplicate", "0"));

@@ -104,17 +104,8 @@ class SparkDriverRestartPipelineIT {
             if (!result.getOrDefault("spark", "").startsWith(spark.version + ".")) {
                 problems.add("ran on Spark " + result.get("spark") + ", not " + spark.version);
             }
-            Map<Integer, Long> end = new TreeMap<>();
-            kafka.broker().endOffsets(topic, PARTITIONS).forEach((tp, o) -> end.put(tp.partition(), o));
-            long held = end.values().stream().mapToLong(Long::longValue).sum();
-            if (held != traffic.copies().size()) {
-                problems.add("the topic holds " + held + " records, the test wrote "
-                        + traffic.copies().size());
-            }
-            Map<Integer, Long> consumed = SparkJobMain.consumed(result.getOrDefault("consumed", ""));
-            if (!consumed.equals(end)) {
-                problems.add("the last start consumed up to " + consumed + ", the topic ends at " + end);
-            }
+            SparkJobMain.readToTheEnd(
+                    kafka.broker(), topic, PARTITIONS, traffic.copies().size(), result, problems);
             driver.keptBeforeKill.forEach((batch, kept) -> {
                 long retried = driver.retriedAfterKill.getOrDefault(batch, 0L);
                 if (retried < kept) {

@@ -72,14 +72,7 @@ public final class Sink {
     /** {@code lostIds} receives the ids that were never applied (for the comparison with Spark's own dedup). */
     public static Check check(Postgres db, Traffic traffic, java.util.function.Consumer<Set<String>> lostIds)
             throws SQLException {
-        Map<String, Integer> times = new HashMap<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT id, times FROM audit")) {
-            while (rs.next()) {
-                times.put(rs.getString(1), rs.getInt(2));
-            }
-        }
+        Map<String, Integer> times = applied(db);
         Set<String> expected = new HashSet<>();
         traffic.messages().forEach(m -> expected.add(m.id()));
         Set<String> lost = new HashSet<>(expected);
@@ -92,6 +85,19 @@ public final class Sink {
         lostIds.accept(lost);
         int applied = times.values().stream().mapToInt(Integer::intValue).sum();
         return new Check(expected.size(), applied, lost.size(), twice, unknown, aggregatesExact(db, traffic));
+    }
+
+    /** Per id, how many times the sink's transactions applied it (its {@code audit} table). */
+    public static Map<String, Integer> applied(Postgres db) throws SQLException {
+        Map<String, Integer> times = new HashMap<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id, times FROM audit")) {
+            while (rs.next()) {
+                times.put(rs.getString(1), rs.getInt(2));
+            }
+        }
+        return times;
     }
 
     /** How many of {@code ids} were written as each kind of copy (a diagnosis of what was lost or doubled). */

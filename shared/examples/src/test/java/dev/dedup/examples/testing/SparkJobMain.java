@@ -194,6 +194,32 @@ public final class SparkJobMain {
     }
 
     /** The {@code consumed} figure ({@code 0:1140,1:1138,...}) as partition → next offset. */
+    /**
+     * Adds to {@code problems} what keeps a run from having read its whole topic: the topic holding other than the
+     * {@code written} records, or the offsets the query consumed ({@code consumed} of its {@link #RESULT} line)
+     * short of the topic's end. Returns the records the topic holds.
+     */
+    public static long readToTheEnd(
+            KafkaBroker broker,
+            String topic,
+            int partitions,
+            int written,
+            Map<String, String> result,
+            List<String> problems)
+            throws Exception {
+        Map<Integer, Long> end = new TreeMap<>();
+        broker.endOffsets(topic, partitions).forEach((tp, o) -> end.put(tp.partition(), o));
+        long held = end.values().stream().mapToLong(Long::longValue).sum();
+        if (held != written) {
+            problems.add("the topic holds " + held + " records, the test wrote " + written);
+        }
+        Map<Integer, Long> consumed = consumed(result.getOrDefault("consumed", ""));
+        if (!consumed.equals(end)) {
+            problems.add("the query consumed up to " + consumed + ", the topic ends at " + end);
+        }
+        return held;
+    }
+
     public static Map<Integer, Long> consumed(String pairs) {
         Map<Integer, Long> out = new TreeMap<>();
         for (String pair : pairs.split(",")) {

@@ -181,9 +181,9 @@ class CrossEngineIT {
             sparkCaughtUp(spark, jvms, sparkArgs, "cross-spark");
             awaitFlinkCommitted("cross-flink", flink);
 
-            Map<String, Integer> byLoop = audited(loopDb);
+            Map<String, Integer> byLoop = Sink.applied(loopDb);
             Map<String, Integer> byStreams = broker.committedMessageIds("cross-streams-out");
-            Map<String, Integer> bySpark = audited(sparkDb);
+            Map<String, Integer> bySpark = Sink.applied(sparkDb);
             Map<String, Integer> byFlink = flinkOutput("cross-flink-out", traffic);
             Map<String, Integer> written = new HashMap<>();
             for (Map<String, Integer> output : List.of(byLoop, byStreams, bySpark, byFlink)) {
@@ -381,19 +381,6 @@ class CrossEngineIT {
 
     private static int sum(Map<String, Integer> written) {
         return written.values().stream().mapToInt(Integer::intValue).sum();
-    }
-
-    /** Per id, how many times the sink's transactions applied it. */
-    private static Map<String, Integer> audited(Postgres db) throws Exception {
-        Map<String, Integer> times = new HashMap<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT id, times FROM audit")) {
-            while (rs.next()) {
-                times.put(rs.getString(1), rs.getInt(2));
-            }
-        }
-        return times;
     }
 
     /** Per id, how many records of a Flink job's output (values only) a {@code read_committed} reader finds. */
