@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
 import dev.dedup.examples.testing.KafkaAndAgent;
@@ -17,7 +16,6 @@ import dev.dedup.examples.testing.Traffic;
 import dev.dedup.kafka.DedupConsumerLoop;
 import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.TransactionalSink;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -34,7 +32,6 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,17 +50,6 @@ class ConsumerLifecycleIT {
     @RegisterExtension
     static final KafkaAndAgent kafka = new KafkaAndAgent("lifecycle");
 
-    static KafkaBroker broker;
-    static Agent agent;
-    static Path dir;
-
-    @BeforeAll
-    static void names() {
-        broker = kafka.broker();
-        agent = kafka.agent();
-        dir = kafka.dir();
-    }
-
     /**
      * A member in its own JVM with {@code addShutdownHook(new Thread(loop::stop))}, sent SIGTERM mid-stream: it exits
      * and the group is empty the moment it has (it left; nobody waits out a session timeout), with every record it
@@ -75,30 +61,31 @@ class ConsumerLifecycleIT {
     void sigtermLeavesTheGroupBeforeTheJvmExits(String sink) throws Exception {
         String topic = "lifecycle-sigterm-" + sink.toLowerCase();
         String group = "group-" + topic;
-        broker.createTopic(topic, PARTITIONS);
+        kafka.broker().createTopic(topic, PARTITIONS);
         List<String> args = new java.util.ArrayList<>();
         switch (sink) {
             case "jdbcSink" -> args.add("jdbcSink");
             case "kafkaSink" -> {
-                broker.createTopic(topic + "-out", 1);
+                kafka.broker().createTopic(topic + "-out", 1);
                 args.add("kafkaSink=" + topic + "-out");
             }
             default -> {}
         }
-        int records = Traffic.generate(600, PARTITIONS, 7).produce(broker.bootstrap(), topic);
+        int records =
+                Traffic.generate(600, PARTITIONS, 7).produce(kafka.broker().bootstrap(), topic);
         try (Postgres db = Postgres.createDatabase("lifecycle")) {
             new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
             Sink.createAuditTable(db);
             List<String> memberArgs = new java.util.ArrayList<>(
-                    List.of(broker.bootstrap(), topic, group, db.url(), "lifecycle-" + sink.toLowerCase()));
+                    List.of(kafka.broker().bootstrap(), topic, group, db.url(), "lifecycle-" + sink.toLowerCase()));
             memberArgs.addAll(args);
             try (ChildJvm member = ChildJvm.start(
                     "member",
-                    dir.resolve("member-" + sink + ".log"),
+                    kafka.dir().resolve("member-" + sink + ".log"),
                     List.of("-Xmx128m", "-XX:+UseSerialGC"),
                     ConsumerMember.class.getName(),
                     memberArgs,
-                    Map.of("DEDUP_URL", agent.uri().toString()))) {
+                    Map.of("DEDUP_URL", kafka.agent().uri().toString()))) {
                 member.awaitLine(l -> l.startsWith("VERDICTS"), Duration.ofSeconds(60));
                 assertEquals(GroupState.STABLE, describe(group).groupState(), "a member consumes");
 
@@ -108,7 +95,7 @@ class ConsumerLifecycleIT {
                 assertEquals(GroupState.EMPTY, after.groupState(), "left before exiting: " + after);
                 assertEquals(0, after.members().size());
             }
-            Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group);
+            Map<TopicPartition, OffsetAndMetadata> committed = kafka.broker().committed(group);
             long total = committed.values().stream()
                     .mapToLong(OffsetAndMetadata::offset)
                     .sum();
@@ -125,9 +112,9 @@ class ConsumerLifecycleIT {
     void aSinkAheadOfKafkaIsCommitted_soIdlePartitionsShowNoLag() throws Exception {
         String topic = "lifecycle-lag";
         String group = "group-" + topic;
-        broker.createTopic(topic, PARTITIONS);
-        Traffic.generate(300, PARTITIONS, 11).produce(broker.bootstrap(), topic);
-        Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+        kafka.broker().createTopic(topic, PARTITIONS);
+        Traffic.generate(300, PARTITIONS, 11).produce(kafka.broker().bootstrap(), topic);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(topic, PARTITIONS);
         AtomicInteger written = new AtomicInteger();
         TransactionalSink<String, byte[]> alreadyWritten = new TransactionalSink<>() {
             @Override
@@ -143,7 +130,7 @@ class ConsumerLifecycleIT {
             }
         };
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.broker().bootstrap());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -151,7 +138,8 @@ class ConsumerLifecycleIT {
         KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(
-                        consumer, new Claims(DedupClient.create(agent.uri()), "lifecycle", Duration.ofSeconds(30)))
+                        consumer,
+                        new Claims(DedupClient.create(kafka.agent().uri()), "lifecycle", Duration.ofSeconds(30)))
                 .topics(topic)
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
                 .sink(alreadyWritten)
@@ -160,10 +148,10 @@ class ConsumerLifecycleIT {
         worker.start();
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group);
+            Map<TopicPartition, OffsetAndMetadata> committed = kafka.broker().committed(group);
             while (!KafkaBroker.caughtUp(committed, end) && System.nanoTime() < deadline) {
                 Thread.sleep(100);
-                committed = broker.committed(group);
+                committed = kafka.broker().committed(group);
             }
             assertTrue(
                     KafkaBroker.caughtUp(committed, end), "Kafka's offsets " + committed + ", the topic's end " + end);
@@ -187,12 +175,12 @@ class ConsumerLifecycleIT {
         String topic = "lifecycle-k2k";
         String output = topic + "-out";
         String group = "group-" + topic;
-        broker.createTopic(topic, PARTITIONS);
-        broker.createTopic(output, 1);
+        kafka.broker().createTopic(topic, PARTITIONS);
+        kafka.broker().createTopic(output, 1);
         Traffic traffic = Traffic.generate(900, PARTITIONS, 23);
-        traffic.produce(broker.bootstrap(), topic);
-        List<String> args =
-                List.of(broker.bootstrap(), topic, group, "jdbc:unused", "lifecycle-k2k", "kafkaSink=" + output);
+        traffic.produce(kafka.broker().bootstrap(), topic);
+        List<String> args = List.of(
+                kafka.broker().bootstrap(), topic, group, "jdbc:unused", "lifecycle-k2k", "kafkaSink=" + output);
         List<String> pausing = new java.util.ArrayList<>(args);
         pausing.add("pauseInTransaction=3");
         try (ChildJvm a = member("k2k-a", pausing)) {
@@ -206,17 +194,17 @@ class ConsumerLifecycleIT {
                 assertEquals(GroupState.EMPTY, after.groupState(), "C left before exiting: " + after);
             }
         }
-        Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(topic, PARTITIONS);
         try (ChildJvm b = member("k2k-b", args)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (!KafkaBroker.caughtUp(broker.committed(group), end) && System.nanoTime() < deadline) {
+            while (!KafkaBroker.caughtUp(kafka.broker().committed(group), end) && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
             assertTrue(
-                    KafkaBroker.caughtUp(broker.committed(group), end),
-                    "B caught up: " + broker.committed(group) + "\n" + b.tail());
+                    KafkaBroker.caughtUp(kafka.broker().committed(group), end),
+                    "B caught up: " + kafka.broker().committed(group) + "\n" + b.tail());
         }
-        Map<String, Integer> seen = broker.committedMessageIds(output);
+        Map<String, Integer> seen = kafka.broker().committedMessageIds(output);
         java.util.Set<String> expected = new java.util.HashSet<>();
         traffic.messages().forEach(m -> expected.add(m.id()));
         assertEquals(expected, seen.keySet(), "every message, none unknown");
@@ -231,14 +219,19 @@ class ConsumerLifecycleIT {
     private static ChildJvm member(String name, List<String> args) throws Exception {
         return ChildJvm.start(
                 name,
-                dir.resolve(name + ".log"),
+                kafka.dir().resolve(name + ".log"),
                 List.of("-Xmx128m", "-XX:+UseSerialGC"),
                 ConsumerMember.class.getName(),
                 args,
-                Map.of("DEDUP_URL", agent.uri().toString()));
+                Map.of("DEDUP_URL", kafka.agent().uri().toString()));
     }
 
     private static ConsumerGroupDescription describe(String group) throws Exception {
-        return broker.admin().describeConsumerGroups(List.of(group)).all().get().get(group);
+        return kafka.broker()
+                .admin()
+                .describeConsumerGroups(List.of(group))
+                .all()
+                .get()
+                .get(group);
     }
 }

@@ -3,13 +3,11 @@ package dev.dedup.examples.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.StreamsMember;
 import dev.dedup.examples.testing.Traffic;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -17,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,28 +32,17 @@ class KafkaStreamsDedupIT {
     @RegisterExtension
     static final KafkaAndAgent kafka = new KafkaAndAgent("streams");
 
-    static KafkaBroker broker;
-    static Agent agent;
-    static Path dir;
-
-    @BeforeAll
-    static void names() {
-        broker = kafka.broker();
-        agent = kafka.agent();
-        dir = kafka.dir();
-    }
-
     @Test
     void twoApplicationsOfOneNamespace_oneKilledAndRestored_outputEachMessageOnce() throws Exception {
         String east = "streams-east";
         String west = "streams-west";
         String output = "streams-unique";
-        broker.createTopic(east, PARTITIONS);
-        broker.createTopic(west, PARTITIONS);
-        broker.createTopic(output, 1);
+        kafka.broker().createTopic(east, PARTITIONS);
+        kafka.broker().createTopic(west, PARTITIONS);
+        kafka.broker().createTopic(output, 1);
         Traffic traffic = Traffic.generate(1_500, PARTITIONS, 41);
-        traffic.produce(broker.bootstrap(), east);
-        traffic.produce(broker.bootstrap(), west);
+        traffic.produce(kafka.broker().bootstrap(), east);
+        traffic.produce(kafka.broker().bootstrap(), west);
 
         try (ChildJvm westApp = app("west", west, output, "state-west");
                 ChildJvm eastFirst = app("east", east, output, "state-east-1")) {
@@ -69,7 +55,7 @@ class KafkaStreamsDedupIT {
             }
         }
 
-        Map<String, Integer> seen = broker.committedMessageIds(output);
+        Map<String, Integer> seen = kafka.broker().committedMessageIds(output);
         Set<String> expected = traffic.messages().stream().map(m -> m.id()).collect(Collectors.toSet());
         assertEquals(expected, new HashSet<>(seen.keySet()), "every message, none unknown");
         Map<String, Integer> twice = seen.entrySet().stream()
@@ -88,12 +74,12 @@ class KafkaStreamsDedupIT {
         String east = "own-east";
         String west = "own-west";
         String output = "own-unique";
-        broker.createTopic(east, PARTITIONS);
-        broker.createTopic(west, PARTITIONS);
-        broker.createTopic(output, 1);
+        kafka.broker().createTopic(east, PARTITIONS);
+        kafka.broker().createTopic(west, PARTITIONS);
+        kafka.broker().createTopic(output, 1);
         Traffic traffic = Traffic.generate(600, PARTITIONS, 43);
-        traffic.produce(broker.bootstrap(), east);
-        traffic.produce(broker.bootstrap(), west);
+        traffic.produce(kafka.broker().bootstrap(), east);
+        traffic.produce(kafka.broker().bootstrap(), west);
         try (ChildJvm westApp = app("own-west", west, output, "own-state-west", "ownDedup");
                 ChildJvm eastApp = app("own-east", east, output, "own-state-east", "ownDedup")) {
             awaitCaughtUp("dedup-own-east", east);
@@ -101,7 +87,7 @@ class KafkaStreamsDedupIT {
             awaitNoLag("dedup-own-east"); // the repartition topic too
             awaitNoLag("dedup-own-west");
         }
-        Map<String, Integer> seen = broker.committedMessageIds(output);
+        Map<String, Integer> seen = kafka.broker().committedMessageIds(output);
         long twice = seen.values().stream().filter(n -> n == 2).count();
         System.out.println("[streams] Kafka Streams' own dedup, two applications over the same "
                 + traffic.messages().size() + " messages: " + twice + " written twice, " + seen.size() + " in all");
@@ -112,41 +98,41 @@ class KafkaStreamsDedupIT {
     private static ChildJvm app(String name, String input, String output, String stateDir, String... mode)
             throws Exception {
         List<String> args = new java.util.ArrayList<>(List.of(
-                broker.bootstrap(),
+                kafka.broker().bootstrap(),
                 input,
                 output,
                 "dedup-" + name,
-                dir.resolve(stateDir).toString(),
+                kafka.dir().resolve(stateDir).toString(),
                 "streams"));
         args.addAll(List.of(mode));
         return ChildJvm.start(
                 "streams-" + name,
-                dir.resolve(stateDir + ".log"),
+                kafka.dir().resolve(stateDir + ".log"),
                 List.of("-Xmx256m", "-XX:+UseSerialGC"),
                 StreamsMember.class.getName(),
                 args,
-                Map.of("DEDUP_URL", agent.uri().toString()));
+                Map.of("DEDUP_URL", kafka.agent().uri().toString()));
     }
 
     /** Until the application's committed offsets reach the end of its input. */
     private static void awaitCaughtUp(String applicationId, String input) throws Exception {
-        Map<TopicPartition, Long> end = broker.endOffsets(input, PARTITIONS);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(input, PARTITIONS);
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!KafkaBroker.caughtUp(broker.committed(applicationId), end) && System.nanoTime() < deadline) {
+        while (!KafkaBroker.caughtUp(kafka.broker().committed(applicationId), end) && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
         assertTrue(
-                KafkaBroker.caughtUp(broker.committed(applicationId), end),
-                applicationId + " committed " + broker.committed(applicationId) + ", the input ends at " + end);
+                KafkaBroker.caughtUp(kafka.broker().committed(applicationId), end),
+                applicationId + " committed " + kafka.broker().committed(applicationId) + ", the input ends at " + end);
     }
 
     /** Until the application has consumed every partition it commits (its input and its repartition topics). */
     private static void awaitNoLag(String applicationId) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        Map<TopicPartition, Long> behind = broker.behind(applicationId);
+        Map<TopicPartition, Long> behind = kafka.broker().behind(applicationId);
         while (!behind.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            behind = broker.behind(applicationId);
+            behind = kafka.broker().behind(applicationId);
         }
         if (!behind.isEmpty()) {
             throw new AssertionError(applicationId + " is behind on " + behind);

@@ -240,6 +240,11 @@ public final class SparkJobMain {
         }
     }
 
+    /** The job's verdicts so far as {@code new=F retry=T duplicate=D}, zeros before its first micro-batch. */
+    static String verdicts(SparkDedupJob job) {
+        return verdicts(verdictsSoFar(job));
+    }
+
     private static String verdicts(VerdictCounts v) {
         return v == null
                 ? "new=0 retry=0 duplicate=0"

@@ -2,7 +2,6 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.spark.SparkDedupJob;
-import dev.dedup.spark.VerdictCounts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,8 +66,8 @@ public final class SparkMember {
                 }
                 StringJoiner ends = new StringJoiner(",");
                 end.forEach((partition, offset) -> ends.add(partition + ":" + offset));
-                System.out.println(
-                        "BATCH id=" + p.batchId() + " rows=" + p.numInputRows() + verdicts(job) + " end=" + ends);
+                System.out.println("BATCH id=" + p.batchId() + " rows=" + p.numInputRows() + " "
+                        + SparkJobMain.verdicts(job) + " end=" + ends);
             }
 
             @Override
@@ -80,7 +79,7 @@ public final class SparkMember {
             q.awaitTermination();
         } catch (Exception e) {
             e.printStackTrace();
-            System.out.println("FAILED" + verdicts(job));
+            System.out.println("FAILED " + SparkJobMain.verdicts(job));
             System.exit(1);
         }
     }
@@ -96,15 +95,6 @@ public final class SparkMember {
             return all.iterator();
         };
         return kept.mapPartitions(print, Encoders.row(SparkDedupJob.EVENTS));
-    }
-
-    private static String verdicts(SparkDedupJob job) {
-        try {
-            VerdictCounts v = job.verdicts();
-            return " new=" + v.fresh() + " retry=" + v.retried() + " duplicate=" + v.duplicates();
-        } catch (IllegalStateException noBatchYet) {
-            return " new=0 retry=0 duplicate=0";
-        }
     }
 
     private SparkMember() {}

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.examples.flink.FlinkMember;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.sink.Event;
-import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
 import dev.dedup.examples.testing.KafkaAndAgent;
@@ -18,7 +17,6 @@ import dev.dedup.examples.testing.SparkMember;
 import dev.dedup.examples.testing.StreamsMember;
 import dev.dedup.examples.testing.Traffic;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -39,7 +37,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -76,17 +73,6 @@ class CrossEngineIT {
     @RegisterExtension
     static final KafkaAndAgent kafka = new KafkaAndAgent("cross");
 
-    static KafkaBroker broker;
-    static Agent agent;
-    static Path dir;
-
-    @BeforeAll
-    static void names() {
-        broker = kafka.broker();
-        agent = kafka.agent();
-        dir = kafka.dir();
-    }
-
     /**
      * The four topics hold the same copies, each written over {@link #WRITING} from another quarter of the stream on
      * (then from its start): the consumer loop's from the start, the application's from the second quarter, the Flink
@@ -100,27 +86,27 @@ class CrossEngineIT {
         Traffic traffic = Traffic.generate(400, PARTITIONS, 59);
         List<String> topics = List.of("cross-loop", "cross-streams", "cross-flink", "cross-spark");
         for (String topic : topics) {
-            broker.createTopic(topic, PARTITIONS);
+            kafka.broker().createTopic(topic, PARTITIONS);
         }
-        broker.createTopic("cross-streams-out", 1);
-        broker.createTopic("cross-flink-out", 1);
+        kafka.broker().createTopic("cross-streams-out", 1);
+        kafka.broker().createTopic("cross-flink-out", 1);
         List<ChildJvm> jvms = Collections.synchronizedList(new ArrayList<>());
         ExecutorService threads = Executors.newFixedThreadPool(2 * topics.size()); // the writers, the killers
         try (Postgres loopDb = database("cross_loop");
                 Postgres sparkDb = database("cross_spark")) {
             List<String> loopArgs =
-                    List.of(broker.bootstrap(), "cross-loop", "cross-loop", loopDb.url(), NS, "jdbcSink");
+                    List.of(kafka.broker().bootstrap(), "cross-loop", "cross-loop", loopDb.url(), NS, "jdbcSink");
             List<String> sparkArgs = List.of(
-                    broker.bootstrap(),
+                    kafka.broker().bootstrap(),
                     "cross-spark",
-                    dir.resolve("spark-checkpoint").toString(),
+                    kafka.dir().resolve("spark-checkpoint").toString(),
                     sparkDb.url(),
                     NS);
             List<String> flinkArgs = List.of(
-                    broker.bootstrap(),
+                    kafka.broker().bootstrap(),
                     "cross-flink",
                     "cross-flink-out",
-                    dir.resolve("flink-checkpoints").toString(),
+                    kafka.dir().resolve("flink-checkpoints").toString(),
                     NS);
             ChildJvm loop1 = track(jvms, member("loop-1", ConsumerMember.class, with(loopArgs, "pauseBeforeCommit=4")));
             ChildJvm streams1 = track(jvms, streams("streams-1", "cross-streams", "cross-streams-out", "state-1"));
@@ -136,7 +122,8 @@ class CrossEngineIT {
             for (int q = topics.size() - 1; q >= 0; q--) {
                 Traffic topicTraffic = traffic.startingAt(q * copies / topics.size());
                 String topic = topics.get(q);
-                writes.add(threads.submit(() -> topicTraffic.produce(broker.bootstrap(), topic, WRITING)));
+                writes.add(
+                        threads.submit(() -> topicTraffic.produce(kafka.broker().bootstrap(), topic, WRITING)));
                 if (topic.equals("cross-spark")) {
                     spark1.awaitLine(l -> l.startsWith("CLAIMED"), START);
                 }
@@ -182,7 +169,7 @@ class CrossEngineIT {
             awaitFlinkCommitted("cross-flink", flink);
 
             Map<String, Integer> byLoop = Sink.applied(loopDb);
-            Map<String, Integer> byStreams = broker.committedMessageIds("cross-streams-out");
+            Map<String, Integer> byStreams = kafka.broker().committedMessageIds("cross-streams-out");
             Map<String, Integer> bySpark = Sink.applied(sparkDb);
             Map<String, Integer> byFlink = flinkOutput("cross-flink-out", traffic);
             Map<String, Integer> written = new HashMap<>();
@@ -234,12 +221,12 @@ class CrossEngineIT {
     void eachEnginesOwnDedup_inTheSameSetting_writesEveryMessageOncePerEngine() throws Exception {
         long started = System.nanoTime();
         Traffic traffic = Traffic.generate(300, PARTITIONS, 61);
-        broker.createTopic("own-flink", PARTITIONS);
-        broker.createTopic("own-streams", PARTITIONS);
-        broker.createTopic("own-flink-out", 1);
-        broker.createTopic("own-streams-out", 1);
-        traffic.produce(broker.bootstrap(), "own-flink");
-        traffic.produce(broker.bootstrap(), "own-streams");
+        kafka.broker().createTopic("own-flink", PARTITIONS);
+        kafka.broker().createTopic("own-streams", PARTITIONS);
+        kafka.broker().createTopic("own-flink-out", 1);
+        kafka.broker().createTopic("own-streams-out", 1);
+        traffic.produce(kafka.broker().bootstrap(), "own-flink");
+        traffic.produce(kafka.broker().bootstrap(), "own-streams");
         List<ChildJvm> jvms = new ArrayList<>();
         try {
             ChildJvm flink = track(
@@ -247,10 +234,10 @@ class CrossEngineIT {
                     flink(
                             "own-flink",
                             List.of(
-                                    broker.bootstrap(),
+                                    kafka.broker().bootstrap(),
                                     "own-flink",
                                     "own-flink-out",
-                                    dir.resolve("own-flink-checkpoints").toString(),
+                                    kafka.dir().resolve("own-flink-checkpoints").toString(),
                                     NS,
                                     "ownDedup")));
             ChildJvm streams =
@@ -262,7 +249,7 @@ class CrossEngineIT {
         }
 
         Map<String, Integer> byFlink = flinkOutput("own-flink-out", traffic);
-        Map<String, Integer> byStreams = broker.committedMessageIds("own-streams-out");
+        Map<String, Integer> byStreams = kafka.broker().committedMessageIds("own-streams-out");
         Map<String, Integer> written = new HashMap<>(byFlink);
         byStreams.forEach((id, times) -> written.merge(id, times, Integer::sum));
         List<String> ids = traffic.messages().stream().map(m -> m.id()).toList();
@@ -326,17 +313,22 @@ class CrossEngineIT {
     private static ChildJvm member(String name, Class<?> main, List<String> args) throws Exception {
         return ChildJvm.start(
                 name,
-                dir.resolve(name + ".log"),
+                kafka.dir().resolve(name + ".log"),
                 List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                 main.getName(),
                 args,
-                Map.of("DEDUP_URL", agent.uri().toString()));
+                Map.of("DEDUP_URL", kafka.agent().uri().toString()));
     }
 
     private static ChildJvm streams(String name, String input, String output, String stateDir, String... mode)
             throws Exception {
         List<String> args = new ArrayList<>(List.of(
-                broker.bootstrap(), input, output, input, dir.resolve(stateDir).toString(), NS));
+                kafka.broker().bootstrap(),
+                input,
+                output,
+                input,
+                kafka.dir().resolve(stateDir).toString(),
+                NS));
         args.addAll(List.of(mode));
         return member(name, StreamsMember.class, args);
     }
@@ -347,19 +339,19 @@ class CrossEngineIT {
                 System.getProperty("pipeline.spark.jvm.flags", "").trim().split("\\s+")));
         return ChildJvm.start(
                 name,
-                dir.resolve(name + ".log"),
+                kafka.dir().resolve(name + ".log"),
                 jvm,
                 SparkMember.class.getName(),
                 args,
-                Map.of("DEDUP_URL", agent.uri().toString()));
+                Map.of("DEDUP_URL", kafka.agent().uri().toString()));
     }
 
     private static ChildJvm flink(String name, List<String> args) throws Exception {
         return FlinkMember.start(
                 name,
-                dir.resolve(name + ".log"),
+                kafka.dir().resolve(name + ".log"),
                 args,
-                Map.of("DEDUP_URL", agent.uri().toString()));
+                Map.of("DEDUP_URL", kafka.agent().uri().toString()));
     }
 
     private static List<String> with(List<String> args, String more) {
@@ -387,7 +379,7 @@ class CrossEngineIT {
     private static Map<String, Integer> flinkOutput(String topic, Traffic traffic) {
         Map<String, String> idOfValue = traffic.messages().stream()
                 .collect(Collectors.toMap(m -> Event.value(m.app(), m.eventMillis(), m.amount()), m -> m.id()));
-        Map<String, Integer> seen = broker.committedCounts(topic, r -> {
+        Map<String, Integer> seen = kafka.broker().committedCounts(topic, r -> {
             String value = new String(r.value(), StandardCharsets.UTF_8);
             return idOfValue.getOrDefault(value, "unknown value " + value);
         });
@@ -428,7 +420,7 @@ class CrossEngineIT {
 
     /** Until the consumer loop's sink holds the end of every partition of its topic. */
     private static void awaitLoopCaughtUp(Postgres db, String topic) throws Exception {
-        Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(topic, PARTITIONS);
         Map<TopicPartition, Long> stored = new HashMap<>();
         long deadline = System.nanoTime() + START.toNanos();
         while (System.nanoTime() < deadline) {
@@ -453,16 +445,16 @@ class CrossEngineIT {
      * repartition topic).
      */
     private static void awaitCommitted(String applicationId, String input, ChildJvm app) throws Exception {
-        Map<TopicPartition, Long> end = broker.endOffsets(input, PARTITIONS);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(input, PARTITIONS);
         long deadline = System.nanoTime() + START.toNanos();
         while (System.nanoTime() < deadline) {
-            if (KafkaBroker.caughtUp(broker.committed(applicationId), end)
-                    && broker.behind(applicationId).isEmpty()) {
+            if (KafkaBroker.caughtUp(kafka.broker().committed(applicationId), end)
+                    && kafka.broker().behind(applicationId).isEmpty()) {
                 return;
             }
             Thread.sleep(200);
         }
-        throw new AssertionError(applicationId + " committed " + broker.committed(applicationId)
+        throw new AssertionError(applicationId + " committed " + kafka.broker().committed(applicationId)
                 + ", its input ends at " + end + ":\n" + app.tail());
     }
 
@@ -471,15 +463,16 @@ class CrossEngineIT {
      * sink commits the output of a checkpoint when it completes, before the task hears of the next one.
      */
     private static void awaitFlinkCommitted(String input, ChildJvm flink) throws Exception {
-        Map<TopicPartition, Long> end = broker.endOffsets(input, PARTITIONS);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(input, PARTITIONS);
         String group = "flink-" + input;
         long deadline = System.nanoTime() + START.toNanos();
-        while (!KafkaBroker.caughtUp(broker.committed(group), end) && System.nanoTime() < deadline) {
+        while (!KafkaBroker.caughtUp(kafka.broker().committed(group), end) && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
         assertTrue(
-                KafkaBroker.caughtUp(broker.committed(group), end),
-                group + " committed " + broker.committed(group) + ", its input ends at " + end + ":\n" + flink.tail());
+                KafkaBroker.caughtUp(kafka.broker().committed(group), end),
+                group + " committed " + kafka.broker().committed(group) + ", its input ends at " + end + ":\n"
+                        + flink.tail());
         long last = Arrays.stream(flink.output().split("\n"))
                 .filter(l -> l.startsWith("CHECKPOINT"))
                 .mapToLong(l -> count(l, "id"))
@@ -496,7 +489,7 @@ class CrossEngineIT {
      */
     private static ChildJvm sparkCaughtUp(ChildJvm spark, List<ChildJvm> jvms, List<String> args, String topic)
             throws Exception {
-        Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+        Map<TopicPartition, Long> end = kafka.broker().endOffsets(topic, PARTITIONS);
         String expected = end.entrySet().stream()
                 .sorted(Map.Entry.comparingByKey((a, b) -> Integer.compare(a.partition(), b.partition())))
                 .map(e -> e.getKey().partition() + ":" + e.getValue())

@@ -6,15 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
 import dev.dedup.examples.sink.Event;
-import dev.dedup.examples.testing.Agent;
 import dev.dedup.examples.testing.KafkaAndAgent;
-import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.flink.Claimable;
 import dev.dedup.flink.ClaimableDeserializer;
 import dev.dedup.flink.Dedup;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -40,7 +37,6 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,23 +55,12 @@ class FlinkDedupIT {
     @RegisterExtension
     static final KafkaAndAgent kafka = new KafkaAndAgent("flink");
 
-    static KafkaBroker broker;
-    static Agent agent;
-    static Path dir;
-
-    @BeforeAll
-    static void names() {
-        broker = kafka.broker();
-        agent = kafka.agent();
-        dir = kafka.dir();
-    }
-
     @Test
     void jobFailsOnceMidStream_restoresFromItsCheckpoint_outputEachMessageOnce() throws Exception {
         String input = "flink-clicks";
         String output = "flink-clicks-unique";
-        broker.createTopic(input, PARTITIONS);
-        broker.createTopic(output, 1);
+        kafka.broker().createTopic(input, PARTITIONS);
+        kafka.broker().createTopic(output, 1);
         Traffic traffic = Traffic.generate(1_500, PARTITIONS, 43);
         // The source stops where the traffic ends: one record per copy on each partition of a new topic.
         Map<TopicPartition, Long> end = new HashMap<>();
@@ -92,7 +77,7 @@ class FlinkDedupIT {
         env.enableCheckpointing(500);
 
         KafkaSource<Claimable<String>> source = KafkaSource.<Claimable<String>>builder()
-                .setBootstrapServers(broker.bootstrap())
+                .setBootstrapServers(kafka.broker().bootstrap())
                 .setTopics(input)
                 .setGroupId("flink-dedup")
                 .setStartingOffsets(OffsetsInitializer.earliest())
@@ -100,13 +85,13 @@ class FlinkDedupIT {
                 .setDeserializer(
                         ClaimableDeserializer.of(new SimpleStringSchema()).build())
                 .build();
-        String url = agent.uri().toString();
+        String url = kafka.agent().uri().toString();
         Dedup<String> dedup = Dedup.<String>builder(
                         () -> new Claims(DedupClient.create(URI.create(url)), "flink", Claims.DEFAULT_PATIENCE))
                 .listener(new Counts())
                 .build();
         KafkaSink<String> sink = KafkaSink.<String>builder()
-                .setBootstrapServers(broker.bootstrap())
+                .setBootstrapServers(kafka.broker().bootstrap())
                 .setRecordSerializer(KafkaRecordSerializationSchema.builder()
                         .setTopic(output)
                         .setValueSerializationSchema(new SimpleStringSchema())
@@ -126,8 +111,8 @@ class FlinkDedupIT {
 
         JobClient job = env.executeAsync("flink-dedup-it");
         // Written while the job runs (over 6 s), so that checkpoints complete mid-stream.
-        CompletableFuture<Integer> written =
-                CompletableFuture.supplyAsync(() -> traffic.produce(broker.bootstrap(), input, Duration.ofSeconds(6)));
+        CompletableFuture<Integer> written = CompletableFuture.supplyAsync(
+                () -> traffic.produce(kafka.broker().bootstrap(), input, Duration.ofSeconds(6)));
         assertEquals(traffic.copies().size(), written.get(60, TimeUnit.SECONDS));
         JobExecutionResult result = job.getJobExecutionResult().get(90, TimeUnit.SECONDS);
         assertTrue(result.getNetRuntime() > 0);
@@ -143,8 +128,8 @@ class FlinkDedupIT {
         Map<String, String> idOfValue = traffic.messages().stream()
                 .collect(Collectors.toMap(m -> Event.value(m.app(), m.eventMillis(), m.amount()), m -> m.id()));
         assertEquals(traffic.messages().size(), idOfValue.size(), "each message's value is its own");
-        Map<String, Integer> seen =
-                broker.committedCounts(output, r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
+        Map<String, Integer> seen = kafka.broker()
+                .committedCounts(output, r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
         assertEquals(idOfValue.keySet(), seen.keySet(), "every message, none unknown");
         Map<String, Integer> twice = seen.entrySet().stream()
                 .filter(e -> e.getValue() != 1)

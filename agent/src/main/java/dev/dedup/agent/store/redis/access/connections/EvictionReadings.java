@@ -33,7 +33,7 @@ final class EvictionReadings {
             }
             config = "CONFIG GET maxmemory-policy answered nothing";
         } catch (RuntimeException e) {
-            config = "CONFIG GET maxmemory-policy failed: " + firstLine(RedisFailures.rootMessage(e));
+            config = "CONFIG GET maxmemory-policy failed: " + LettuceFailures.firstLine(RedisFailures.rootMessage(e));
         }
         try {
             String policy = MemoryInfo.parse(RedisFailures.await(commands.info("memory")))
@@ -44,12 +44,9 @@ final class EvictionReadings {
             return new EvictionReading(server, null, config + ", and INFO memory has no maxmemory_policy line");
         } catch (RuntimeException e) {
             return new EvictionReading(
-                    server, null, config + ", and INFO memory failed: " + firstLine(RedisFailures.rootMessage(e)));
+                    server,
+                    null,
+                    config + ", and INFO memory failed: " + LettuceFailures.firstLine(RedisFailures.rootMessage(e)));
         }
-    }
-
-    private static String firstLine(String s) {
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

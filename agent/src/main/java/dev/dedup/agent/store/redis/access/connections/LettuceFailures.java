@@ -74,7 +74,8 @@ final class LettuceFailures {
                 : null;
     }
 
-    private static String firstLine(String s) {
+    /** A failure's first line, for one-line messages (Redis error replies and Lettuce's messages can run on). */
+    static String firstLine(String s) {
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
     }
