@@ -45,7 +45,7 @@ import java.util.function.Supplier;
 /**
  * Claims kept in Redis on one or more shards (or the groups of a Redis Cluster; {@link LettuceRedis} talks to them): a
  * namespace filed by event time in {@link TimeBuckets}, every other in {@link FingerprintTables}; each writes a
- * batch with one Lua script call per shard (per {@value ShardCalls#MAX_ITEMS_PER_CALL} items), the shards' calls
+ * batch with one Lua script call per shard (per {@value dev.dedup.agent.store.redis.gather.CallPlan#MAX_ITEMS_PER_CALL} items), the shards' calls
  * in parallel, through the one {@link RedisPort}.
  *
  * <p>A batch fails as a whole with {@link StoreUnavailableException} when any shard it touches fails;

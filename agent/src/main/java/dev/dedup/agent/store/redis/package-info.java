@@ -11,8 +11,10 @@
  *       TableResizing} with {@code table.lua}, swept by {@code RedisSweeper}), {@code TimeBuckets} (string buckets
  *       of one event second, {@code timed.lua}), {@code RedisRanges} (committed offset ranges), and {@code
  *       NamespaceRecords}, which keeps each namespace in one table.
- *   <li>{@code gather}: how a batch becomes script calls. {@code ShardCalls} splits it into one call per shard
- *       (pure planning, unit-tested alone); {@code CallGathering} merges concurrent batches' calls to one shard.
+ *   <li>{@code gather}: how a layout's calls reach a shard. The layout fills a {@code CallPlan} (its items in
+ *       calls per shard, each bucket's key named once a call) and finishes each call with its arguments ({@code
+ *       ScriptCall}); {@code CallGathering} merges concurrent batches' calls to one shard, knowing of a script only
+ *       where its arguments hold the items ({@code CallForm}).
  *   <li>{@code topology}: which shard of a list an id goes to ({@code Routing}), the lists an agent was started
  *       with ({@code ShardLists}), and the shards' own record of the shard list they belong to, with its declared
  *       changes ({@code Topology}).

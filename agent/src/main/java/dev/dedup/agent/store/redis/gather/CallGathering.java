@@ -1,19 +1,19 @@
 package dev.dedup.agent.store.redis.gather;
 
 import dev.dedup.agent.metrics.MetricNames;
+import dev.dedup.agent.store.LongIntTable;
 import dev.dedup.agent.store.redis.access.RedisPort;
-import dev.dedup.agent.store.redis.access.RedisPort.Op;
 import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.ShardCounters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * <p>A bounded gather: a call goes out at once while fewer than {@value #IN_FLIGHT} gathered calls of this
  * layout are in flight on its shard, so a request is never held while the shard is idle. Otherwise it waits
  * for the next answer from that shard, and everything that waited then goes out merged (calls that share
- * their arguments besides the items, at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items a call), or with the
+ * their arguments besides the items, at most {@link CallPlan#MAX_ITEMS_PER_CALL} items a call), or with the
  * next call made once the oldest waiting call has waited {@value #MAX_HOLD_MICROS} µs. Over a network a held
  * call can so wait a round trip: ending the hold by a timer instead cost throughput when the shards are busy,
  * since fewer calls merge (docs/performance.md, "Over a network"). Items keep their order: a merged call
@@ -56,20 +56,21 @@ public final class CallGathering {
 
     private final RedisPort port;
     private final Script script;
-    private final int itemBytes;
+    private final CallForm form;
     private final LongSupplier ticker;
     private final Lane[] lanes;
     private final Counter[] merged;
 
     /**
-     * {@code ticker}: the store's monotonic clock, in nanoseconds ({@link
-     * dev.dedup.agent.store.redis.access.Housekeeping#ticker}), which says how long a call has waited.
+     * {@code form}: where the script's arguments hold what the items make; {@code ticker}: the store's monotonic
+     * clock, in nanoseconds ({@link dev.dedup.agent.store.redis.access.Housekeeping#ticker}), which says how long a
+     * call has waited.
      */
-    public CallGathering(RedisPort port, Script script, int itemBytes, MeterRegistry registry, LongSupplier ticker) {
+    public CallGathering(RedisPort port, Script script, CallForm form, MeterRegistry registry, LongSupplier ticker) {
         this.ticker = ticker;
         this.port = port;
         this.script = script;
-        this.itemBytes = itemBytes;
+        this.form = form;
         this.lanes = new Lane[port.shards()];
         this.merged = ShardCounters.of(
                 registry,
@@ -83,49 +84,18 @@ public final class CallGathering {
         }
     }
 
-    /**
-     * Sends {@code call}, alone or merged with others of the same {@code sameArgs} (whatever makes the script's
-     * arguments besides the items equal: mode, clock second, policy), whose arguments {@code argsOf} makes.
-     */
-    public CompletionStage<Reply> submit(
-            ShardCalls.Call call, Op op, Object sameArgs, Function<ShardCalls.Call, byte[][]> argsOf) {
-        return submit(call, op, sameArgs, argsOf, NO_KEYS);
-    }
-
-    /**
-     * The same, with {@code moreKeys} after the call's buckets' keys: keys every call of these {@code sameArgs} on
-     * the shard declares (a table's state).
-     */
-    public CompletionStage<Reply> submit(
-            ShardCalls.Call call,
-            Op op,
-            Object sameArgs,
-            Function<ShardCalls.Call, byte[][]> argsOf,
-            byte[][] moreKeys) {
-        Pending p = new Pending(call, op, sameArgs, argsOf, moreKeys, ticker.getAsLong());
-        lanes[call.shard()].submit(p);
+    /** Sends {@code call}, alone or merged with others that {@linkplain ScriptCall#joins join} it. */
+    public CompletionStage<Reply> submit(ScriptCall call) {
+        Pending p = new Pending(call, ticker.getAsLong(), new CompletableFuture<>());
+        lanes[call.call().shard()].submit(p);
         return p.reply;
     }
 
-    private static final byte[][] NO_KEYS = new byte[0][];
+    /** A call submitted, waiting or in flight, and the reply its batch waits on. */
+    record Pending(ScriptCall call, long since, CompletableFuture<Reply> reply) {
 
-    /** A call submitted, waiting or in flight, with what it needs to be merged and answered. */
-    record Pending(
-            ShardCalls.Call call,
-            Op op,
-            Object sameArgs,
-            Function<ShardCalls.Call, byte[][]> argsOf,
-            byte[][] moreKeys,
-            long since,
-            CompletableFuture<Reply> reply) {
-        Pending(
-                ShardCalls.Call call,
-                Op op,
-                Object sameArgs,
-                Function<ShardCalls.Call, byte[][]> argsOf,
-                byte[][] moreKeys,
-                long since) {
-            this(call, op, sameArgs, argsOf, moreKeys, since, new CompletableFuture<>());
+        int items() {
+            return call.call().indexes().length;
         }
     }
 
@@ -154,28 +124,22 @@ public final class CallGathering {
 
         /** Everything waiting, in merged calls; counts them in flight. Under the lane's lock. */
         private List<List<Pending>> takeWaiting() {
-            List<List<Pending>> out = groups(waiting);
+            List<List<Pending>> out = groups(waiting, form);
             waiting.clear();
             inFlight += out.size();
             return out;
         }
 
         private void send(List<Pending> group) {
-            Pending first = group.get(0);
-            ShardCalls.Call call = group.size() == 1
-                    ? first.call()
-                    : merge(group.stream().map(Pending::call).toList(), itemBytes);
+            ScriptCall call = group.size() == 1
+                    ? group.get(0).call()
+                    : merge(group.stream().map(Pending::call).toList(), form);
             if (group.size() > 1) {
                 merged[shard].increment(group.size());
             }
             CompletionStage<List<Object>> sent;
             try {
-                sent = port.eval(
-                        shard,
-                        script,
-                        first.op(),
-                        ShardCalls.withKeys(call.keys(), first.moreKeys()),
-                        first.argsOf().apply(call));
+                sent = port.eval(shard, script, call.op(), call.keys(), call.args());
             } catch (RuntimeException e) {
                 sent = CompletableFuture.failedFuture(e); // the lane must hear back from every call it counts
             }
@@ -197,7 +161,7 @@ public final class CallGathering {
         private void answer(List<Pending> group, List<Object> script) {
             int[] items = new int[group.size()];
             for (int i = 0; i < items.length; i++) {
-                items[i] = group.get(i).call().indexes().length;
+                items[i] = group.get(i).items();
             }
             List<Reply> replies = replies(script, items);
             for (int i = 0; i < items.length; i++) {
@@ -207,21 +171,20 @@ public final class CallGathering {
     }
 
     /**
-     * {@code waiting}, in order, as the calls that go out: runs of calls with the same op and {@code sameArgs},
-     * each run at most {@link ShardCalls#MAX_ITEMS_PER_CALL} items (a call alone may hold more). A call never
-     * joins one that came before a call with other arguments, so that every id's items stay in the order they
-     * came.
+     * {@code waiting}, in order, as the calls that go out: runs of calls that {@linkplain ScriptCall#joins join}
+     * the run's first, each run at most {@link CallPlan#MAX_ITEMS_PER_CALL} items (a call alone may hold more). A
+     * call never joins one that came before a call with other arguments, so that every id's items stay in the
+     * order they came.
      */
-    static List<List<Pending>> groups(Collection<Pending> waiting) {
+    static List<List<Pending>> groups(Collection<Pending> waiting, CallForm form) {
         List<List<Pending>> out = new ArrayList<>();
         List<Pending> group = new ArrayList<>();
         int items = 0;
         for (Pending next : waiting) {
-            int n = next.call().indexes().length;
+            int n = next.items();
             if (!group.isEmpty()
-                    && (items + n > ShardCalls.MAX_ITEMS_PER_CALL
-                            || next.op() != group.get(0).op()
-                            || !next.sameArgs().equals(group.get(0).sameArgs()))) {
+                    && (items + n > CallPlan.MAX_ITEMS_PER_CALL
+                            || !group.get(0).call().joins(next.call(), form))) {
                 out.add(group);
                 group = new ArrayList<>();
                 items = 0;
@@ -256,35 +219,47 @@ public final class CallGathering {
     }
 
     /**
-     * The calls (of one shard) as one: their buckets once each, in order of first use, with their keys; their
-     * items in order, each item's bucket index (its first two bytes, 1-based) renumbered into the merged buckets.
+     * The calls (of one shard, which {@linkplain ScriptCall#joins join} the first) as one: their buckets once each,
+     * in order of first use, with their keys and key arguments; their items in order, each item's key index (its
+     * first two bytes, 1-based) renumbered into the merged buckets; the first call's other arguments.
      */
-    static ShardCalls.Call merge(List<ShardCalls.Call> calls, int itemBytes) {
-        List<byte[]> keys = new ArrayList<>();
-        List<Long> buckets = new ArrayList<>();
-        java.util.Map<Long, Integer> index = new java.util.HashMap<>();
+    static ScriptCall merge(List<ScriptCall> calls, CallForm form) {
+        int keyArgBytes = 0;
         int total = 0;
-        for (ShardCalls.Call c : calls) {
-            total += c.indexes().length;
+        for (ScriptCall c : calls) {
+            CallPlan.Call p = c.call();
+            total += p.indexes().length;
+            if (p.buckets().length > 0) {
+                keyArgBytes = p.keyArgs().length / p.buckets().length;
+            }
         }
+        int itemBytes = form.itemBytes();
+        List<byte[]> keys = new ArrayList<>();
+        LongIntTable index = new LongIntTable(Math.max(1, total + extraBuckets(calls))); // from 0
+        long[] buckets = new long[16];
+        byte[] keyArgs = new byte[16 * keyArgBytes];
         byte[] items = new byte[total * itemBytes];
         int[] indexes = new int[total];
         int at = 0;
         int n = 0;
-        for (ShardCalls.Call c : calls) {
-            int[] renumbered = new int[c.buckets().length + 1];
-            for (int k = 0; k < c.buckets().length; k++) {
-                long bucket = c.buckets()[k];
-                Integer known = index.get(bucket);
-                if (known == null) {
-                    keys.add(c.keys()[k]);
-                    buckets.add(bucket);
-                    known = buckets.size();
-                    index.put(bucket, known);
+        for (ScriptCall c : calls) {
+            CallPlan.Call p = c.call();
+            int[] renumbered = new int[p.buckets().length + 1];
+            for (int k = 0; k < p.buckets().length; k++) {
+                int known = index.putIfAbsent(p.buckets()[k], keys.size());
+                if (known == LongIntTable.ABSENT) {
+                    known = keys.size();
+                    if (known == buckets.length) {
+                        buckets = Arrays.copyOf(buckets, known * 2);
+                        keyArgs = Arrays.copyOf(keyArgs, known * 2 * keyArgBytes);
+                    }
+                    buckets[known] = p.buckets()[k];
+                    System.arraycopy(p.keyArgs(), k * keyArgBytes, keyArgs, known * keyArgBytes, keyArgBytes);
+                    keys.add(p.keys()[k]);
                 }
-                renumbered[k + 1] = known;
+                renumbered[k + 1] = known + 1;
             }
-            byte[] src = c.items();
+            byte[] src = p.items();
             for (int off = 0; off < src.length; off += itemBytes) {
                 System.arraycopy(src, off, items, at, itemBytes);
                 int k = renumbered[((src[off] & 0xff) << 8) | (src[off + 1] & 0xff)];
@@ -292,14 +267,29 @@ public final class CallGathering {
                 items[at + 1] = (byte) k;
                 at += itemBytes;
             }
-            for (int i : c.indexes()) {
+            for (int i : p.indexes()) {
                 indexes[n++] = i;
             }
         }
-        long[] b = new long[buckets.size()];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = buckets.get(i);
+        int m = keys.size();
+        ScriptCall first = calls.get(0);
+        CallPlan.Call call = new CallPlan.Call(
+                first.call().shard(),
+                Arrays.copyOf(buckets, m),
+                keys.toArray(byte[][]::new),
+                Arrays.copyOf(keyArgs, m * keyArgBytes),
+                items,
+                indexes);
+        return new ScriptCall(
+                call, first.op(), first.moreKeys(), form.fill(first.args().clone(), call));
+    }
+
+    /** Buckets the calls declare beyond one an item: those no item of theirs names. */
+    private static int extraBuckets(List<ScriptCall> calls) {
+        int extra = 0;
+        for (ScriptCall c : calls) {
+            extra += Math.max(0, c.call().buckets().length - c.call().indexes().length);
         }
-        return new ShardCalls.Call(calls.get(0).shard(), keys.toArray(byte[][]::new), b, items, indexes);
+        return extra;
     }
 }

@@ -12,26 +12,26 @@ import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.RedisPort.Script.Mode;
 import dev.dedup.agent.store.redis.access.Retry;
 import dev.dedup.agent.store.redis.access.ShardCounters;
+import dev.dedup.agent.store.redis.gather.CallForm;
 import dev.dedup.agent.store.redis.gather.CallGathering;
-import dev.dedup.agent.store.redis.gather.ShardCalls;
+import dev.dedup.agent.store.redis.gather.CallPlan;
+import dev.dedup.agent.store.redis.gather.ScriptCall;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
  * The calls of {@code claims.lua} that claim, release or look up a batch's items in one fingerprint table: planned
- * into one call per shard ({@link ShardCalls}) against the table's states this agent last saw, gathered with other
+ * into calls per shard ({@link FingerprintTable#plan}) against the table's states this agent last saw, gathered with other
  * batches' calls to the same shard ({@link CallGathering}; a look-up goes alone), and on a Redis Cluster planned
  * again for the items whose buckets another agent's split or merge moved meanwhile. Every state a reply carries
  * is the table's from then on ({@link FingerprintTable#observe}), and a change of size it is due
@@ -57,8 +57,9 @@ final class ClaimCalls {
     static final int IMAGES_AHEAD = 64;
 
     private static final int[] NONE_STALE = {};
-    private static final byte[] ONE = {'1'};
-    private static final byte[] ZERO = {'0'};
+    /** Where {@code claims.lua}'s arguments hold what the items make ({@link #args}). */
+    static final CallForm FORM =
+            new CallForm(FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT, 1, 4, 11);
 
     /** The items of a batch in one call sequence: their shards and the owner-and-end each record carries. */
     record Items(Batch batch, int[] shard, long[] value, Mode mode) {}
@@ -96,8 +97,7 @@ final class ClaimCalls {
         this.baseBits = baseBits;
         this.resizing = resizing;
         this.pauses = housekeeping;
-        this.gathering = new CallGathering(
-                port, Script.CLAIMS, FingerprintTable.Records.ITEM_BYTES, registry, housekeeping.ticker());
+        this.gathering = new CallGathering(port, Script.CLAIMS, FORM, registry, housekeeping.ticker());
         this.channel = keys.releaseChannel();
         this.baseArg = RedisKeys.ascii(baseBits);
         this.clusteredArg = new byte[] {(byte) (clustered ? '1' : '0')};
@@ -161,21 +161,14 @@ final class ClaimCalls {
             byte[] answers,
             long[] values,
             long nowMillis) {
-        FingerprintTable.State[] view = new FingerprintTable.State[port.shards()];
-        for (int s = 0; s < view.length; s++) {
-            view[s] = table.states.get(s);
-        }
+        FingerprintTable.State[] view = table.view();
         int[] sending = new int[at.length];
         for (int j = 0; j < at.length; j++) {
             sending[j] = positions[at[j]];
         }
-        ShardCalls calls = ShardCalls.plan(
-                sending.length,
-                table.packing(items.batch(), items.shard(), items.value(), sending, view),
-                port.shards(),
-                ShardCalls.MAX_ITEMS_PER_CALL);
+        CallPlan plan = table.plan(items.batch(), items.shard(), items.value(), sending, view, port.shards());
         List<CompletableFuture<int[]>> pending = new ArrayList<>();
-        for (ShardCalls.Call call : calls.calls()) {
+        for (CallPlan.Call call : plan.calls()) {
             int[] indexes = call.indexes();
             pending.add(sendCall(table, items, call, view[call.shard()], nowMillis)
                     .thenApply(found -> {
@@ -213,34 +206,29 @@ final class ClaimCalls {
      * buckets had moved (the items are then planned again).
      */
     private CompletionStage<Found> sendCall(
-            FingerprintTable table, Items items, ShardCalls.Call call, FingerprintTable.State view, long nowMillis) {
-        long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        Function<ShardCalls.Call, byte[][]> argsOf =
-                c -> args(table, c.shard(), items.mode(), view, nowMillis, c.items(), c.buckets());
-        ShardCalls.Call sendable = clustered ? withImages(table, call, view) : call;
-        byte[][] tableKeys = tableKeys(table, call.shard());
+            FingerprintTable table, Items items, CallPlan.Call call, FingerprintTable.State view, long nowMillis) {
+        CallPlan.Call sendable = clustered ? withImages(table, call, view) : call;
+        ScriptCall script = new ScriptCall(
+                sendable,
+                items.mode().op(),
+                tableKeys(table, call.shard()),
+                args(table, items.mode(), view, nowMillis, sendable));
         CompletionStage<CallGathering.Reply> sent = items.mode() == Mode.LOOKUP
-                ? port.eval(
-                                call.shard(),
-                                Script.CLAIMS,
-                                Op.LOOKUP,
-                                ShardCalls.withKeys(sendable.keys(), tableKeys),
-                                argsOf.apply(sendable))
-                        .thenApply(script -> new CallGathering.Reply(
-                                script.get(0) instanceof byte[] b ? b : new byte[0], script, true))
-                : gathering.submit(
-                        sendable, items.mode().op(), List.of(table.name, view, nowSecond), argsOf, tableKeys);
+                ? port.eval(call.shard(), Script.CLAIMS, Op.LOOKUP, script.keys(), script.args())
+                        .thenApply(reply -> new CallGathering.Reply(
+                                reply.get(0) instanceof byte[] b ? b : new byte[0], reply, true))
+                : gathering.submit(script);
         return sent.thenCompose(reply -> {
-            List<Object> script = reply.script();
-            FingerprintTable.State state = FingerprintTable.State.of(script);
-            if (table.eventTime && script.size() > 5 && script.get(5) instanceof Long clock) {
+            List<Object> values = reply.script();
+            FingerprintTable.State state = FingerprintTable.State.of(values);
+            if (table.eventTime && values.size() > 5 && values.get(5) instanceof Long clock) {
                 clocks.advance(table.namespace, FingerprintTable.clockSecond(clock, nowMillis), nowMillis);
             }
             FingerprintTable.Resize due = table.observe(call.shard(), state);
             if (due != null) {
                 resizing.resize(table, call.shard(), state, due, nowMillis);
             }
-            if (script.size() > 4 && "stale".equals(text(script.get(4)))) {
+            if (values.size() > 4 && "stale".equals(text(values.get(4)))) {
                 stale[call.shard()].increment();
                 return CompletableFuture.completedFuture(null);
             }
@@ -252,31 +240,20 @@ final class ClaimCalls {
      * {@code call} declaring besides its buckets the images of those among the next {@value #IMAGES_AHEAD} to be
      * split in {@code view}: where their items go if another agent splits them before the call runs.
      */
-    private ShardCalls.Call withImages(FingerprintTable table, ShardCalls.Call call, FingerprintTable.State view) {
+    private CallPlan.Call withImages(FingerprintTable table, CallPlan.Call call, FingerprintTable.State view) {
         long low = 1L << (baseBits + view.level());
         Set<Long> named = new HashSet<>();
         for (long b : call.buckets()) {
             named.add(b);
         }
-        List<Long> images = new ArrayList<>();
-        for (long packed : call.buckets()) {
-            long b = packed & 0xffff_ffffL;
-            long image = (packed & ~0xffff_ffffL) | (b + low);
+        CallPlan.Call out = call;
+        for (long b : call.buckets()) {
+            long image = b + low;
             if (b >= view.split() && b < view.split() + IMAGES_AHEAD && b < low && named.add(image)) {
-                images.add(image);
+                out = out.withBucket(image, table.bucketKey(call.shard(), image), FingerprintTable.number(image));
             }
         }
-        if (images.isEmpty()) {
-            return call;
-        }
-        int n = call.buckets().length;
-        long[] buckets = Arrays.copyOf(call.buckets(), n + images.size());
-        byte[][] k = Arrays.copyOf(call.keys(), n + images.size());
-        for (int i = 0; i < images.size(); i++) {
-            buckets[n + i] = images.get(i);
-            k[n + i] = table.bucketKey(call.shard(), images.get(i) & 0xffff_ffffL);
-        }
-        return new ShardCalls.Call(call.shard(), k, buckets, call.items(), call.indexes());
+        return out;
     }
 
     /** The namespace's event clock this agent saw, as {@code claims.lua} reads it; empty for other tables. */
@@ -315,8 +292,8 @@ final class ClaimCalls {
      * wait with it for a table to settle.
      */
     CompletionStage<FingerprintTable.State> refresh(FingerprintTable table, int shard, long nowMillis) {
-        byte[][] args =
-                args(table, shard, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis, new byte[0], new long[0]);
+        CallPlan.Call none = new CallPlan.Call(shard, new long[0], new byte[0][], new byte[0], new byte[0], new int[0]);
+        byte[][] args = args(table, Mode.LOOKUP, FingerprintTable.State.EMPTY, nowMillis, none);
         return port.eval(shard, Script.CLAIMS, Op.LOOKUP, tableKeys(table, shard), args)
                 .thenApply(reply -> {
                     FingerprintTable.State state = FingerprintTable.State.of(reply);
@@ -357,7 +334,7 @@ final class ClaimCalls {
      *   <li>{@code '1'} on a Redis Cluster, where a call may touch only the keys it declares: an item whose
      *       bucket moved to one the call does not declare makes it reply {@code 'stale'} without writing;
      *   <li>what every bucket key of the table starts with; the bucket's number follows in 4 bytes;
-     *   <li>{@code '1'} when no bucket and field come twice among the items ({@link ShardCalls#distinct}): a
+     *   <li>{@code '1'} when no bucket and field come twice among the items ({@link CallForm#distinct}): a
      *       record the call writes is then never looked for again by it;
      *   <li>the table's window in whole seconds, rounded up: a claim's end less this is its event second, or
      *       earlier; a table of event times keeps records until its clock is this far past their end, and an item
@@ -368,37 +345,24 @@ final class ClaimCalls {
      * </ol>
      */
     private byte[][] args(
-            FingerprintTable table,
-            int shard,
-            Mode mode,
-            FingerprintTable.State view,
-            long nowMillis,
-            byte[] items,
-            long[] buckets) {
-        byte[] numbers = new byte[buckets.length * 4];
-        for (int k = 0; k < buckets.length; k++) {
-            long b = buckets[k];
-            for (int i = 0; i < 4; i++) {
-                numbers[k * 4 + i] = (byte) (b >>> (24 - 8 * i));
-            }
-        }
-        return new byte[][] {
-            mode.arg(),
-            items,
-            FingerprintTable.Records.now(nowMillis),
-            view.view().getBytes(StandardCharsets.US_ASCII),
-            numbers,
-            table.modeArg(),
-            channel,
-            baseArg,
-            table.nameArg,
-            clusteredArg,
-            table.bucketHeads[shard],
-            ShardCalls.distinct(items, FingerprintTable.Records.ITEM_BYTES, FingerprintTable.Records.FIELD_AT)
-                    ? ONE
-                    : ZERO,
-            table.windowSecondsArg,
-            clockArg(table)
-        };
+            FingerprintTable table, Mode mode, FingerprintTable.State view, long nowMillis, CallPlan.Call call) {
+        return FORM.fill(
+                new byte[][] {
+                    mode.arg(),
+                    null,
+                    FingerprintTable.Records.now(nowMillis),
+                    view.view().getBytes(StandardCharsets.US_ASCII),
+                    null,
+                    table.modeArg(),
+                    channel,
+                    baseArg,
+                    table.nameArg,
+                    clusteredArg,
+                    table.bucketHeads[call.shard()],
+                    null,
+                    table.windowSecondsArg,
+                    clockArg(table)
+                },
+                call);
     }
 }

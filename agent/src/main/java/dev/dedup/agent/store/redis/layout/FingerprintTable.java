@@ -3,7 +3,7 @@ package dev.dedup.agent.store.redis.layout;
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.redis.access.RedisKeys;
-import dev.dedup.agent.store.redis.gather.ShardCalls;
+import dev.dedup.agent.store.redis.gather.CallPlan;
 import dev.dedup.codec.Batch;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * One window's fingerprint table: its name in Redis ({@code f<window ms>}, or {@code s<window ms>} when the window
  * slides; {@code e<window ms>.<namespace>} for one namespace's claims with an event time, whose ends count on its
  * event clock), its keys on every shard, and per shard the {@link State} this agent last saw, by which it addresses the
- * table's buckets; how a batch's items are addressed by those states ({@link #packing}); and the records the buckets
+ * table's buckets; how a batch's items are addressed by those states ({@link #plan}); and the records the buckets
  * hold, byte by byte ({@link Records}).
  */
 final class FingerprintTable {
@@ -60,9 +60,9 @@ final class FingerprintTable {
     /** Per shard, what every bucket key of the table starts with; the bucket's number follows in 4 bytes. */
     final byte[][] bucketHeads;
 
-    final AtomicReferenceArray<State> states;
+    private final AtomicReferenceArray<State> states;
     /** Per shard, whether a split or merge of this agent's is under way. */
-    final AtomicBoolean[] resizing;
+    private final AtomicBoolean[] resizing;
 
     private final int baseBits;
 
@@ -159,39 +159,55 @@ final class FingerprintTable {
     }
 
     /**
-     * The items at {@code positions} of {@code batch} for {@link ShardCalls}, addressed by {@code view} (per shard, the
-     * state this agent last saw), item {@code i} on shard {@code shard[i]} with the owner-and-end {@code value[i]}: a
-     * bucket is the shard in its high 32 bits and the bucket's number in the low ones.
+     * The items at {@code positions} of {@code batch} as calls, addressed by {@code view} (per shard, the state this
+     * agent last saw), item {@code i} on shard {@code shard[i]} with the owner-and-end {@code value[i]}; a bucket's
+     * key argument is its number, u32 big-endian. An item's answer goes to its place in {@code positions}.
      */
-    ShardCalls.Packing packing(Batch batch, int[] shard, long[] value, int[] positions, State[] view) {
-        return new ShardCalls.Packing() {
-            @Override
-            public long bucket(int j) {
-                int i = positions[j];
-                return ((long) shard[i] << 32) | view[shard[i]].bucket(baseBits, Records.lowRoute(batch.route(i)));
+    CallPlan plan(Batch batch, int[] shard, long[] value, int[] positions, State[] view, int shards) {
+        CallPlan plan = new CallPlan(shards, positions.length, Records.ITEM_BYTES, 4, CallPlan.MAX_ITEMS_PER_CALL);
+        byte[] item = new byte[Records.ITEM_BYTES];
+        for (int j = 0; j < positions.length; j++) {
+            int i = positions[j];
+            int s = shard[i];
+            long route = Records.lowRoute(batch.route(i));
+            long bucket = view[s].bucket(baseBits, route);
+            int k = plan.keyIndex(s, bucket);
+            if (k == 0) {
+                k = plan.name(s, bucket, bucketKey(s, bucket), number(bucket));
             }
+            Records.item(item, 0, k, batch.key(i), route, baseBits, value[i]);
+            plan.add(s, j, item);
+        }
+        return plan;
+    }
 
-            @Override
-            public int shard(long bucket) {
-                return (int) (bucket >>> 32);
-            }
+    /** A bucket's number as the scripts read it: u32 big-endian. */
+    static byte[] number(long bucket) {
+        return new byte[] {(byte) (bucket >>> 24), (byte) (bucket >>> 16), (byte) (bucket >>> 8), (byte) bucket};
+    }
 
-            @Override
-            public byte[] key(int shard, long bucket) {
-                return bucketKey(shard, bucket & 0xffff_ffffL);
-            }
+    /** The state this agent last saw on {@code shard}. */
+    State state(int shard) {
+        return states.get(shard);
+    }
 
-            @Override
-            public int itemBytes() {
-                return Records.ITEM_BYTES;
-            }
+    /** The states this agent last saw, a shard's at its index: what a batch's calls are addressed by. */
+    State[] view() {
+        State[] view = new State[states.length()];
+        for (int s = 0; s < view.length; s++) {
+            view[s] = states.get(s);
+        }
+        return view;
+    }
 
-            @Override
-            public void write(byte[] a, int at, int keyIndex, int j) {
-                int i = positions[j];
-                Records.item(a, at, keyIndex, batch.key(i), Records.lowRoute(batch.route(i)), baseBits, value[i]);
-            }
-        };
+    /** Whether a change of size of this agent's is under way on {@code shard}. */
+    boolean resizing(int shard) {
+        return resizing[shard].get();
+    }
+
+    /** Says that this agent's change of size on {@code shard} is over: the next one due may begin. */
+    void resized(int shard) {
+        resizing[shard].set(false);
     }
 
     /**

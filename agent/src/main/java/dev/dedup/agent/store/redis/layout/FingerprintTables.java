@@ -310,7 +310,7 @@ public final class FingerprintTables {
         for (int s = 0; s < shards.size(); s++) {
             Map<String, Object> perTable = new LinkedHashMap<>();
             for (FingerprintTable table : tables()) {
-                FingerprintTable.State state = table.states.get(s);
+                FingerprintTable.State state = table.state(s);
                 Map<String, Object> t = new LinkedHashMap<>();
                 long buckets = state.buckets(baseBits);
                 t.put("level", state.level());

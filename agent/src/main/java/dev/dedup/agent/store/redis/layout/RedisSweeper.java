@@ -198,7 +198,7 @@ public final class RedisSweeper implements AutoCloseable {
     }
 
     private CompletionStage<Long> sweep(FingerprintTable table, int shard, Swept[] last, long nowMillis) {
-        FingerprintTable.State state = table.states.get(shard);
+        FingerprintTable.State state = table.state(shard);
         long buckets = state.buckets(layout.baseBits());
         long ranges = (buckets + RANGE_BUCKETS - 1) / RANGE_BUCKETS;
         long periodSeconds = periodSeconds(table.windowMillis);
@@ -281,7 +281,7 @@ public final class RedisSweeper implements AutoCloseable {
         };
         return port.eval(shard, Script.SWEEP, Op.SWEEP, k, args).thenApply(reply -> {
             if (reply.size() > 2 && reply.get(1) instanceof Long gone && gone > 0) {
-                FingerprintTable.State now = table.states.get(shard);
+                FingerprintTable.State now = table.state(shard);
                 layout.observed(
                         table,
                         shard,

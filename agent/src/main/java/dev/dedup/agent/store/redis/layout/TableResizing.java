@@ -102,7 +102,7 @@ final class TableResizing {
         };
         int done = pairs.length / 2;
         port.eval(shard, Script.TABLE, Op.RESIZE, k, args).whenComplete((reply, failure) -> {
-            table.resizing[shard].set(false);
+            table.resized(shard);
             if (failure != null) {
                 LOG.log(
                         Level.DEBUG,

@@ -7,8 +7,10 @@ import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Script;
 import dev.dedup.agent.store.redis.access.RedisPort.Script.Mode;
 import dev.dedup.agent.store.redis.access.ShardCounters;
+import dev.dedup.agent.store.redis.gather.CallForm;
 import dev.dedup.agent.store.redis.gather.CallGathering;
-import dev.dedup.agent.store.redis.gather.ShardCalls;
+import dev.dedup.agent.store.redis.gather.CallPlan;
+import dev.dedup.agent.store.redis.gather.ScriptCall;
 import dev.dedup.codec.Batch;
 import dev.dedup.routing.JumpHash;
 import io.micrometer.core.instrument.Counter;
@@ -62,8 +64,10 @@ public final class TimeBuckets {
 
     private static final byte[] SETTLE_ARG = RedisKeys.ascii(SETTLE_RECORDS);
     private static final byte[] OVERFULL_ARG = RedisKeys.ascii(OVERFULL_RECORDS);
-    private static final byte[] ONE = {'1'};
-    private static final byte[] ZERO = {'0'};
+    /** Where {@code timed.lua}'s arguments hold what the items make ({@link #args}). */
+    static final CallForm FORM = new CallForm(ITEM_BYTES, 2, 1, 4, 5);
+
+    private static final byte[][] NO_KEYS = new byte[0][];
 
     private final RedisPort port;
     private final RedisKeys keys;
@@ -76,7 +80,7 @@ public final class TimeBuckets {
         this.port = port;
         this.keys = keys;
         this.channel = keys.releaseChannel();
-        this.gathering = new CallGathering(port, Script.TIMED, ITEM_BYTES, registry, ticker);
+        this.gathering = new CallGathering(port, Script.TIMED, FORM, registry, ticker);
         this.overfull = ShardCounters.of(
                 registry,
                 port,
@@ -109,22 +113,40 @@ public final class TimeBuckets {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
                     + " with a fixed window: " + policy);
         }
-        ShardCalls calls = ShardCalls.plan(
-                batch.size(),
-                packing(where, batch, slices(policy.eventRate())),
-                port.shards(),
-                ShardCalls.MAX_ITEMS_PER_CALL);
-        long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        Object sameArgs = List.of(policy, nowSecond);
-        java.util.function.Function<ShardCalls.Call, byte[][]> argsOf = call -> args(mode, policy, nowMillis, call);
-        return calls.run(
+        CallPlan plan = plan(where, batch, slices(policy.eventRate()), policy, nowMillis);
+        return plan.run(
                 port,
-                call -> gathering.submit(call, mode.op(), sameArgs, argsOf).thenApply(reply -> {
-                    if (reply.first() && reply.number(1) > 0) {
-                        overfull[call.shard()].increment(reply.number(1));
-                    }
-                    return reply.answers();
-                }));
+                call -> gathering
+                        .submit(new ScriptCall(call, mode.op(), NO_KEYS, args(mode, call)))
+                        .thenApply(reply -> {
+                            if (reply.first() && reply.number(1) > 0) {
+                                overfull[call.shard()].increment(reply.number(1));
+                            }
+                            return reply.answers();
+                        }));
+    }
+
+    /**
+     * The batch's items filed by event time, in buckets of {@code slices} a second: a bucket's key argument is the
+     * seconds its claims have left by the agent's clock ({@link #args}).
+     */
+    CallPlan plan(Placement where, Batch batch, int slices, ClaimPolicy policy, long nowMillis) {
+        int tag = namespaceTag(batch.namespace());
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        CallPlan plan = new CallPlan(port.shards(), batch.size(), ITEM_BYTES, 4, CallPlan.MAX_ITEMS_PER_CALL);
+        byte[] item = new byte[ITEM_BYTES];
+        for (int i = 0; i < batch.size(); i++) {
+            long bucket = bucket(tag, batch.eventSecond(i), batch.route(i), slices);
+            int shard = where.shard(placement(bucket), second(bucket));
+            int k = plan.keyIndex(shard, bucket);
+            if (k == 0) {
+                long ends = policy.endSecond(second(bucket), nowMillis);
+                k = plan.name(shard, bucket, key(shard, bucket), u32((int) Math.max(0, ends - nowSecond)));
+            }
+            item(item, 0, k, batch.key(i), ownerTag(batch.owner(i)));
+            plan.add(shard, i, item);
+        }
+        return plan;
     }
 
     /**
@@ -143,27 +165,18 @@ public final class TimeBuckets {
      *   <li>per key, the seconds its claims have left by the agent's clock, i32 big-endian: the expiry of a new
      *       key, relative so that the agent's clock decides, as everywhere else; 0 when its claims are over,
      *       whatever Redis still holds;
-     *   <li>{@code '1'} when no key index and field come twice among the items ({@link ShardCalls#distinct}): an
+     *   <li>{@code '1'} when no key index and field come twice among the items ({@link CallForm#distinct}): an
      *       id is then looked for in its bucket only, never among the claims the call appends;
      *   <li>settle: records from which a bucket is written whole ({@value #SETTLE_RECORDS}) instead of appended
      *       to.
      * </ol>
      */
-    private byte[][] args(Mode mode, ClaimPolicy policy, long nowMillis, ShardCalls.Call call) {
-        long nowSecond = Math.floorDiv(nowMillis, 1000L);
-        long[] buckets = call.buckets();
-        byte[] ttls = new byte[buckets.length * 4];
-        for (int k = 0; k < buckets.length; k++) {
-            long ends = policy.endSecond(second(buckets[k]), nowMillis);
-            int ttl = (int) Math.max(0, ends - nowSecond);
-            int at = k * 4;
-            ttls[at] = (byte) (ttl >>> 24);
-            ttls[at + 1] = (byte) (ttl >>> 16);
-            ttls[at + 2] = (byte) (ttl >>> 8);
-            ttls[at + 3] = (byte) ttl;
-        }
-        byte[] distinct = ShardCalls.distinct(call.items(), ITEM_BYTES, 2) ? ONE : ZERO;
-        return new byte[][] {mode.arg(), call.items(), OVERFULL_ARG, channel, ttls, distinct, SETTLE_ARG};
+    private byte[][] args(Mode mode, CallPlan.Call call) {
+        return FORM.fill(new byte[][] {mode.arg(), null, OVERFULL_ARG, channel, null, null, SETTLE_ARG}, call);
+    }
+
+    private static byte[] u32(int v) {
+        return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
     }
 
     /** Per shard, its overfull claims. */
@@ -230,36 +243,5 @@ public final class TimeBuckets {
         a[at + 10] = (byte) (ownerTag >>> 16);
         a[at + 11] = (byte) (ownerTag >>> 8);
         a[at + 12] = (byte) ownerTag;
-    }
-
-    /** The batch's items filed by event time: buckets of {@code slices} per second. */
-    ShardCalls.Packing packing(Placement where, Batch batch, int slices) {
-        int tag = namespaceTag(batch.namespace());
-        return new ShardCalls.Packing() {
-            @Override
-            public long bucket(int i) {
-                return TimeBuckets.bucket(tag, batch.eventSecond(i), batch.route(i), slices);
-            }
-
-            @Override
-            public int shard(long bucket) {
-                return where.shard(placement(bucket), second(bucket));
-            }
-
-            @Override
-            public byte[] key(int shard, long bucket) {
-                return TimeBuckets.this.key(shard, bucket);
-            }
-
-            @Override
-            public int itemBytes() {
-                return ITEM_BYTES;
-            }
-
-            @Override
-            public void write(byte[] items, int at, int keyIndex, int i) {
-                item(items, at, keyIndex, batch.key(i), ownerTag(batch.owner(i)));
-            }
-        };
     }
 }

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,21 +27,22 @@ import org.junit.jupiter.api.Test;
  */
 class CallGatheringTest {
 
-    private static final int ITEM_BYTES = 4;
+    /** An item: its u16 key index, its u16 tag, then a 7-byte field (the tag again). */
+    private static final int ITEM_BYTES = 11;
+
+    /** The script's arguments: one that decides what may merge, the items, the key arguments, distinct. */
+    private static final CallForm FORM = new CallForm(ITEM_BYTES, 4, 1, 2, 3);
 
     private final FakeRedisPort port = new FakeRedisPort(2);
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final CallGathering gathering = new CallGathering(port, Script.CLAIMS, ITEM_BYTES, registry, nanos::get);
-
-    /** The script's arguments: the op, then the items. */
-    private static final Function<ShardCalls.Call, byte[][]> ARGS = c -> new byte[][] {{'x'}, c.items()};
+    private final CallGathering gathering = new CallGathering(port, Script.CLAIMS, FORM, registry, nanos::get);
 
     /**
      * A call on {@code shard} of items tagged {@code tag, tag + 1, ...}, item {@code i} in bucket {@code
-     * buckets[i]}: an item is its u16 key index and its u16 tag.
+     * buckets[i]}, whose key argument is the bucket's low byte.
      */
-    private static ShardCalls.Call call(int shard, int tag, long... buckets) {
+    private static CallPlan.Call call(int shard, int tag, long... buckets) {
         List<Long> distinct = new ArrayList<>();
         ByteBuffer items = ByteBuffer.allocate(buckets.length * ITEM_BYTES);
         int[] indexes = new int[buckets.length];
@@ -51,34 +51,56 @@ class CallGatheringTest {
                 distinct.add(buckets[i]);
             }
             items.putShort((short) (distinct.indexOf(buckets[i]) + 1)).putShort((short) (tag + i));
+            items.put(new byte[5]).putShort((short) (tag + i));
             indexes[i] = i;
         }
-        return new ShardCalls.Call(
+        byte[] keyArgs = new byte[distinct.size()];
+        for (int k = 0; k < keyArgs.length; k++) {
+            keyArgs[k] = (byte) (long) distinct.get(k);
+        }
+        return new CallPlan.Call(
                 shard,
-                distinct.stream().map(b -> key(b)).toArray(byte[][]::new),
                 distinct.stream().mapToLong(Long::longValue).toArray(),
+                distinct.stream().map(b -> key(b)).toArray(byte[][]::new),
+                keyArgs,
                 items.array(),
                 indexes);
+    }
+
+    private static ScriptCall script(CallPlan.Call call, Op op, String other) {
+        return new ScriptCall(
+                call,
+                op,
+                new byte[0][],
+                FORM.fill(new byte[][] {other.getBytes(StandardCharsets.US_ASCII), null, null, null}, call));
     }
 
     private static byte[] key(long bucket) {
         return ("b" + bucket).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** A sent call's items as (bucket, tag) pairs, the bucket read from the call's keys. */
+    /**
+     * A sent call's items as (bucket, tag) pairs, the bucket read from the call's keys; each key's argument checked
+     * to be its bucket's.
+     */
     private static List<String> items(FakeRedisPort.Sent sent) {
         List<String> out = new ArrayList<>();
         ByteBuffer items = ByteBuffer.wrap(sent.args()[1]);
+        for (int k = 0; k < sent.keys().length; k++) {
+            assertEquals(
+                    "b" + sent.args()[2][k], new String(sent.keys()[k], StandardCharsets.US_ASCII), "key argument");
+        }
         while (items.hasRemaining()) {
             int keyIndex = items.getShort() & 0xffff;
             int tag = items.getShort() & 0xffff;
+            items.position(items.position() + 7);
             out.add(new String(sent.keys()[keyIndex - 1], StandardCharsets.US_ASCII) + "/" + tag);
         }
         return out;
     }
 
-    private CompletableFuture<CallGathering.Reply> submit(ShardCalls.Call call, Object sameArgs) {
-        return gathering.submit(call, Op.CLAIM, sameArgs, ARGS).toCompletableFuture();
+    private CompletableFuture<CallGathering.Reply> submit(CallPlan.Call call, String other) {
+        return gathering.submit(script(call, Op.CLAIM, other)).toCompletableFuture();
     }
 
     private static List<Object> reply(String answers, long more) {
@@ -148,7 +170,7 @@ class CallGatheringTest {
         submit(call(0, 20, 1), "x");
         submit(call(0, 30, 1), "y");
         submit(call(0, 40, 1), "x");
-        gathering.submit(call(0, 50, 1), Op.RELEASE, "x", ARGS);
+        gathering.submit(script(call(0, 50, 1), Op.RELEASE, "x"));
         port.sent(0).reply().complete(reply("\0", 0));
         assertEquals(6, port.count());
         assertEquals(List.of("b1/20"), items(port.sent(2)));
@@ -191,17 +213,17 @@ class CallGatheringTest {
                 pending(1, Op.CLAIM, "x"),
                 pending(1, Op.RELEASE, "x"),
                 pending(1, Op.RELEASE, "x"));
-        List<List<Integer>> sizes = CallGathering.groups(waiting).stream()
-                .map(g -> g.stream().map(p -> p.call().indexes().length).toList())
+        List<List<Integer>> sizes = CallGathering.groups(waiting, FORM).stream()
+                .map(g -> g.stream().map(CallGathering.Pending::items).toList())
                 .toList();
         assertEquals(List.of(List.of(3000, 1000), List.of(200), List.of(5000), List.of(1), List.of(1, 1)), sizes);
-        assertEquals(List.of(), CallGathering.groups(List.of()));
+        assertEquals(List.of(), CallGathering.groups(List.of(), FORM));
     }
 
-    private static CallGathering.Pending pending(int items, Op op, Object sameArgs) {
-        ShardCalls.Call call =
-                new ShardCalls.Call(0, new byte[0][], new long[0], new byte[items * ITEM_BYTES], new int[items]);
-        return new CallGathering.Pending(call, op, sameArgs, ARGS, new byte[0][], 0);
+    private static CallGathering.Pending pending(int items, Op op, String other) {
+        CallPlan.Call call = new CallPlan.Call(
+                0, new long[0], new byte[0][], new byte[0], new byte[items * ITEM_BYTES], new int[items]);
+        return new CallGathering.Pending(script(call, op, other), 0, new CompletableFuture<>());
     }
 
     @Test

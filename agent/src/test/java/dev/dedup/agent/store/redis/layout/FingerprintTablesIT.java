@@ -317,12 +317,12 @@ class FingerprintTablesIT {
             FingerprintTable.State s = layout.refresh(table, 0, clock.getAsLong())
                     .toCompletableFuture()
                     .join();
-            if (s.due(layout.baseBits()) == null && !table.resizing[0].get()) {
+            if (s.due(layout.baseBits()) == null && !table.resizing(0)) {
                 return s;
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("the table kept resizing: " + table.states.get(0));
+        throw new AssertionError("the table kept resizing: " + table.state(0));
     }
 
     private byte[] claim(FingerprintTables layout, Batch batch, ClaimPolicy policy) {

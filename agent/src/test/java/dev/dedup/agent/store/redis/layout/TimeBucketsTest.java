@@ -3,7 +3,6 @@ package dev.dedup.agent.store.redis.layout;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.agent.store.redis.gather.ShardCalls;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -33,17 +32,17 @@ class TimeBucketsTest {
 
     @Test
     void itemsOfDistinctFields_orOfOneFieldInDistinctBuckets_areDistinct() {
-        assertTrue(ShardCalls.distinct(new byte[0], TimeBuckets.ITEM_BYTES, 2));
-        assertTrue(ShardCalls.distinct(items(1, 1, 1), TimeBuckets.ITEM_BYTES, 2));
-        assertTrue(ShardCalls.distinct(items(4096, 300, 2), TimeBuckets.ITEM_BYTES, 2));
+        assertTrue(TimeBuckets.FORM.distinct(new byte[0]));
+        assertTrue(TimeBuckets.FORM.distinct(items(1, 1, 1)));
+        assertTrue(TimeBuckets.FORM.distinct(items(4096, 300, 2)));
         byte[] items = items(1000, 300, 3);
         // The same field in another bucket is another id: items 0 and 1 are in keys 1 and 2.
         System.arraycopy(items, 2, items, TimeBuckets.ITEM_BYTES + 2, 7);
-        assertTrue(ShardCalls.distinct(items, TimeBuckets.ITEM_BYTES, 2));
+        assertTrue(TimeBuckets.FORM.distinct(items));
         // Keys whose low bytes are equal (1 and 257) are still told apart.
         byte[] wide = items(600, 600, 4);
         System.arraycopy(wide, 2, wide, 256 * TimeBuckets.ITEM_BYTES + 2, 7);
-        assertTrue(ShardCalls.distinct(wide, TimeBuckets.ITEM_BYTES, 2));
+        assertTrue(TimeBuckets.FORM.distinct(wide));
     }
 
     @Test
@@ -52,9 +51,9 @@ class TimeBucketsTest {
             byte[] items = items(1000, 1, 5);
             copyItem(items, pair[0], pair[1]);
             items[pair[1] * TimeBuckets.ITEM_BYTES + 12] = 2; // another owner: still the same id
-            assertFalse(ShardCalls.distinct(items, TimeBuckets.ITEM_BYTES, 2), "items " + pair[0] + " and " + pair[1]);
+            assertFalse(TimeBuckets.FORM.distinct(items), "items " + pair[0] + " and " + pair[1]);
         }
         byte[] zeros = new byte[2 * TimeBuckets.ITEM_BYTES]; // key index 0 and a zero field mix to 0
-        assertFalse(ShardCalls.distinct(zeros, TimeBuckets.ITEM_BYTES, 2));
+        assertFalse(TimeBuckets.FORM.distinct(zeros));
     }
 }
