@@ -46,6 +46,11 @@ public final class MetricNames {
      */
     public static final String REDIS_OVERFULL = "dedup.redis.overfull";
     /**
+     * Buckets of namespaces filed by event time deleted once the namespace's event clock was two windows past their
+     * second.
+     */
+    public static final String REDIS_TIMED_SWEPT = "dedup.redis.timed.swept";
+    /**
      * 1 while a shard holds the topology record the agent expects, 0 when it lost its data or belongs
      * elsewhere, tag {@code shard}.
      */

@@ -27,11 +27,12 @@ class PlanCommandTest {
     }
 
     @Test
-    void tenTimesTheVolume_takesTenTimesTheShards_andEventTimeFewer() {
+    void tenTimesTheVolume_takesTenTimesTheShards_andEventTimeHoldsTwoWindowsOnFewerCores() {
         Plan fingerprint = PlanCommand.parse(List.of("--rate", "20M/min"));
         Plan eventTime = PlanCommand.parse(List.of("--rate", "20M/min", "--layout", "event-time"));
         assertEquals(30, fingerprint.shards());
-        assertTrue(eventTime.shards() < fingerprint.shards(), eventTime.shards() + " shards");
+        assertEquals(2 * 20e6 / 60 * 86_400, eventTime.claimsHeld(), 1e3);
+        assertTrue(eventTime.redisCores() < fingerprint.redisCores() / 3, eventTime.redisCores() + " cores");
         assertEquals(
                 fingerprint.redisCores() * 10,
                 PlanCommand.parse(List.of("--rate", "200M/min")).redisCores(),

@@ -22,6 +22,7 @@ import dev.dedup.agent.store.redis.layout.NamespaceRecords;
 import dev.dedup.agent.store.redis.layout.RedisRanges;
 import dev.dedup.agent.store.redis.layout.RedisSweeper;
 import dev.dedup.agent.store.redis.layout.TimeBuckets;
+import dev.dedup.agent.store.redis.layout.TimedSweeper;
 import dev.dedup.agent.store.redis.topology.ShardLists;
 import dev.dedup.agent.store.redis.topology.Topology;
 import dev.dedup.agent.store.redis.topology.TopologyStart;
@@ -78,6 +79,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     private final ShardList claims;
 
     private final RedisSweeper sweeper;
+    private final TimedSweeper timedSweeper;
     private final ShardMemory memory;
     /** The clocks, and the one thread of the tier's housekeeping: the topology watch, the sweep, memory readings. */
     private final Housekeeping housekeeping;
@@ -102,7 +104,14 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
         this.clockMillis = housekeeping.clockMillis();
         java.util.concurrent.ScheduledExecutorService scheduler = housekeeping.scheduler();
         List<Script> scripts = List.of(
-                Script.CLAIMS, Script.TABLE, Script.SWEEP, Script.TABLES, Script.TIMED, Script.RANGES, Script.TOPOLOGY);
+                Script.CLAIMS,
+                Script.TABLE,
+                Script.SWEEP,
+                Script.TABLES,
+                Script.TIMED,
+                Script.TIMED_SWEEP,
+                Script.RANGES,
+                Script.TOPOLOGY);
         if (options.cluster()) {
             this.keys = RedisKeys.clustered(options.keyPrefix(), options.clusterGroups());
             this.lists = ShardLists.single(options.clusterGroups());
@@ -130,7 +139,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             Map<String, ClaimPolicy> named = ClaimPolicy.ofNamed(windows);
             namespaces.agreeOrRefuse(named);
             agreedNamespaces.addAll(named.keySet());
-            this.times = new TimeBuckets(port, keys, registry, housekeeping.ticker());
+            this.times = new TimeBuckets(port, keys, registry, housekeeping.ticker(), clocks);
             RedisRanges ranges = new RedisRanges(port, keys);
             this.claims = lists.changing()
                     ? new ShardListChange(
@@ -156,6 +165,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
             throw e;
         }
         this.sweeper = new RedisSweeper(fingerprints, port, keys, clockMillis, scheduler).start();
+        this.timedSweeper = new TimedSweeper(times, port, keys, clocks, clockMillis, scheduler, registry).start();
         this.memory = new ShardMemory(port, registry, scheduler);
     }
 
@@ -286,6 +296,7 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
     @Override
     public void close() {
         sweeper.close();
+        timedSweeper.close();
         memory.close();
         topology.close();
         // not shutdownNow: a retry's pause already scheduled still ends with its try, which answers its call

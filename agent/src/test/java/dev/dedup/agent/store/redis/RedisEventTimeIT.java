@@ -43,12 +43,16 @@ class RedisEventTimeIT {
     Path dir;
 
     private Agent agent(RedisServer redis, long nearCache) {
+        return agent(redis, nearCache, new FakeClock(RedisTier.EPOCH));
+    }
+
+    private Agent agent(RedisServer redis, long nearCache, FakeClock wall) {
         return RedisTier.agentAt(
                 dir,
                 List.of(redis.uri()),
                 RedisTier.Layout.defaults(TIMEOUT).withWindows(ONE_BUCKET_A_SECOND),
                 nearCache,
-                new FakeClock(RedisTier.EPOCH));
+                wall);
     }
 
     private static List<Item> stamped(String prefix, int from, int to, String owner, long second) {
@@ -198,33 +202,69 @@ class RedisEventTimeIT {
     }
 
     @Test
-    void keysExpireWithTheirSecond_andMessagesOlderThanTheWindowAreNotKept() throws Exception {
+    void claimsEndOnTheEventClock_notTheWalls_andTheirBucketsAreDeletedTwoWindowsOn() throws Exception {
+        FakeClock wall = new FakeClock(RedisTier.EPOCH);
+        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
+                Agent agent = agent(redis, 0, wall)) {
+            AgentHttp http = new AgentHttp(agent.port());
+            long window = RedisTier.WINDOW.toSeconds();
+            long second = NOW - 3600;
+
+            List<Item> hourOld = stamped("hour-old", 0, 5, "o", second);
+            assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, hourOld));
+            long ttl = ttlOfOnlyKey(redis);
+            byte[] hourOldKey = onlyBucketKey(redis);
+            assertTrue(
+                    Math.abs(ttl - 4 * window) <= 2,
+                    "kept until the clock is two windows past its second, and two windows of wall time more: " + ttl);
+
+            wall.advance(Duration.ofSeconds(2 * window)); // the job stalls: its clock stands at its second
+            assertEquals(
+                    Collections.nCopies(5, "duplicate"),
+                    http.claim(RedisTier.NS, withOwner(hourOld, "stalled")),
+                    "two windows of wall time later, the clock has not moved: the claims hold");
+
+            List<Item> later = stamped("later", 0, 1, "o", second + 2 * window + 1);
+            assertEquals(List.of("new"), http.claim(RedisTier.NS, later)); // the clock passes two windows on
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while ((Long) redis.call("EXISTS".getBytes(StandardCharsets.US_ASCII), hourOldKey) == 1
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertEquals(1, buckets(redis).size(), "the hour-old second's bucket is deleted, the later one's kept");
+            assertEquals(
+                    Collections.nCopies(5, "new"),
+                    http.claim(RedisTier.NS, withOwner(hourOld, "late")),
+                    "two windows behind the clock: the claims it could be a copy of are gone");
+            String stats = AgentHttp.text(http.get("/v1/stats"));
+            assertTrue(stats.replace(" ", "").contains("\"late\":5"), "the late items are counted: " + stats);
+            assertTrue(
+                    AgentHttp.text(http.get("/metrics")).contains("dedup_redis_timed_swept_total 1.0"),
+                    "one bucket swept");
+        }
+    }
+
+    @Test
+    void aClockFarAhead_keepsItsClaimsNoLongerThanFromTheWall() throws Exception {
         try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
                 Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             long window = RedisTier.WINDOW.toSeconds();
-
-            http.claim(RedisTier.NS, stamped("hour-old", 0, 1, "o", NOW - 3600));
-            long ttl = ttlOfOnlyKey(redis);
-            assertTrue(Math.abs(ttl - (window - 3600)) <= 2, "an hour-old message's claim has window - 1 h: " + ttl);
-            for (byte[] key : redis.keys()) { // the buckets, not the shard's topology record
-                if (key.length > 2 && key[2] == '{') {
-                    redis.call("DEL".getBytes(StandardCharsets.US_ASCII), key);
-                }
-            }
-
-            List<Item> ancient = stamped("ancient", 0, 5, "o", NOW - window - 10);
-            assertEquals(Collections.nCopies(5, "new"), http.claim(RedisTier.NS, ancient));
-            assertEquals(
-                    Collections.nCopies(5, "new"),
-                    http.claim(RedisTier.NS, withOwner(ancient, "other")),
-                    "outside the window: nothing is remembered");
-            assertEquals(Map.of(), buckets(redis));
-
             http.claim(RedisTier.NS, stamped("future", 0, 1, "o", NOW + 30 * 86_400));
-            ttl = ttlOfOnlyKey(redis);
-            assertTrue(Math.abs(ttl - 2 * window) <= 2, "a clock far ahead is kept two windows at most: " + ttl);
+            long ttl = ttlOfOnlyKey(redis);
+            assertTrue(
+                    Math.abs(ttl - 5 * window) <= 2,
+                    "a stamp far ahead counts as a window ahead of the wall, whose clock it cannot move past: " + ttl);
         }
+    }
+
+    /** The key of the shard's one time bucket. */
+    private static byte[] onlyBucketKey(RedisServer redis) throws Exception {
+        List<byte[]> keys = redis.keys().stream()
+                .filter(k -> k.length == 13 && k[2] == '{' && k[3] == 't')
+                .toList();
+        assertEquals(1, keys.size());
+        return keys.get(0);
     }
 
     private static long ttlOfOnlyKey(RedisServer redis) throws Exception {

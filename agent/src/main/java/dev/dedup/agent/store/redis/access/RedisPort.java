@@ -89,7 +89,10 @@ public interface RedisPort extends AutoCloseable {
         LOOKUP("lookup", Durability.PRIMARY),
         /** {@code table.lua}: splits or merges buckets of a fingerprint table. */
         RESIZE("resize", Durability.REPLICATED),
-        /** {@code sweep.lua} and {@code tables.lua}: ended claims, swept again on the next round if lost. */
+        /**
+         * {@code sweep.lua}, {@code tables.lua} and {@code timed_sweep.lua}: ended claims, swept again on the next
+         * round if lost (buckets of event seconds a lost sweep handed out end by their keys' expiry).
+         */
         SWEEP("sweep", Durability.PRIMARY),
         /** {@code ranges.lua}: which parts of ranges are committed. */
         RANGE_CHECK("range_check", Durability.PRIMARY),
@@ -148,6 +151,8 @@ public interface RedisPort extends AutoCloseable {
         public static final Script TABLES = of("tables.lua");
         /** The event-time layout's claims and releases. */
         public static final Script TIMED = of("guard.lua", "answers.lua", "timed.lua");
+        /** The event-time layout's end of claims on the event clock: seconds handed out, then their buckets deleted. */
+        public static final Script TIMED_SWEEP = of("guard.lua", "timed_sweep.lua");
         /** Committed ranges of ordered streams. */
         public static final Script RANGES = of("guard.lua", "ranges.lua");
         /** Reads or stamps a shard's topology record. */

@@ -2,6 +2,7 @@ package dev.dedup.agent.store.redis.layout;
 
 import dev.dedup.agent.metrics.MetricNames;
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.EventClocks;
 import dev.dedup.agent.store.redis.access.RedisKeys;
 import dev.dedup.agent.store.redis.access.RedisPort;
 import dev.dedup.agent.store.redis.access.RedisPort.Script;
@@ -19,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -37,9 +40,10 @@ import java.util.function.LongSupplier;
  * listpack decodes and compares entry after entry (a third of a shard's CPU in {@code lpFind} and
  * {@code memcmp}), where a string is searched by one {@code memchr}/{@code memcmp} pass and grows by an
  * append. A second with more claims than planned just makes its buckets longer (counted past
- * {@link #OVERFULL_RECORDS} records). Keys expire at their second plus the window (a relative
- * expiry set when the key is created, so the agent's clock decides as everywhere else): no sweep. A
- * release writes owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
+ * {@link #OVERFULL_RECORDS} records). A second's claims end on the namespace's event clock, as on every layout
+ * ({@link dev.dedup.agent.store.EventClocks}): its buckets are deleted by {@link TimedSweeper} once the clock is two
+ * windows past it, and expire by themselves only long after, a backstop ({@link #ttlSeconds}). A release writes
+ * owner tag 0 (a tombstone) in place, which a later claim of the id reuses.
  */
 public final class TimeBuckets {
 
@@ -74,10 +78,24 @@ public final class TimeBuckets {
     private final byte[] channel;
     private final Counter[] overfull;
     private final CallGathering gathering;
+    private final EventClocks clocks;
+    /** Each namespace this agent has filed claims of, with its policy and where its buckets live: what is swept. */
+    private final Map<String, Filed> filed = new ConcurrentHashMap<>();
 
-    /** {@code ticker}: the store's monotonic clock, in nanoseconds, for how long gathered calls wait. */
-    public TimeBuckets(RedisPort port, RedisKeys keys, MeterRegistry registry, LongSupplier ticker) {
+    /**
+     * A namespace's policy and the placement of its buckets, as its last batch was filed, and the oldest event second
+     * this agent has filed of it (the first sweep of a namespace starts there, where older seconds end by expiry).
+     */
+    record Filed(ClaimPolicy policy, Placement where, AtomicLong oldest) {}
+
+    /**
+     * {@code ticker}: the store's monotonic clock, in nanoseconds, for how long gathered calls wait; {@code clocks}:
+     * the store's event clocks, which this layout moves with every batch and ends its claims on.
+     */
+    public TimeBuckets(
+            RedisPort port, RedisKeys keys, MeterRegistry registry, LongSupplier ticker, EventClocks clocks) {
         this.port = port;
+        this.clocks = clocks;
         this.keys = keys;
         this.channel = keys.releaseChannel();
         this.gathering = new CallGathering(port, Script.TIMED, FORM, registry, ticker);
@@ -113,7 +131,17 @@ public final class TimeBuckets {
             throw new IllegalStateException("namespace " + batch.namespace() + " is not filed by event time"
                     + " with a fixed window: " + policy);
         }
-        CallPlan plan = plan(where, batch, slices(policy.eventRate()), policy, nowMillis);
+        clocks.advance(batch, nowMillis);
+        long oldest = oldest(batch);
+        filed.compute(batch.namespace(), (ns, was) -> {
+            AtomicLong o = was == null ? new AtomicLong(oldest) : was.oldest();
+            o.accumulateAndGet(oldest, Math::min);
+            return was != null && was.policy().equals(policy) && was.where() == where
+                    ? was
+                    : new Filed(policy, where, o);
+        });
+        long clock = clocks.clock(batch.namespace());
+        CallPlan plan = plan(where, batch, slices(policy.eventRate()), policy, nowMillis, clock);
         return plan.run(
                 port,
                 call -> gathering
@@ -127,12 +155,11 @@ public final class TimeBuckets {
     }
 
     /**
-     * The batch's items filed by event time, in buckets of {@code slices} a second: a bucket's key argument is the
-     * seconds its claims have left by the agent's clock ({@link #args}).
+     * The batch's items filed by event time, in buckets of {@code slices} a second, with the namespace's event clock
+     * at {@code clock}: a bucket's key argument is the expiry of a new key ({@link #ttlSeconds}).
      */
-    CallPlan plan(Placement where, Batch batch, int slices, ClaimPolicy policy, long nowMillis) {
+    CallPlan plan(Placement where, Batch batch, int slices, ClaimPolicy policy, long nowMillis, long clock) {
         int tag = namespaceTag(batch.namespace());
-        long nowSecond = Math.floorDiv(nowMillis, 1000L);
         CallPlan plan = new CallPlan(port.shards(), batch.size(), ITEM_BYTES, 4, CallPlan.MAX_ITEMS_PER_CALL);
         byte[] item = new byte[ITEM_BYTES];
         for (int i = 0; i < batch.size(); i++) {
@@ -140,8 +167,8 @@ public final class TimeBuckets {
             int shard = where.shard(placement(bucket), second(bucket));
             int k = plan.keyIndex(shard, bucket);
             if (k == 0) {
-                long ends = policy.endSecond(second(bucket), nowMillis);
-                k = plan.name(shard, bucket, key(shard, bucket), u32((int) Math.max(0, ends - nowSecond)));
+                k = plan.name(
+                        shard, bucket, key(shard, bucket), u32(ttlSeconds(policy, second(bucket), nowMillis, clock)));
             }
             item(item, 0, k, batch.key(i), ownerTag(batch.owner(i)));
             plan.add(shard, i, item);
@@ -162,9 +189,9 @@ public final class TimeBuckets {
      *   <li>the items, {@value #ITEM_BYTES} bytes each, in batch order ({@link #item});
      *   <li>cap: records a bucket is planned to hold; claims appended beyond it are counted overfull;
      *   <li>the channel on which released fields are published;
-     *   <li>per key, the seconds its claims have left by the agent's clock, i32 big-endian: the expiry of a new
-     *       key, relative so that the agent's clock decides, as everywhere else; 0 when its claims are over,
-     *       whatever Redis still holds;
+     *   <li>per key, the expiry of a new key in seconds, i32 big-endian ({@link #ttlSeconds}): a backstop, since
+     *       the claims of a second end on the namespace's event clock, when {@link TimedSweeper} deletes its
+     *       buckets;
      *   <li>{@code '1'} when no key index and field come twice among the items ({@link CallForm#distinct}): an
      *       id is then looked for in its bucket only, never among the claims the call appends;
      *   <li>settle: records from which a bucket is written whole ({@value #SETTLE_RECORDS}) instead of appended
@@ -173,6 +200,40 @@ public final class TimeBuckets {
      */
     private byte[][] args(Mode mode, CallPlan.Call call) {
         return FORM.fill(new byte[][] {mode.arg(), null, OVERFULL_ARG, channel, null, null, SETTLE_ARG}, call);
+    }
+
+    /**
+     * The expiry of a new bucket of {@code second}, in seconds from now, a backstop: the claims of a second are
+     * over once the namespace's clock {@code clock} is two windows past it (a window after their event second, and
+     * a window more for readers behind the newest; {@link ClaimPolicy#heldSecond}), when {@link TimedSweeper}
+     * deletes the second's buckets. The key expires that far ahead of the clock, plus two windows of wall time for
+     * a job that stalls meanwhile, so that a sweep that never comes (the agent that was handed the second died)
+     * still frees it. A late item (its end already passed on the clock) is kept a window from the clock, as on
+     * every layout.
+     */
+    static int ttlSeconds(ClaimPolicy policy, long second, long nowMillis, long clock) {
+        long window = windowSeconds(policy);
+        long held = policy.endSecond(second, nowMillis, clock) + window;
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, held - clock) + 2 * window);
+    }
+
+    /** A policy's window in whole seconds, rounded up. */
+    static long windowSeconds(ClaimPolicy policy) {
+        return -Math.floorDiv(-policy.windowMillis(), 1000L);
+    }
+
+    /** The oldest event second of a batch whose every item carries one. */
+    private static long oldest(Batch batch) {
+        long oldest = Long.MAX_VALUE;
+        for (int i = 0; i < batch.size(); i++) {
+            oldest = Math.min(oldest, batch.eventSecond(i));
+        }
+        return oldest;
+    }
+
+    /** The namespaces this agent has filed claims of, by name. */
+    Map<String, Filed> filed() {
+        return filed;
     }
 
     private static byte[] u32(int v) {
