@@ -7,6 +7,7 @@ import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.AgentUnderTest;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisAcl;
 import dev.dedup.agent.testing.RedisCluster;
@@ -124,11 +125,9 @@ final class ContractAgents {
     }
 
     private static HttpOptions http() {
-        return HttpOptions.builder()
-                .port(0)
+        return AgentUnderTest.http()
                 .maxBatch(AgentSuite.MAX_BATCH)
                 .maxBody(AgentSuite.MAX_BODY)
-                .idleTimeout(Duration.ofSeconds(30))
                 .eventLoops(2)
                 .shutdownGrace(Duration.ofSeconds(2))
                 .build();

@@ -5,78 +5,35 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
-import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.AgentUnderTest;
+import dev.dedup.agent.testing.LogCapture;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** An agent started with {@code --token}: every endpoint but the probes (/health/live, /health/ready) wants the bearer token. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BearerTokenTest {
 
     private static final String TOKEN = "s3cret-token-0123456789";
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    @Order(1)
+    static final LogCapture logs = new LogCapture();
 
-    private final StringBuilder logs = new StringBuilder();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            logs.append(r.getMessage()).append('\n');
-        }
+    @RegisterExtension
+    @Order(2)
+    static final AgentUnderTest tested = AgentUnderTest.embedded(http -> http.token(TOKEN));
 
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
-    private Agent agent;
     private final HttpClient client = HttpClient.newHttpClient();
-
-    @BeforeAll
-    void start() {
-        Logger.getLogger("").addHandler(capture);
-        Logger.getLogger("").setLevel(Level.ALL);
-        agent = Agent.start(new AgentOptions(
-                HttpOptions.builder()
-                        .port(0)
-                        .maxBatch(100)
-                        .maxBody(1 << 16)
-                        .idleTimeout(Duration.ofSeconds(30))
-                        .eventLoops(1)
-                        .shutdownGrace(Duration.ofSeconds(1))
-                        .token(TOKEN)
-                        .build(),
-                new EmbeddedStoreOptions(dir, 1 << 12, 8),
-                WindowOptions.defaults()));
-    }
-
-    @AfterAll
-    void stop() {
-        agent.close();
-        Logger.getLogger("").removeHandler(capture);
-    }
+    private final Agent agent = tested.agent();
 
     private HttpResponse<String> send(String path, String authorization, byte[] body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.port() + path));
@@ -132,7 +89,7 @@ class BearerTokenTest {
         String metrics = send("/metrics", "Bearer " + TOKEN, null).body();
         assertFalse(stats.contains(TOKEN), stats);
         assertFalse(metrics.contains(TOKEN));
-        assertFalse(logs.toString().contains(TOKEN), logs.toString());
+        assertFalse(logs.text().contains(TOKEN), logs.text());
         assertFalse(agent.options().http().toString().contains(TOKEN));
     }
 

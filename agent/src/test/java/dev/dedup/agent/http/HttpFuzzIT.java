@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.http.HttpMutations.Kind;
 import dev.dedup.agent.http.HttpMutations.Sent;
 import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.AgentUnderTest;
 import dev.dedup.wire.Item;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -70,13 +70,11 @@ class HttpFuzzIT {
         long seed = Long.getLong("fuzz.seed", 20261122L);
         SplittableRandom random = new SplittableRandom(seed);
         try (Agent agent = Agent.start(new AgentOptions(
-                HttpOptions.builder()
-                        .port(0)
+                AgentUnderTest.http()
                         .maxBatch(HttpMutations.MAX_BATCH)
                         .maxBody(HttpMutations.MAX_BODY)
                         .idleTimeout(Duration.ofSeconds(2))
                         .eventLoops(2)
-                        .shutdownGrace(Duration.ofSeconds(1))
                         .build(),
                 new EmbeddedStoreOptions(dir, 1 << 16, 8),
                 WindowOptions.defaults()))) {

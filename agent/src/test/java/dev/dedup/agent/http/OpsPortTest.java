@@ -5,26 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
-import dev.dedup.agent.config.WindowOptions;
-import dev.dedup.agent.testing.AgentHttp;
-import dev.dedup.wire.BatchEncoder;
-import dev.dedup.wire.Item;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import dev.dedup.agent.testing.AgentUnderTest;
+import dev.dedup.agent.testing.BearerHttp;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Agents started with an ops port ({@code --ops-port}), one without a token and one with: the ops port answers
@@ -32,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * a token wants it on {@code /metrics} and {@code /v1/stats} but not on the probes. {@code /metrics} also carries
  * the JVM's and the process's own meters, which the runbooks (docs/operations.md) point operators at.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpsPortTest {
 
     private static final String TOKEN = "ops-port-token-0123456789";
@@ -40,56 +26,23 @@ class OpsPortTest {
     private static final List<String> CLAIM_API =
             List.of("/v1/claims", "/v1/releases", "/v1/ranges/check", "/v1/ranges/commit");
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final AgentUnderTest openAgent = AgentUnderTest.embedded(http -> http.ops(new OpsOptions("127.0.0.1", 0)));
 
-    private Agent open;
-    private Agent guarded;
-    private final HttpClient client = HttpClient.newHttpClient();
+    @RegisterExtension
+    static final AgentUnderTest guardedAgent =
+            AgentUnderTest.embedded(http -> http.token(TOKEN).ops(new OpsOptions("127.0.0.1", 0)));
 
-    @BeforeAll
-    void start() {
-        open = Agent.start(options(dir.resolve("open"), null));
-        guarded = Agent.start(options(dir.resolve("guarded"), TOKEN));
-    }
-
-    private static AgentOptions options(Path data, String token) {
-        HttpOptions http = HttpOptions.builder()
-                .port(0)
-                .maxBatch(100)
-                .maxBody(1 << 16)
-                .idleTimeout(Duration.ofSeconds(30))
-                .eventLoops(1)
-                .shutdownGrace(Duration.ofSeconds(1))
-                .token(token)
-                .ops(new OpsOptions("127.0.0.1", 0))
-                .build();
-        return new AgentOptions(http, new EmbeddedStoreOptions(data, 1 << 12, 8), WindowOptions.defaults());
-    }
-
-    @AfterAll
-    void stop() {
-        open.close();
-        guarded.close();
-    }
+    private final Agent open = openAgent.agent();
+    private final Agent guarded = guardedAgent.agent();
+    private final BearerHttp client = new BearerHttp();
 
     private HttpResponse<String> get(int port, String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return client.get(port, path, token);
     }
 
     private HttpResponse<String> post(int port, String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Content-Type", AgentHttp.BINARY)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(
-                        BatchEncoder.binary("ops", List.of(new Item("id-" + System.nanoTime(), "0:1")))));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return client.post(port, path, "ops", token);
     }
 
     @Test

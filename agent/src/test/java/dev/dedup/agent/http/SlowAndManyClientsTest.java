@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
-import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.AgentUnderTest;
 import dev.dedup.wire.Item;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,46 +13,24 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Clients that send slowly, send half a request, or open many connections do not stop the agent serving others. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlowAndManyClientsTest {
 
-    @TempDir
-    static Path dir;
+    /** A one-second idle timeout, so that a stalled client is cut off within the test. */
+    @RegisterExtension
+    static final AgentUnderTest tested = AgentUnderTest.embedded(http -> http.maxBatch(1000)
+            .maxBody(1 << 20)
+            .idleTimeout(Duration.ofSeconds(1))
+            .eventLoops(2));
 
-    private Agent agent;
-    private AgentHttp http;
-
-    @BeforeAll
-    void start() {
-        agent = Agent.start(new AgentOptions(
-                HttpOptions.builder()
-                        .port(0)
-                        .maxBatch(1000)
-                        .maxBody(1 << 20)
-                        .idleTimeout(Duration.ofSeconds(1))
-                        .eventLoops(2)
-                        .shutdownGrace(Duration.ofSeconds(1))
-                        .build(),
-                new EmbeddedStoreOptions(dir, 1 << 12, 8),
-                WindowOptions.defaults()));
-        http = new AgentHttp(agent.port());
-    }
-
-    @AfterAll
-    void stop() {
-        agent.close();
-    }
+    private final Agent agent = tested.agent();
+    private final AgentHttp http = tested.client();
 
     private Socket connect() throws Exception {
         Socket s = new Socket(InetAddress.getLoopbackAddress(), agent.port());

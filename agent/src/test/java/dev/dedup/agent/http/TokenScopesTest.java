@@ -6,16 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
-import dev.dedup.agent.config.WindowOptions;
-import dev.dedup.agent.testing.AgentHttp;
-import dev.dedup.wire.BatchEncoder;
-import dev.dedup.wire.Item;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import dev.dedup.agent.testing.AgentUnderTest;
+import dev.dedup.agent.testing.BearerHttp;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,26 +35,21 @@ class TokenScopesTest {
     @TempDir
     Path dir;
 
-    private final HttpClient client = HttpClient.newHttpClient();
+    private final BearerHttp client = new BearerHttp();
 
-    private static AgentOptions options(Path data, HttpOptions.Builder http) {
-        return new AgentOptions(
-                http.port(0)
-                        .maxBatch(100)
-                        .maxBody(1 << 16)
-                        .eventLoops(1)
-                        .shutdownGrace(Duration.ofSeconds(1))
-                        .build(),
-                new EmbeddedStoreOptions(data, 1 << 12, 8),
-                WindowOptions.defaults());
+    /** An agent's options with {@link AgentUnderTest#http()} as {@code http} changes them, idle connections kept. */
+    private static AgentOptions options(Path data, UnaryOperator<HttpOptions.Builder> http) {
+        return AgentUnderTest.embeddedOptions(
+                data,
+                http.apply(AgentUnderTest.http().idleTimeout(HttpOptions.DEFAULT_IDLE_TIMEOUT))
+                        .build());
     }
 
     @Test
     void aTokenFileIsReadAgainWhenItChanges_twoTokensDuringARotation_andARefusedFileChangesNothing() throws Exception {
         Path file = dir.resolve("token");
         write(file, OLD + "\n");
-        try (Agent agent =
-                Agent.start(options(dir.resolve("data"), HttpOptions.builder().tokenFile(file)))) {
+        try (Agent agent = Agent.start(options(dir.resolve("data"), h -> h.tokenFile(file)))) {
             int port = agent.port();
             assertEquals(200, claim(port, OLD));
             assertEquals(401, claim(port, NEW));
@@ -90,8 +80,7 @@ class TokenScopesTest {
         Path file = dir.resolve("read-token");
         write(file, READER + "\n");
         try (Agent agent = Agent.start(options(
-                dir.resolve("data"),
-                HttpOptions.builder().token(OLD).readTokenFile(file).ops(new OpsOptions("127.0.0.1", 0))))) {
+                dir.resolve("data"), h -> h.token(OLD).readTokenFile(file).ops(new OpsOptions("127.0.0.1", 0))))) {
             for (int port : new int[] {agent.port(), agent.opsPort()}) {
                 assertEquals(200, get(port, "/metrics", READER).statusCode());
                 assertEquals(200, get(port, "/v1/stats", READER).statusCode());
@@ -112,8 +101,7 @@ class TokenScopesTest {
 
     @Test
     void statsOnAnOpsPortThatLeavesThePod_wantAToken_metricsDoNot() throws Exception {
-        try (Agent open =
-                Agent.start(options(dir.resolve("open"), HttpOptions.builder().ops(new OpsOptions("0.0.0.0", 0))))) {
+        try (Agent open = Agent.start(options(dir.resolve("open"), h -> h.ops(new OpsOptions("0.0.0.0", 0))))) {
             HttpResponse<String> stats = get(open.opsPort(), "/v1/stats", null);
             assertEquals(403, stats.statusCode());
             assertTrue(stats.body().contains("set --read-token (or --read-token-file)"), stats.body());
@@ -121,8 +109,8 @@ class TokenScopesTest {
             assertEquals(200, get(open.opsPort(), "/health/ready", null).statusCode());
             assertEquals(200, get(open.port(), "/v1/stats", null).statusCode(), "the claim port is on loopback");
         }
-        try (Agent read = Agent.start(options(
-                dir.resolve("read"), HttpOptions.builder().readToken(READER).ops(new OpsOptions("0.0.0.0", 0))))) {
+        try (Agent read = Agent.start(
+                options(dir.resolve("read"), h -> h.readToken(READER).ops(new OpsOptions("0.0.0.0", 0))))) {
             assertEquals(200, get(read.opsPort(), "/v1/stats", READER).statusCode());
             assertEquals(401, get(read.opsPort(), "/metrics", null).statusCode());
             assertEquals(200, post(read.port(), "/v1/claims", null).statusCode(), "no claim token: loopback claims");
@@ -133,14 +121,12 @@ class TokenScopesTest {
     void aPathWrittenAnotherWayIsJudgedAsTheRouterReadsIt() throws Exception {
         List<String> statsAgain = List.of("/v1/%73tats", "/v1/./stats", "//v1/stats", "/v1/x/../stats");
         List<String> metricsAgain = List.of("/%6detrics", "/./metrics", "//metrics");
-        try (Agent open =
-                Agent.start(options(dir.resolve("open"), HttpOptions.builder().ops(new OpsOptions("0.0.0.0", 0))))) {
+        try (Agent open = Agent.start(options(dir.resolve("open"), h -> h.ops(new OpsOptions("0.0.0.0", 0))))) {
             for (String path : statsAgain) {
                 assertEquals(403, rawGet(open.opsPort(), path), path + ": /v1/stats, off loopback, without a token");
             }
         }
-        try (Agent read =
-                Agent.start(options(dir.resolve("read"), HttpOptions.builder().readToken(READER)))) {
+        try (Agent read = Agent.start(options(dir.resolve("read"), h -> h.readToken(READER)))) {
             for (String path : statsAgain) {
                 assertEquals(401, rawGet(read.port(), path), path + ": /v1/stats wants the read token");
             }
@@ -202,21 +188,10 @@ class TokenScopesTest {
     }
 
     private HttpResponse<String> get(int port, String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return client.get(port, path, token);
     }
 
     private HttpResponse<String> post(int port, String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Content-Type", AgentHttp.BINARY)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(
-                        BatchEncoder.binary("tokens", List.of(new Item("id-" + System.nanoTime(), "0:1")))));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return client.post(port, path, "tokens", token);
     }
 }

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.testing.AgentUnderTest;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.client.DedupClient;
 import dev.dedup.wire.SequenceRange;
@@ -66,14 +66,7 @@ class RangeConsumerSimulationIT {
 
     private AgentOptions options(RedisOptions redis) {
         return new AgentOptions(
-                HttpOptions.builder()
-                        .port(0)
-                        .maxBatch(10_000)
-                        .maxBody(8 << 20)
-                        .idleTimeout(Duration.ofSeconds(30))
-                        .eventLoops(2)
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
+                AgentUnderTest.bulkHttp().build(),
                 new EmbeddedStoreOptions(dir.resolve("embedded"), 1 << 16, 8),
                 WindowOptions.defaults(),
                 redis,

@@ -5,16 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.ShardTransition;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
+import dev.dedup.agent.testing.AgentUnderTest;
 import dev.dedup.agent.testing.RedisServer;
 import dev.dedup.wire.BatchEncoder;
 import dev.dedup.wire.Item;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,14 +85,7 @@ final class RedisTier {
                 .build();
         return Agent.start(
                 new AgentOptions(
-                        HttpOptions.builder()
-                                .port(0)
-                                .maxBatch(10_000)
-                                .maxBody(8L << 20)
-                                .idleTimeout(Duration.ofSeconds(30))
-                                .eventLoops(2)
-                                .shutdownGrace(Duration.ofSeconds(2))
-                                .build(),
+                        AgentUnderTest.bulkHttp().build(),
                         new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
                         layout.windows(),
                         redis,
@@ -197,5 +191,11 @@ final class RedisTier {
                     http.claim(NS, batch).stream().filter("duplicate"::equals).count();
         }
         return new Recheck(ids, slipped, falseDrops);
+    }
+
+    /** The topology record {@code shard} holds, or null. */
+    static String record(RedisServer shard) throws Exception {
+        Object held = shard.call("GET", "dd:topology");
+        return held == null ? null : new String((byte[]) held, StandardCharsets.US_ASCII);
     }
 }
