@@ -7,6 +7,7 @@ import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
+import dev.dedup.agent.testing.RedisShards;
 import dev.dedup.wire.Item;
 import java.nio.file.Path;
 import java.time.Duration;

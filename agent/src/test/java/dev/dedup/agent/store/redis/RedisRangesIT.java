@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.agent.testing.RedisShards;
+import dev.dedup.agent.testing.Shards;
 import dev.dedup.client.DedupClient;
 import dev.dedup.wire.SequenceRange;
 import java.net.URI;
@@ -39,60 +41,49 @@ class RedisRangesIT {
     }
 
     @Test
-    void twoAgentsCommittingOneStreamAtOnce_bothSeeEveryCommit_asOneRange() throws Exception {
-        List<RedisServer> shards = new ArrayList<>();
-        try {
-            for (int i = 0; i < 3; i++) {
-                shards.add(RedisServer.start(dir.resolve("redis-" + i)));
+    void twoAgentsCommittingOneStreamAtOnce_bothSeeEveryCommit_asOneRange(@Shards(3) RedisShards shards)
+            throws Exception {
+        FakeClock clock = new FakeClock(RedisTier.EPOCH);
+        try (Agent a = RedisTier.agent(dir, shards, RedisTier.Layout.defaults(Duration.ofSeconds(5)), 1024, clock);
+                Agent b = RedisTier.agent(dir, shards, RedisTier.Layout.defaults(Duration.ofSeconds(5)), 1024, clock)) {
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> running = new ArrayList<>();
+                for (int w = 0; w < 4; w++) {
+                    DedupClient client = client(w % 2 == 0 ? a : b);
+                    int worker = w;
+                    running.add(pool.submit(() -> {
+                        for (long n = worker; n < 2000; n += 4) {
+                            client.commitRanges("orders", "shard-7", List.of(batch(n)));
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : running) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdownNow();
             }
-            FakeClock clock = new FakeClock(RedisTier.EPOCH);
-            try (Agent a = RedisTier.agent(dir, shards, RedisTier.Layout.defaults(Duration.ofSeconds(5)), 1024, clock);
-                    Agent b = RedisTier.agent(
-                            dir, shards, RedisTier.Layout.defaults(Duration.ofSeconds(5)), 1024, clock)) {
-                ExecutorService pool = Executors.newFixedThreadPool(4);
-                try {
-                    List<Future<?>> running = new ArrayList<>();
-                    for (int w = 0; w < 4; w++) {
-                        DedupClient client = client(w % 2 == 0 ? a : b);
-                        int worker = w;
-                        running.add(pool.submit(() -> {
-                            for (long n = worker; n < 2000; n += 4) {
-                                client.commitRanges("orders", "shard-7", List.of(batch(n)));
-                            }
-                            return null;
-                        }));
-                    }
-                    for (Future<?> f : running) {
-                        f.get();
-                    }
-                } finally {
-                    pool.shutdownNow();
-                }
-                for (Agent agent : List.of(a, b)) {
-                    assertEquals(
-                            List.of(List.of(SequenceRange.of(0, 199_999))),
-                            client(agent).checkRanges("orders", "shard-7", List.of(SequenceRange.of(0, 1_000_000))));
-                }
-                long keys = 0;
-                for (RedisServer shard : shards) {
-                    keys += rangeKeys(shard).size();
-                }
-                assertEquals(1, keys, "one key for the stream, on one shard");
+            for (Agent agent : List.of(a, b)) {
+                assertEquals(
+                        List.of(List.of(SequenceRange.of(0, 199_999))),
+                        client(agent).checkRanges("orders", "shard-7", List.of(SequenceRange.of(0, 1_000_000))));
             }
-        } finally {
-            shards.forEach(RedisServer::close);
+            long keys = 0;
+            for (RedisServer shard : shards) {
+                keys += rangeKeys(shard).size();
+            }
+            assertEquals(1, keys, "one key for the stream, on one shard");
         }
     }
 
     @Test
-    void aStreamCommittedInOrderTakesTheSameMemoryAfterManyCommits_andExpiresWithItsWindow() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = RedisTier.agent(
-                        dir,
-                        List.of(redis),
-                        RedisTier.Layout.defaults(Duration.ofSeconds(5)),
-                        1024,
-                        new FakeClock(RedisTier.EPOCH))) {
+    void aStreamCommittedInOrderTakesTheSameMemoryAfterManyCommits_andExpiresWithItsWindow(
+            @Shards(1) RedisShards shards) throws Exception {
+        RedisServer redis = shards.get(0);
+        try (Agent agent = RedisTier.agent(
+                dir, shards, RedisTier.Layout.defaults(Duration.ofSeconds(5)), 1024, new FakeClock(RedisTier.EPOCH))) {
             DedupClient client = client(agent);
             java.math.BigInteger base = new java.math.BigInteger(KINESIS);
             long after100 = 0;

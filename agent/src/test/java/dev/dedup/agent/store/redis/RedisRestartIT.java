@@ -1,7 +1,6 @@
 package dev.dedup.agent.store.redis;
 
 import static dev.dedup.agent.store.redis.RedisTier.items;
-import static dev.dedup.agent.store.redis.RedisTier.withOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,12 +69,7 @@ class RedisRestartIT {
                     Collections.nCopies(claimed.size(), "retry"),
                     sameOwner,
                     () -> "tally " + RedisTier.tally(sameOwner));
-            List<Item> copies = withOwner(claimed, "another-owner");
-            List<String> otherOwner = http.claim(RedisTier.NS, copies);
-            assertEquals(
-                    List.of(),
-                    RedisTier.slippedDuplicates(copies, otherOwner),
-                    "copies that slipped through as new after the restart");
+            RedisTier.assertNoCopySlips(http, claimed, "another-owner", "the restart");
 
             // The batch refused while Redis was down was never claimed: sent again it is new, never duplicate.
             List<String> resent = http.claim(RedisTier.NS, whileDown);

@@ -147,6 +147,15 @@ final class RedisTier {
         return slipped;
     }
 
+    /** Fault question 2 asked of {@code http}: copies of {@code claimed} by {@code owner} must all be duplicates. */
+    static void assertNoCopySlips(AgentHttp http, List<Item> claimed, String owner, String after) {
+        List<Item> copies = withOwner(claimed, owner);
+        assertEquals(
+                List.of(),
+                slippedDuplicates(copies, http.claim(NS, copies)),
+                "copies that slipped through as new after " + after);
+    }
+
     /** The sum of every sample of {@code name} (Prometheus text) whose labels contain {@code labels}. */
     static double metric(AgentHttp http, String name, String labels) {
         String text = AgentHttp.text(AgentHttp.ok(http.get("/metrics")));

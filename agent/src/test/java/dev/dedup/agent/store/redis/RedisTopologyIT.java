@@ -1,7 +1,7 @@
 package dev.dedup.agent.store.redis;
 
-import static dev.dedup.agent.store.redis.RedisShards.record;
 import static dev.dedup.agent.store.redis.RedisTier.items;
+import static dev.dedup.agent.store.redis.RedisTier.record;
 import static dev.dedup.agent.store.redis.RedisTier.withOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,6 +13,7 @@ import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.AgentProcess;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.agent.testing.RedisShards;
 import dev.dedup.wire.Item;
 import java.nio.file.Path;
 import java.time.Duration;

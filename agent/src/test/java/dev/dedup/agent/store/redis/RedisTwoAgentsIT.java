@@ -9,18 +9,22 @@ import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.agent.testing.RedisShards;
+import dev.dedup.agent.testing.Shards;
 import dev.dedup.wire.Item;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,7 +41,6 @@ class RedisTwoAgentsIT {
     @TempDir
     static Path dir;
 
-    private final List<RedisServer> shards = new ArrayList<>();
     private final FakeClock clock = new FakeClock(RedisTier.EPOCH);
     private Agent agentA;
     private Agent agentB;
@@ -45,10 +48,7 @@ class RedisTwoAgentsIT {
     private AgentHttp b;
 
     @BeforeAll
-    void start() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            shards.add(RedisServer.start(dir.resolve("shard-" + i)));
-        }
+    void start(@Shards(3) RedisShards shards) {
         RedisTier.Layout layout = RedisTier.Layout.defaults(Duration.ofSeconds(5));
         agentA = RedisTier.agent(dir.resolve("a"), shards, layout, NearCacheOptions.DEFAULT_MAX_ENTRIES, clock);
         agentB = RedisTier.agent(dir.resolve("b"), shards, layout, NearCacheOptions.DEFAULT_MAX_ENTRIES, clock);
@@ -56,15 +56,10 @@ class RedisTwoAgentsIT {
         b = new AgentHttp(agentB.port());
     }
 
+    /** Runs before the shards stop. */
     @AfterAll
     void stop() {
-        if (agentA != null) {
-            agentA.close();
-        }
-        if (agentB != null) {
-            agentB.close();
-        }
-        shards.forEach(RedisServer::close);
+        Stream.of(agentA, agentB).filter(Objects::nonNull).forEach(Agent::close);
     }
 
     @Test
