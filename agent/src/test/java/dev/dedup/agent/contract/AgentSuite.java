@@ -6,14 +6,16 @@ import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.ParameterizedClass;
 
 /**
- * What the contract suites share: one agent per class on the store the subclass names, started with small
- * limits and a fake clock, and talked to over HTTP. Tests use fresh ids and streams, so they share the agent.
+ * What the contract suites share: a subclass is a {@link ParameterizedClass} whose arguments name the stores it runs
+ * on; for each, one agent on that store, started with small limits and a fake clock, and talked to over HTTP. Tests
+ * use fresh ids and streams, so they share the agent.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AgentSuite {
@@ -37,7 +39,10 @@ public abstract class AgentSuite {
     /** The windows the agent is started with. */
     protected abstract WindowOptions windows();
 
-    @BeforeAll
+    /** Checks the store once every test has run, before it stops. */
+    protected void afterTests(ContractAgents.Store store) throws Exception {}
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
     void start(@TempDir Path dir) throws Exception {
         store = store();
         agent = store.start(dir, windows(), clock);
@@ -45,13 +50,19 @@ public abstract class AgentSuite {
     }
 
     /** Stops the agent before its store, so that it never runs on a store that is gone. */
-    @AfterAll
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (store != null) {
-            store.close();
+    @AfterParameterizedClassInvocation
+    void stop() throws Exception {
+        try {
+            if (store != null) {
+                afterTests(store);
+            }
+        } finally {
+            if (agent != null) {
+                agent.close();
+            }
+            if (store != null) {
+                store.close();
+            }
         }
     }
 }

@@ -28,8 +28,8 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of docs/api.md, written once and run against every store: a subclass says how to start an
- * agent on its store; every test here talks HTTP to it. Each test uses fresh ids, so tests share one agent.
+ * The contract of docs/api.md, written once and run against every store: a subclass names its stores and how
+ * their items carry time, as the arguments of a parameterized class; every test here talks HTTP to the agent. Each test uses fresh ids, so tests share one agent.
  */
 public abstract class ClaimContractSuite extends AgentSuite {
 
@@ -70,14 +70,17 @@ public abstract class ClaimContractSuite extends AgentSuite {
      */
     private final Map<String, Long> eventSeconds = new ConcurrentHashMap<>();
 
+    /** How this run's items carry time, and what windows count on. */
+    protected abstract Events events();
+
     /**
      * Whether the agent under test files claims by event time ({@link #windows()}): then every item is sent
      * with an event second, and raw bodies carry it too. A message is stamped once, when it is made; where windows
      * count on event clocks each copy is stamped when it is sent, as a producer that sends a message again (or a
      * broker that stamps what it is given) does, and the window lies between their stamps.
      */
-    protected boolean eventTimes() {
-        return false;
+    protected final boolean eventTimes() {
+        return events().eventTimes;
     }
 
     /**
@@ -85,17 +88,45 @@ public abstract class ClaimContractSuite extends AgentSuite {
      * {@code *}); else items carry event times in namespaces with no event setting, and each namespace's window
      * counts on its event clock.
      */
-    protected boolean timeBuckets() {
-        return eventTimes();
+    protected final boolean timeBuckets() {
+        return events().timeBuckets;
     }
 
     /**
      * Whether windows count on the namespaces' event clocks and copies are stamped when sent: where items carry
-     * event times in namespaces with no event setting. (Time buckets count on event clocks too, but every copy of a
-     * message carries its stamp.)
+     * event times in namespaces with no event setting, or on the embedded store. (Time buckets count on event
+     * clocks too, but every copy of a message carries its stamp.)
      */
-    protected boolean eventClocks() {
-        return eventTimes() && !timeBuckets();
+    protected final boolean eventClocks() {
+        return events().eventClocks;
+    }
+
+    /** How items carry time, and what their windows count on. */
+    public enum Events {
+        /** No event times: windows count on the wall clock. */
+        NONE(false, false, false),
+        /** Every item carries its event time and no namespace has an event setting: windows count on event clocks. */
+        EVENT_CLOCKS(true, false, true),
+        /**
+         * Every namespace is filed by event time (an event rate of 200 ids a second for {@code *}): the Redis tier's
+         * time buckets, where every copy of a message carries its stamp.
+         */
+        TIME_BUCKETS(true, true, false),
+        /**
+         * Every namespace given an event rate on the embedded store: every item must carry its event time, and
+         * windows count on the namespaces' event clocks (the rate only sizes the Redis tier's time buckets).
+         */
+        EVENT_RATES(true, true, true);
+
+        final boolean eventTimes;
+        final boolean timeBuckets;
+        final boolean eventClocks;
+
+        Events(boolean eventTimes, boolean timeBuckets, boolean eventClocks) {
+            this.eventTimes = eventTimes;
+            this.timeBuckets = timeBuckets;
+            this.eventClocks = eventClocks;
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisAcl;
 import dev.dedup.agent.testing.RedisCluster;
 import dev.dedup.agent.testing.RedisServer;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,18 @@ final class ContractAgents {
         default void close() {}
     }
 
+    /** Redis under a store: the program its servers run, and the servers. */
+    interface RedisStore extends Store {
+
+        RedisServer.Binary binary();
+
+        /** The servers, once started. */
+        List<RedisServer> servers();
+
+        /** Fails if a server refused the agent a command its ACL lacks; nothing to check where there is no ACL. */
+        default void assertNothingRefused() throws IOException {}
+    }
+
     static Store embedded() {
         return (dir, windows, clock) ->
                 Agent.start(new AgentOptions(http(), new EmbeddedStoreOptions(dir, 1 << 16, 8), windows), clock);
@@ -44,7 +57,7 @@ final class ContractAgents {
      * lets the agent in only as the user the shipped tier gives it ({@link RedisAcl#AGENT}), the default user off,
      * and the test's own commands log in as an admin.
      */
-    static final class Shards implements Store {
+    static final class Shards implements RedisStore {
 
         static final String PASSWORD = "contract-Pass-8e21";
 
@@ -65,7 +78,13 @@ final class ContractAgents {
             this.acl = acl;
         }
 
-        List<RedisServer> servers() {
+        @Override
+        public RedisServer.Binary binary() {
+            return binary;
+        }
+
+        @Override
+        public List<RedisServer> servers() {
             return servers;
         }
 
@@ -89,8 +108,12 @@ final class ContractAgents {
             return redis(dir, uris, nearCacheSize, windows, clock);
         }
 
-        /** Fails unless no server refused anything since it started: its {@code ACL LOG} is empty. */
-        void assertNothingRefused() throws java.io.IOException {
+        /** With {@code acl}, fails unless no server refused anything since it started: its {@code ACL LOG} is empty. */
+        @Override
+        public void assertNothingRefused() throws IOException {
+            if (!acl) {
+                return;
+            }
             for (RedisServer server : servers) {
                 String log = server.command("ACL", "LOG");
                 if (!log.startsWith("*0")) {
@@ -106,9 +129,19 @@ final class ContractAgents {
     }
 
     /** A Redis Cluster of three masters, each with a replica. */
-    static final class Cluster implements Store {
+    static final class Cluster implements RedisStore {
 
         private RedisCluster cluster;
+
+        @Override
+        public RedisServer.Binary binary() {
+            return RedisServer.Binary.REDIS;
+        }
+
+        @Override
+        public List<RedisServer> servers() {
+            return cluster.nodes();
+        }
 
         @Override
         public Agent start(Path dir, WindowOptions windows, FakeClock clock) throws Exception {

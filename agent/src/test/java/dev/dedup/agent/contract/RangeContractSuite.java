@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The contract of the ordered-stream endpoints ({@code POST /v1/ranges/check}, {@code /v1/ranges/commit};
- * docs/api.md), written once and run against every store: a subclass says how to start an agent on it.
+ * docs/api.md), written once and run against every store: a subclass names its stores.
  * Each test uses a fresh stream, so tests share one agent.
  */
 public abstract class RangeContractSuite extends AgentSuite {
