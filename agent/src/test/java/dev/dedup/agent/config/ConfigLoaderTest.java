@@ -224,77 +224,37 @@ class ConfigLoaderTest {
 
     @Test
     void badEventRates_failOnOneLineNamingTheSettingAndTheValue() throws IOException {
-        assertBadEventRate(
-                "namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
-                List.of("--namespace-event-rate", "clicks=0"),
-                Map.of());
-        assertBadEventRate(
-                "namespace.clicks.event-rate: -1 is not valid; use 1 to 100000000 ids per second",
-                List.of("--namespace-event-rate", "clicks=-1"),
-                Map.of());
-        assertBadEventRate(
+        assertBadFlag("namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second", "clicks=0");
+        assertBadFlag("namespace.clicks.event-rate: -1 is not valid; use 1 to 100000000 ids per second", "clicks=-1");
+        assertBadEnv(
                 "namespace.clicks.event-rate: 100000001 is not valid; use 1 to 100000000 ids per second",
-                List.of(),
-                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=100000001"));
-        assertBadEventRate(
-                "--namespace-event-rate: 'abc' is not a whole number",
-                List.of("--namespace-event-rate", "clicks=abc"),
-                Map.of());
-        assertBadEventRate(
-                "--namespace-event-rate: '' is not a whole number",
-                List.of("--namespace-event-rate", "clicks="),
-                Map.of());
-        assertBadEventRate(
-                "DEDUP_NAMESPACE_EVENT_RATES: '1.5' is not a whole number",
-                List.of(),
-                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "clicks=1.5"));
-        assertBadEventRate(
-                "--namespace-event-rate: '99999999999' is out of range",
-                List.of("--namespace-event-rate", "clicks=99999999999"),
-                Map.of());
-        assertBadEventRate(
+                "clicks=100000001");
+        assertBadFlag("--namespace-event-rate: 'abc' is not a whole number", "clicks=abc");
+        assertBadFlag("--namespace-event-rate: '' is not a whole number", "clicks=");
+        assertBadEnv("DEDUP_NAMESPACE_EVENT_RATES: '1.5' is not a whole number", "clicks=1.5");
+        assertBadFlag("--namespace-event-rate: '99999999999' is out of range", "clicks=99999999999");
+        assertBadFlag(
                 "namespace.bad ns.event-rate: bad ns is not valid; a namespace is 1 to 64 of "
                         + "A-Z a-z 0-9 . _ -, or * for every namespace",
-                List.of("--namespace-event-rate", "bad ns=5"),
-                Map.of());
-        assertBadEventRate(
+                "bad ns=5");
+        assertBadFlag(
                 "namespace." + "n".repeat(65) + ".event-rate: " + "n".repeat(65) + " is not valid; "
                         + "a namespace is 1 to 64 of A-Z a-z 0-9 . _ -, or * for every namespace",
-                List.of("--namespace-event-rate", "n".repeat(65) + "=5"),
-                Map.of());
-        assertBadEventRate(
-                "--namespace-event-rate: 'clicks' is not ns=ids per second, e.g. clicks=33334",
-                List.of("--namespace-event-rate", "clicks"),
-                Map.of());
-        assertBadEventRate(
-                "--namespace-event-rate: '=5' is not ns=ids per second, e.g. clicks=33334",
-                List.of("--namespace-event-rate", "=5"),
-                Map.of());
-        assertBadEventRate(
-                "DEDUP_NAMESPACE_EVENT_RATES: 'x' is not ns=ids per second, e.g. clicks=33334",
-                List.of(),
-                Map.of("DEDUP_NAMESPACE_EVENT_RATES", "a=1,x"));
+                "n".repeat(65) + "=5");
+        assertBadFlag("--namespace-event-rate: 'clicks' is not ns=ids per second, e.g. clicks=33334", "clicks");
+        assertBadFlag("--namespace-event-rate: '=5' is not ns=ids per second, e.g. clicks=33334", "=5");
+        assertBadEnv("DEDUP_NAMESPACE_EVENT_RATES: 'x' is not ns=ids per second, e.g. clicks=33334", "a=1,x");
         assertBadEventRate("--namespace-event-rate: needs a value", List.of("--namespace-event-rate"), Map.of());
 
         Path file = dir.resolve("c.properties");
         Files.writeString(file, "namespace.clicks.event-rate=fast\n");
-        assertBadEventRate(
-                "namespace.clicks.event-rate (in " + file + "): 'fast' is not a whole number",
-                List.of("--config", file.toString()),
-                Map.of());
+        assertBadFile("namespace.clicks.event-rate (in " + file + "): 'fast' is not a whole number", file);
         Files.writeString(file, "namespace.clicks.event-rate=0\n");
-        assertBadEventRate(
-                "namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second",
-                List.of("--config", file.toString()),
-                Map.of());
+        assertBadFile("namespace.clicks.event-rate: 0 is not valid; use 1 to 100000000 ids per second", file);
         Files.writeString(file, "event-rate=5\n");
-        assertBadEventRate(
-                "event-rate (in " + file + "): unknown setting", List.of("--config", file.toString()), Map.of());
+        assertBadFile("event-rate (in " + file + "): unknown setting", file);
         Files.writeString(file, "namespace-event-rate=clicks=5\n");
-        assertBadEventRate(
-                "namespace-event-rate (in " + file + "): unknown setting",
-                List.of("--config", file.toString()),
-                Map.of());
+        assertBadFile("namespace-event-rate (in " + file + "): unknown setting", file);
     }
 
     @Test
@@ -309,6 +269,18 @@ class ConfigLoaderTest {
             assertTrue(e.getMessage().startsWith(key), e.getMessage());
         }
         assertTrue(error(List.of("--namespace-event-rate", " =5"), Map.of()).contains("is not ns=ids per second"));
+    }
+
+    private void assertBadFlag(String expected, String value) {
+        assertBadEventRate(expected, List.of("--namespace-event-rate", value), Map.of());
+    }
+
+    private void assertBadEnv(String expected, String value) {
+        assertBadEventRate(expected, List.of(), Map.of("DEDUP_NAMESPACE_EVENT_RATES", value));
+    }
+
+    private void assertBadFile(String expected, Path file) {
+        assertBadEventRate(expected, List.of("--config", file.toString()), Map.of());
     }
 
     private void assertBadEventRate(String expected, List<String> args, Map<String, String> env) {

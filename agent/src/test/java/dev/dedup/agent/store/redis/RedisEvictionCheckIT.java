@@ -71,6 +71,18 @@ class RedisEvictionCheckIT {
         return lines.get(0);
     }
 
+    /** Fails unless the agent exits 2 with one line of refusal that holds every one of {@code parts}. */
+    private static void assertRefused(AgentProcess agent, String... parts) throws Exception {
+        assertSays(refusal(agent), parts);
+    }
+
+    /** Fails unless {@code line} holds every one of {@code parts}. */
+    private static void assertSays(String line, String... parts) {
+        for (String part : parts) {
+            assertTrue(line.contains(part), line);
+        }
+    }
+
     private static List<String> warnings(AgentProcess agent) {
         return agent.output()
                 .lines()
@@ -82,11 +94,12 @@ class RedisEvictionCheckIT {
     void require_isTheDefault_andRefusesAShardThatMayEvict_readWithConfigGet() throws Exception {
         try (RedisServer redis = server("lru", "allkeys-lru");
                 AgentProcess agent = launch(redis)) {
-            String line = refusal(agent);
-            assertTrue(line.contains("redis shard redis://127.0.0.1:" + redis.port()), line);
-            assertTrue(line.contains("maxmemory-policy allkeys-lru (read with CONFIG GET)"), line);
-            assertTrue(line.contains("set maxmemory-policy noeviction"), line);
-            assertTrue(line.contains("--redis-eviction-check warn"), line);
+            assertRefused(
+                    agent,
+                    "redis shard redis://127.0.0.1:" + redis.port(),
+                    "maxmemory-policy allkeys-lru (read with CONFIG GET)",
+                    "set maxmemory-policy noeviction",
+                    "--redis-eviction-check warn");
         }
     }
 
@@ -94,11 +107,10 @@ class RedisEvictionCheckIT {
     void require_readsThePolicyFromInfoMemory_whenConfigIsRenamedAway_andRefusesOneThatMayEvict() throws Exception {
         try (RedisServer redis = server("no-config-lru", "volatile-lru", "CONFIG");
                 AgentProcess agent = launch(redis, "--redis-eviction-check", "require")) {
-            String line = refusal(agent);
-            assertTrue(line.contains("redis://127.0.0.1:" + redis.port()), line);
-            assertTrue(
-                    line.contains("maxmemory-policy volatile-lru (read with INFO memory, CONFIG GET being refused)"),
-                    line);
+            assertRefused(
+                    agent,
+                    "redis://127.0.0.1:" + redis.port(),
+                    "maxmemory-policy volatile-lru (read with INFO memory, CONFIG GET being refused)");
         }
     }
 
@@ -115,13 +127,12 @@ class RedisEvictionCheckIT {
     void require_refusesWhenNeitherConfigNorInfoTellsThePolicy() throws Exception {
         try (RedisServer redis = server("blind", "noeviction", "CONFIG", "INFO");
                 AgentProcess agent = launch(redis)) {
-            String line = refusal(agent);
-            assertTrue(
-                    line.contains("cannot verify that redis shard redis://127.0.0.1:" + redis.port()
-                            + " does not evict claims: CONFIG GET maxmemory-policy failed: ERR unknown command"),
-                    line);
-            assertTrue(line.contains("and INFO memory failed: ERR unknown command"), line);
-            assertTrue(line.contains("make sure its maxmemory-policy is noeviction"), line);
+            assertRefused(
+                    agent,
+                    "cannot verify that redis shard redis://127.0.0.1:" + redis.port()
+                            + " does not evict claims: CONFIG GET maxmemory-policy failed: ERR unknown command",
+                    "and INFO memory failed: ERR unknown command",
+                    "make sure its maxmemory-policy is noeviction");
         }
     }
 
@@ -131,8 +142,7 @@ class RedisEvictionCheckIT {
                 AgentProcess agent = serving(redis, "--redis-eviction-check", "warn")) {
             List<String> warnings = warnings(agent);
             assertEquals(1, warnings.size(), agent.output());
-            assertTrue(warnings.get(0).contains("redis://127.0.0.1:" + redis.port()), warnings.get(0));
-            assertTrue(warnings.get(0).contains("has maxmemory-policy allkeys-lru"), warnings.get(0));
+            assertSays(warnings.get(0), "redis://127.0.0.1:" + redis.port(), "has maxmemory-policy allkeys-lru");
             assertEquals(0, agent.terminate(EXIT), agent.output());
         }
     }
