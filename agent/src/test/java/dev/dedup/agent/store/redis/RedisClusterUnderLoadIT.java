@@ -21,6 +21,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,90 +43,100 @@ class RedisClusterUnderLoadIT {
     @TempDir
     Path dir;
 
+    private RedisCluster cluster;
+    private Agent agent;
+    private AgentHttp http;
+
+    @BeforeEach
+    void start() throws Exception {
+        cluster = RedisCluster.start(dir.resolve("cluster"), 3);
+        agent = agent(cluster);
+        http = new AgentHttp(agent.port());
+    }
+
+    /** Stops the agent before the cluster it runs on; what never started is skipped. */
+    @AfterEach
+    void stop() {
+        try (RedisCluster started = cluster;
+                Agent on = agent) {
+            // closed in reverse order: the agent, then the cluster
+        }
+    }
+
     /** What one run saw. */
     private record Outcome(
             long answeredIds, long failedBatches, Map<String, Integer> errors, long slipped, long falseDrops) {}
 
     @Test
     void reshardUnderLoad_onlyRightAnswersOr503_noFalseDrop_noDuplicateSlips() throws Exception {
-        try (RedisCluster cluster = RedisCluster.start(dir.resolve("cluster"), 3);
-                Agent agent = agent(cluster)) {
-            AgentHttp http = new AgentHttp(agent.port());
-            RedisServer from = cluster.ownerOfSlot(0);
-            RedisServer to = cluster.masters().stream()
-                    .filter(m -> m != from)
-                    .findFirst()
-                    .orElseThrow();
-            long movedBefore = cluster.errorCount("MOVED") + cluster.errorCount("ASK");
-            long t0 = System.nanoTime();
-            Outcome o = underLoad(http, "reshard", () -> {
-                // Slots 0..1099 hold groups 0, 16 and 8 of 32 (slots 0, 512 and 1024) and their claims.
-                cluster.redisCli(
-                        List.of(
-                                "redis-cli",
-                                "--cluster",
-                                "reshard",
-                                "127.0.0.1:" + from.port(),
-                                "--cluster-from",
-                                RedisCluster.nodeId(from),
-                                "--cluster-to",
-                                RedisCluster.nodeId(to),
-                                "--cluster-slots",
-                                "1100",
-                                "--cluster-yes"),
-                        Duration.ofSeconds(60));
-                return null;
-            });
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            assertEquals(to.port(), cluster.ownerOfSlot(0).port(), "group 0's slot moved");
-            String movedKeys = to.command("CLUSTER", "COUNTKEYSINSLOT", "0");
-            assertTrue(!movedKeys.startsWith(":0"), "group 0's keys are on the target: " + movedKeys);
-            long redirected = cluster.errorCount("MOVED") + cluster.errorCount("ASK") - movedBefore;
-            System.out.printf(
-                    Locale.ROOT,
-                    "reshard under load (1,100 slots, 3 of 32 groups) in %.1f s: %,d ids answered, %d batches 503 %s,"
-                            + " %d MOVED/ASK redirections followed, %d duplicates slipped, %d false drops%n",
-                    seconds,
-                    o.answeredIds,
-                    o.failedBatches,
-                    o.errors,
-                    redirected,
-                    o.slipped,
-                    o.falseDrops);
-            assertEquals(0, o.falseDrops, "no unclaimed id answered duplicate");
-            assertEquals(0, o.slipped, "a reshard moves claims, it loses none");
-            assertTrue(o.answeredIds > 0);
-        }
+        RedisServer from = cluster.ownerOfSlot(0);
+        RedisServer to =
+                cluster.masters().stream().filter(m -> m != from).findFirst().orElseThrow();
+        long movedBefore = cluster.errorCount("MOVED") + cluster.errorCount("ASK");
+        long t0 = System.nanoTime();
+        Outcome o = underLoad(http, "reshard", () -> {
+            // Slots 0..1099 hold groups 0, 16 and 8 of 32 (slots 0, 512 and 1024) and their claims.
+            cluster.redisCli(
+                    List.of(
+                            "redis-cli",
+                            "--cluster",
+                            "reshard",
+                            "127.0.0.1:" + from.port(),
+                            "--cluster-from",
+                            RedisCluster.nodeId(from),
+                            "--cluster-to",
+                            RedisCluster.nodeId(to),
+                            "--cluster-slots",
+                            "1100",
+                            "--cluster-yes"),
+                    Duration.ofSeconds(60));
+            return null;
+        });
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertEquals(to.port(), cluster.ownerOfSlot(0).port(), "group 0's slot moved");
+        String movedKeys = to.command("CLUSTER", "COUNTKEYSINSLOT", "0");
+        assertTrue(!movedKeys.startsWith(":0"), "group 0's keys are on the target: " + movedKeys);
+        long redirected = cluster.errorCount("MOVED") + cluster.errorCount("ASK") - movedBefore;
+        System.out.printf(
+                Locale.ROOT,
+                "reshard under load (1,100 slots, 3 of 32 groups) in %.1f s: %,d ids answered, %d batches 503 %s,"
+                        + " %d MOVED/ASK redirections followed, %d duplicates slipped, %d false drops%n",
+                seconds,
+                o.answeredIds,
+                o.failedBatches,
+                o.errors,
+                redirected,
+                o.slipped,
+                o.falseDrops);
+        assertEquals(0, o.falseDrops, "no unclaimed id answered duplicate");
+        assertEquals(0, o.slipped, "a reshard moves claims, it loses none");
+        assertTrue(o.answeredIds > 0);
     }
 
     @Test
     void masterFailoverUnderLoad_onlyRightAnswersOr503_noFalseDrop_slippedDuplicatesCounted() throws Exception {
-        try (RedisCluster cluster = RedisCluster.start(dir.resolve("cluster"), 3);
-                Agent agent = agent(cluster)) {
-            AgentHttp http = new AgentHttp(agent.port());
-            RedisServer master = cluster.ownerOfSlot(0);
-            RedisServer replica = cluster.replicaOf(master);
-            AtomicLong promotedAfterMillis = new AtomicLong();
-            Outcome o = underLoad(http, "failover", () -> {
-                long killed = System.nanoTime();
-                master.kill();
-                RedisServer.await(Duration.ofSeconds(30), () -> RedisCluster.isMaster(replica));
-                promotedAfterMillis.set((System.nanoTime() - killed) / 1_000_000);
-                return null;
-            });
-            System.out.printf(
-                    Locale.ROOT,
-                    "master failover under load (replica promoted %,d ms after the kill): %,d ids answered, %d"
-                            + " batches 503 %s, %d duplicates slipped, %d false drops%n",
-                    promotedAfterMillis.get(),
-                    o.answeredIds,
-                    o.failedBatches,
-                    o.errors,
-                    o.slipped,
-                    o.falseDrops);
-            assertEquals(0, o.falseDrops, "no unclaimed id answered duplicate");
-            assertTrue(o.answeredIds > 0);
-        }
+        RedisServer master = cluster.ownerOfSlot(0);
+        RedisServer replica = cluster.replicaOf(master);
+        AtomicLong promotedAfterMillis = new AtomicLong();
+        Outcome o = underLoad(http, "failover", () -> {
+            long killed = System.nanoTime();
+            master.kill();
+            RedisServer.await(Duration.ofSeconds(30), () -> RedisCluster.isMaster(replica));
+            promotedAfterMillis.set((System.nanoTime() - killed) / 1_000_000);
+            return null;
+        });
+        System.out.printf(
+                Locale.ROOT,
+                "master failover under load (replica promoted %,d ms after the kill): %,d ids answered, %d"
+                        + " batches 503 %s, %d duplicates slipped, %d false drops%n",
+                promotedAfterMillis.get(),
+                o.answeredIds,
+                o.failedBatches,
+                o.errors,
+                o.slipped,
+                o.falseDrops);
+        assertEquals(0, o.falseDrops, "no unclaimed id answered duplicate");
+        assertTrue(o.answeredIds > 0);
     }
 
     private Agent agent(RedisCluster cluster) {

@@ -11,6 +11,7 @@ import dev.dedup.agent.store.redis.layout.TimeBuckets;
 import dev.dedup.agent.testing.AgentHttp;
 import dev.dedup.agent.testing.FakeClock;
 import dev.dedup.agent.testing.RedisServer;
+import dev.dedup.agent.testing.RedisShards;
 import dev.dedup.wire.Item;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,7 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,6 +44,17 @@ class RedisEventTimeIT {
 
     @TempDir
     Path dir;
+
+    @RegisterExtension
+    final RedisShards shards = new RedisShards(1, () -> dir);
+
+    /** The one shard every test's agents run on. */
+    private RedisServer redis;
+
+    @BeforeEach
+    void pickTheShard() {
+        redis = shards.get(0);
+    }
 
     private Agent agent(RedisServer redis, long nearCache) {
         return agent(redis, nearCache, new FakeClock(RedisTier.EPOCH));
@@ -85,8 +99,7 @@ class RedisEventTimeIT {
 
     @Test
     void aBurstAboveTheRate_makesItsBucketLonger_countedAsOverfull_andForgetsNothing() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 0)) {
+        try (Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             for (int batch = 0; batch < 3; batch++) {
@@ -117,13 +130,12 @@ class RedisEventTimeIT {
     @Test
     void bucketsOfOneSecond_holdAboutTheirShareOfItsClaims() throws Exception {
         WindowOptions tenBuckets = new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1000));
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = RedisTier.agentAt(
-                        dir,
-                        List.of(redis.uri()),
-                        RedisTier.Layout.defaults(TIMEOUT).withWindows(tenBuckets),
-                        0,
-                        new FakeClock(RedisTier.EPOCH))) {
+        try (Agent agent = RedisTier.agentAt(
+                dir,
+                List.of(redis.uri()),
+                RedisTier.Layout.defaults(TIMEOUT).withWindows(tenBuckets),
+                0,
+                new FakeClock(RedisTier.EPOCH))) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("spread", 0, 2000, "o", NOW - 5);
             assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, items));
@@ -147,8 +159,7 @@ class RedisEventTimeIT {
 
     @Test
     void aBucketGrowsByAppends_andFromItsSettledFillIsWrittenWhole_exactlySized() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 0)) {
+        try (Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> claimed = new ArrayList<>();
             int perBatch = 10;
@@ -180,8 +191,7 @@ class RedisEventTimeIT {
 
     @Test
     void aReleaseLeavesATombstone_thatTheNextClaimOfTheIdReuses() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 0)) {
+        try (Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             List<Item> items = stamped("tomb", 0, 48, "o", NOW);
             assertEquals(Collections.nCopies(48, "new"), http.claim(RedisTier.NS, items));
@@ -204,8 +214,7 @@ class RedisEventTimeIT {
     @Test
     void claimsEndOnTheEventClock_notTheWalls_andTheirBucketsAreDeletedTwoWindowsOn() throws Exception {
         FakeClock wall = new FakeClock(RedisTier.EPOCH);
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 0, wall)) {
+        try (Agent agent = agent(redis, 0, wall)) {
             AgentHttp http = new AgentHttp(agent.port());
             long window = RedisTier.WINDOW.toSeconds();
             long second = NOW - 3600;
@@ -246,8 +255,7 @@ class RedisEventTimeIT {
 
     @Test
     void aClockFarAhead_keepsItsClaimsNoLongerThanFromTheWall() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent agent = agent(redis, 0)) {
+        try (Agent agent = agent(redis, 0)) {
             AgentHttp http = new AgentHttp(agent.port());
             long window = RedisTier.WINDOW.toSeconds();
             http.claim(RedisTier.NS, stamped("future", 0, 1, "o", NOW + 30 * 86_400));
@@ -277,8 +285,7 @@ class RedisEventTimeIT {
 
     @Test
     void twoAgentsShareTheBuckets_andAReleaseReachesTheOthersNearCache() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-                Agent a = agent(redis, 4096);
+        try (Agent a = agent(redis, 4096);
                 Agent b = agent(redis, 4096)) {
             AgentHttp httpA = new AgentHttp(a.port());
             AgentHttp httpB = new AgentHttp(b.port());
@@ -305,46 +312,43 @@ class RedisEventTimeIT {
      */
     @Test
     void aChangedEventRate_isRefused_insteadOfForgetting() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
-            List<Item> claimed = stamped("r", 0, 500, "o1", NOW - 10);
-            try (Agent first = agent(redis, 0)) {
-                assertEquals(
-                        500,
-                        new AgentHttp(first.port()).claim(RedisTier.NS, claimed).size());
-            }
-            RedisTier.Layout layout = RedisTier.Layout.defaults(TIMEOUT);
-            IncompatibleDeploymentException e = assertThrows(
-                    IncompatibleDeploymentException.class,
-                    () -> RedisTier.agentAt(
-                            dir,
-                            List.of(redis.uri()),
-                            layout.withWindows(
-                                    new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1_000))),
-                            0,
-                            new FakeClock(RedisTier.EPOCH)));
-            assertTrue(
-                    e.getMessage().contains("namespace " + RedisTier.NS + " is filed by event time in 1 buckets")
-                            && e.getMessage().contains("makes 10"),
-                    e.getMessage());
-            try (Agent wildcard = RedisTier.agentAt(
-                    dir,
-                    List.of(redis.uri()),
-                    layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of("*", 1_000))),
-                    0,
-                    new FakeClock(RedisTier.EPOCH))) {
-                var refused = RedisTier.postClaims(new AgentHttp(wildcard.port()), withOwner(claimed, "o2"));
-                assertEquals(503, refused.statusCode(), AgentHttp.text(refused));
-                assertTrue(AgentHttp.text(refused).contains("event rate"), AgentHttp.text(refused));
-            }
-            try (Agent same = RedisTier.agentAt(
-                    dir,
-                    List.of(redis.uri()),
-                    layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 60))),
-                    0,
-                    new FakeClock(RedisTier.EPOCH))) {
-                List<String> verdicts = new AgentHttp(same.port()).claim(RedisTier.NS, withOwner(claimed, "o2"));
-                assertEquals(java.util.Collections.nCopies(500, "duplicate"), verdicts, "1 bucket a second either way");
-            }
+        List<Item> claimed = stamped("r", 0, 500, "o1", NOW - 10);
+        try (Agent first = agent(redis, 0)) {
+            assertEquals(
+                    500,
+                    new AgentHttp(first.port()).claim(RedisTier.NS, claimed).size());
+        }
+        RedisTier.Layout layout = RedisTier.Layout.defaults(TIMEOUT);
+        IncompatibleDeploymentException e = assertThrows(
+                IncompatibleDeploymentException.class,
+                () -> RedisTier.agentAt(
+                        dir,
+                        List.of(redis.uri()),
+                        layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 1_000))),
+                        0,
+                        new FakeClock(RedisTier.EPOCH)));
+        assertTrue(
+                e.getMessage().contains("namespace " + RedisTier.NS + " is filed by event time in 1 buckets")
+                        && e.getMessage().contains("makes 10"),
+                e.getMessage());
+        try (Agent wildcard = RedisTier.agentAt(
+                dir,
+                List.of(redis.uri()),
+                layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of("*", 1_000))),
+                0,
+                new FakeClock(RedisTier.EPOCH))) {
+            var refused = RedisTier.postClaims(new AgentHttp(wildcard.port()), withOwner(claimed, "o2"));
+            assertEquals(503, refused.statusCode(), AgentHttp.text(refused));
+            assertTrue(AgentHttp.text(refused).contains("event rate"), AgentHttp.text(refused));
+        }
+        try (Agent same = RedisTier.agentAt(
+                dir,
+                List.of(redis.uri()),
+                layout.withWindows(new WindowOptions(RedisTier.WINDOW, Map.of(), Map.of(RedisTier.NS, 60))),
+                0,
+                new FakeClock(RedisTier.EPOCH))) {
+            List<String> verdicts = new AgentHttp(same.port()).claim(RedisTier.NS, withOwner(claimed, "o2"));
+            assertEquals(java.util.Collections.nCopies(500, "duplicate"), verdicts, "1 bucket a second either way");
         }
     }
 }

@@ -100,18 +100,16 @@ class StartPlanTest {
     @Test
     void aShardOfAnotherDeployment_isRefused() {
         String message = refusal(single(2), record("d1", 1, 0, 2), record("d2", 1, 1, 2));
-        assertTrue(
-                message.contains("shard-1 belongs to deployment d2, the shards before it to d1")
-                        && message.contains("mixes shards of two deployments"),
-                message);
+        assertSays(
+                message,
+                "shard-1 belongs to deployment d2, the shards before it to d1",
+                "mixes shards of two deployments");
     }
 
     @Test
     void aKeyHoldingSomethingElse_isRefused_askingAboutThePrefix() {
         String message = refusal(single(2), record("d1", 1, 0, 2), "hello");
-        assertTrue(
-                message.contains("shard-1 holds \"hello\" under dd:topology") && message.contains("--redis-prefix"),
-                message);
+        assertSays(message, "shard-1 holds \"hello\" under dd:topology", "--redis-prefix");
         assertTrue(
                 refusal(single(1), "dedup-topology v1 deployment=d1 epoch=one shard=0 of=1")
                         .contains("not a topology record"),
@@ -121,11 +119,11 @@ class StartPlanTest {
     @Test
     void aReorderedList_isRefused_sayingWhereTheShardWas() {
         String message = refusal(single(3), record("d1", 1, 1, 3), record("d1", 1, 0, 3), record("d1", 1, 2, 3));
-        assertTrue(
-                message.contains("shard-0 is shard 1 of 3 in topology epoch 1")
-                        && message.contains("--redis lists it as shard 0 of 3")
-                        && message.contains("without a declared transition"),
-                message);
+        assertSays(
+                message,
+                "shard-0 is shard 1 of 3 in topology epoch 1",
+                "--redis lists it as shard 0 of 3",
+                "without a declared transition");
     }
 
     @Test
@@ -140,7 +138,7 @@ class StartPlanTest {
                                 record("d1", 1, 2, 3),
                                 null))
                 .getMessage();
-        assertTrue(message.contains("shard 0 of 3") && message.contains("shard 0 of 4"), message);
+        assertSays(message, "shard 0 of 3", "shard 0 of 4");
     }
 
     @Test
@@ -152,10 +150,7 @@ class StartPlanTest {
     @Test
     void shardsInTwoEpochs_withoutADeclaredChange_areRefused_asAnUnfinishedCutover() {
         String message = refusal(single(2), record("d1", 1, 0, 2), record("d1", 2, 1, 2));
-        assertTrue(
-                message.contains("shard-1 is in topology epoch 2, shard-0 in epoch 1")
-                        && message.contains("did not finish its cut-over"),
-                message);
+        assertSays(message, "shard-1 is in topology epoch 2, shard-0 in epoch 1", "did not finish its cut-over");
     }
 
     @Test
@@ -236,10 +231,10 @@ class StartPlanTest {
         // The shards were started as a,b,c; the change names b,a,c as the previous list.
         ShardLists routing = change(List.of(B, A, C), List.of(A, B, C, D));
         String message = refusal(routing, record("d1", 1, 0, 3), record("d1", 1, 1, 3), record("d1", 1, 2, 3), null);
-        assertTrue(
-                message.contains("neither its place in --redis-previous")
-                        && message.contains("declare the change from the shard list the shards were last started with"),
-                message);
+        assertSays(
+                message,
+                "neither its place in --redis-previous",
+                "declare the change from the shard list the shards were last started with");
     }
 
     @Test
@@ -275,5 +270,10 @@ class StartPlanTest {
         assertNull(
                 TopologyRecord.parse("dedup-topology v1 deployment=d epoch=1234567890 shard=0 of=1"),
                 "an epoch past nine digits");
+    }
+
+    /** Fails unless {@code message} holds every one of {@code parts}. */
+    private static void assertSays(String message, String... parts) {
+        assertTrue(Arrays.stream(parts).allMatch(message::contains), message);
     }
 }
