@@ -1,8 +1,6 @@
 package dev.dedup.agent.contract;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
@@ -48,8 +46,9 @@ final class ContractAgents {
     }
 
     static Store embedded() {
-        return (dir, windows, clock) ->
-                Agent.start(new AgentOptions(http(), new EmbeddedStoreOptions(dir, 1 << 16, 8), windows), clock);
+        return (dir, windows, clock) -> Agent.start(
+                AgentUnderTest.options(http(), dir, windows, RedisOptions.none(), NearCacheOptions.DEFAULT_MAX_ENTRIES),
+                clock);
     }
 
     /**
@@ -173,13 +172,6 @@ final class ContractAgents {
                 .timeout(Duration.ofSeconds(5))
                 .clusterGroups(RedisOptions.DEFAULT_CLUSTER_GROUPS)
                 .build();
-        return Agent.start(
-                new AgentOptions(
-                        http(),
-                        new EmbeddedStoreOptions(dir.resolve("unused"), 1 << 16, 8),
-                        windows,
-                        redis,
-                        new NearCacheOptions(nearCacheSize)),
-                clock);
+        return Agent.start(AgentUnderTest.options(http(), dir.resolve("unused"), windows, redis, nearCacheSize), clock);
     }
 }

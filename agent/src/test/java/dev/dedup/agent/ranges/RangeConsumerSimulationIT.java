@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import dev.dedup.agent.testing.AgentUnderTest;
@@ -65,12 +63,8 @@ class RangeConsumerSimulationIT {
     }
 
     private AgentOptions options(RedisOptions redis) {
-        return new AgentOptions(
-                AgentUnderTest.bulkHttp().build(),
-                new EmbeddedStoreOptions(dir.resolve("embedded"), 1 << 16, 8),
-                WindowOptions.defaults(),
-                redis,
-                new NearCacheOptions(1 << 16));
+        return AgentUnderTest.options(
+                AgentUnderTest.bulkHttp().build(), dir.resolve("embedded"), WindowOptions.defaults(), redis, 1 << 16);
     }
 
     private void simulate(java.util.function.Supplier<AgentOptions> options) throws Exception {

@@ -4,6 +4,8 @@ import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.WindowOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -58,6 +60,20 @@ public final class AgentUnderTest implements BeforeAllCallback, AfterAllCallback
     /** Options of an agent on a small embedded store in {@code data} (4,096 slots, 8-way), default windows. */
     public static AgentOptions embeddedOptions(Path data, HttpOptions http) {
         return new AgentOptions(http, new EmbeddedStoreOptions(data, 1 << 12, 8), WindowOptions.defaults());
+    }
+
+    /**
+     * Options of an agent on {@code redis} (or, with {@link RedisOptions#none()}, on an embedded store of 65,536 slots
+     * in {@code data}, unused otherwise), {@code nearCacheEntries} in its near-cache.
+     */
+    public static AgentOptions options(
+            HttpOptions http, Path data, WindowOptions windows, RedisOptions redis, long nearCacheEntries) {
+        return new AgentOptions(
+                http,
+                new EmbeddedStoreOptions(data, 1 << 16, 8),
+                windows,
+                redis,
+                new NearCacheOptions(nearCacheEntries));
     }
 
     @Override

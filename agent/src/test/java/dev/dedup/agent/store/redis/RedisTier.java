@@ -3,9 +3,6 @@ package dev.dedup.agent.store.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dedup.agent.Agent;
-import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.EmbeddedStoreOptions;
-import dev.dedup.agent.config.NearCacheOptions;
 import dev.dedup.agent.config.RedisOptions;
 import dev.dedup.agent.config.ShardTransition;
 import dev.dedup.agent.config.WindowOptions;
@@ -84,12 +81,12 @@ final class RedisTier {
                 .transition(layout.transition())
                 .build();
         return Agent.start(
-                new AgentOptions(
+                AgentUnderTest.options(
                         AgentUnderTest.bulkHttp().build(),
-                        new EmbeddedStoreOptions(dir.resolve("unused-embedded"), 1 << 16, 8),
+                        dir.resolve("unused-embedded"),
                         layout.windows(),
                         redis,
-                        new NearCacheOptions(nearCacheEntries)),
+                        nearCacheEntries),
                 clock);
     }
 
