@@ -160,7 +160,7 @@ public record BenchOptions(
     }
 
     /** {@code 300us}, {@code 500ms}, {@code 30s}, {@code 15m}, {@code 2h}, or {@code 0}. */
-    static Duration duration(String flag, String v) {
+    public static Duration duration(String flag, String v) {
         String s = v.trim().toLowerCase(Locale.ROOT);
         try {
             if (s.equals("0")) {

@@ -5,13 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** What Linux's {@code /proc} says of a process: its resident memory and its CPU time (all threads). */
-final class Proc {
+public final class Proc {
 
     /** Clock ticks a second of {@code /proc/<pid>/stat}'s times: 100 on every Linux this runs on. */
     private static final long TICKS = 100;
 
     /** Resident memory in bytes ({@code VmRSS}), 0 once the process is gone. */
-    static long rssBytes(long pid) {
+    public static long rssBytes(long pid) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
                 if (line.startsWith("VmRSS:")) {
@@ -25,7 +25,7 @@ final class Proc {
     }
 
     /** User and system CPU time in milliseconds, 0 once the process is gone. */
-    static long cpuMillis(long pid) {
+    public static long cpuMillis(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
             // after the name in parentheses (which may hold spaces): utime and stime are the 12th and 13th fields

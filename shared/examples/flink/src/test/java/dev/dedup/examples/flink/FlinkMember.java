@@ -102,7 +102,7 @@ public final class FlinkMember {
             kept = env.fromSource(source, WatermarkStrategy.noWatermarks(), input)
                     .uid("source")
                     .keyBy(idAndValue -> idAndValue.f0, Types.STRING)
-                    .process(new FirstOfEachId())
+                    .process(new FirstOfEachId(Duration.ofMinutes(10)))
                     .uid("first-of-each-id");
         } else {
             KafkaSource<Claimable<String>> source = KafkaSource.<Claimable<String>>builder()
@@ -152,7 +152,7 @@ public final class FlinkMember {
     }
 
     /** The folder of the newest checkpoint under {@code folder} whose metadata was written, if any. */
-    private static Optional<Path> newestCheckpoint(Path folder) throws IOException {
+    public static Optional<Path> newestCheckpoint(Path folder) throws IOException {
         if (!Files.isDirectory(folder)) {
             return Optional.empty();
         }
@@ -166,7 +166,7 @@ public final class FlinkMember {
     }
 
     /** Each record's message id (the {@code message-id} header) and value, for Flink's own dedup. */
-    static final class IdAndValue implements KafkaRecordDeserializationSchema<Tuple2<String, String>> {
+    public static final class IdAndValue implements KafkaRecordDeserializationSchema<Tuple2<String, String>> {
         private static final long serialVersionUID = 1L;
 
         @Override
@@ -181,16 +181,21 @@ public final class FlinkMember {
         }
     }
 
-    /** Flink's own dedup: the first record of each id this job sees, remembered in keyed state for 10 minutes. */
-    static final class FirstOfEachId extends KeyedProcessFunction<String, Tuple2<String, String>, String> {
+    /** Flink's own dedup: the first record of each id this job sees, remembered in keyed state for a TTL. */
+    public static final class FirstOfEachId extends KeyedProcessFunction<String, Tuple2<String, String>, String> {
         private static final long serialVersionUID = 1L;
+        private final Duration ttl;
         private transient ValueState<Boolean> seen;
+
+        /** Each id remembered for {@code ttl} of processing time from its first record. */
+        public FirstOfEachId(Duration ttl) {
+            this.ttl = ttl;
+        }
 
         @Override
         public void open(OpenContext context) {
             ValueStateDescriptor<Boolean> descriptor = new ValueStateDescriptor<>("seen", Types.BOOLEAN);
-            descriptor.enableTimeToLive(
-                    StateTtlConfig.newBuilder(Duration.ofMinutes(10)).build());
+            descriptor.enableTimeToLive(StateTtlConfig.newBuilder(ttl).build());
             seen = getRuntimeContext().getState(descriptor);
         }
 
@@ -219,7 +224,8 @@ public final class FlinkMember {
      * Passes records on, counting them, and prints when a checkpoint completes how many it had passed before that
      * checkpoint's barrier: the sink commits those with the checkpoint.
      */
-    static final class Committed implements MapFunction<String, String>, CheckpointedFunction, CheckpointListener {
+    public static final class Committed
+            implements MapFunction<String, String>, CheckpointedFunction, CheckpointListener {
         private static final long serialVersionUID = 1L;
         static final AtomicLong PASSED = new AtomicLong();
         static final AtomicLong COMMITTED = new AtomicLong();
