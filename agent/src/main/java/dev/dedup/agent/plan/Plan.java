@@ -38,7 +38,7 @@ public record Plan(double idsPerSecond, Duration window, Layout layout, long sha
     /** Where claims are kept, with what one costs at steady state. */
     public enum Layout {
         /** The default: fingerprint tables, claims in any order. */
-        FINGERPRINT("fingerprint tables", 20.0, 12.0, 1.0 + 1.0 / 48),
+        FINGERPRINT("fingerprint tables", 20.0, 6.6, 1.0 + 1.0 / 48),
         /**
          * A namespace filed by event time ({@code --namespace-event-rate}): buckets per second, kept until the
          * namespace's event clock is two windows past their second (a window more for readers behind the newest).

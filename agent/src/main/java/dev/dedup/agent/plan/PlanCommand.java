@@ -173,7 +173,13 @@ public final class PlanCommand {
                 count(p.idsPerSecond()),
                 Durations.format(p.window()),
                 p.layout().title));
-        row(s, "claims held", count(p.claimsHeld()) + " (a window of ids, and ended claims not yet dropped)");
+        row(
+                s,
+                "claims held",
+                count(p.claimsHeld())
+                        + (p.layout() == Plan.Layout.EVENT_TIME
+                                ? " (two windows of event time: a window more for readers behind the newest)"
+                                : " (a window of ids, and ended claims not yet dropped)"));
         row(
                 s,
                 "Redis memory for them",

@@ -32,7 +32,7 @@ class PlanCommandTest {
         Plan eventTime = PlanCommand.parse(List.of("--rate", "20M/min", "--layout", "event-time"));
         assertEquals(30, fingerprint.shards());
         assertEquals(2 * 20e6 / 60 * 86_400, eventTime.claimsHeld(), 1e3);
-        assertTrue(eventTime.redisCores() < fingerprint.redisCores() / 3, eventTime.redisCores() + " cores");
+        assertTrue(eventTime.redisCores() < fingerprint.redisCores() / 2, eventTime.redisCores() + " cores");
         assertEquals(
                 fingerprint.redisCores() * 10,
                 PlanCommand.parse(List.of("--rate", "200M/min")).redisCores(),

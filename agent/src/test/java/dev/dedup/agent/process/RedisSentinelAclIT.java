@@ -117,7 +117,7 @@ class RedisSentinelAclIT {
                     assertEquals(Collections.nCopies(500, "retry"), http.claim(NS, before));
                     assertEquals(Collections.nCopies(500, "duplicate"), http.claim(NS, items("before-", 500, "p2")));
                     assertEquals(Collections.nCopies(10, true), http.release(NS, before.subList(0, 10)));
-                    assertEquals(":1", primary.command("WAIT", "1", "5000").trim(), "replicated before the fault");
+                    primary.awaitReplicated(replica, Duration.ofSeconds(10)); // replicated before the fault
                     assertNothingRefused("the primary", primary.command("ACL", "LOG"));
 
                     primary.kill();

@@ -412,6 +412,31 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until {@code replica} has received every write this server had made when called: its replication
+     * offset reaches this server's. ({@code WAIT} on a connection of the test's own would count only that
+     * connection's writes, none: it answers at once, whatever the agent's connection wrote.)
+     */
+    public void awaitReplicated(RedisServer replica, Duration timeout) throws IOException, InterruptedException {
+        long offset = offset(command("INFO", "replication"), "master_repl_offset:");
+        await(timeout, () -> {
+            try {
+                return offset(replica.command("INFO", "replication"), "slave_repl_offset:") >= offset;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
+    private static long offset(String info, String field) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(field)) {
+                return Long.parseLong(line.substring(field.length()).trim());
+            }
+        }
+        return -1;
+    }
+
     /** Waits a little for a condition, for state that Redis or Lettuce reach asynchronously. */
     public static void await(Duration timeout, java.util.function.BooleanSupplier condition)
             throws InterruptedException {

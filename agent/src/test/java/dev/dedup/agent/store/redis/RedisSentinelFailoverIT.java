@@ -97,8 +97,7 @@ class RedisSentinelFailoverIT {
                 AgentHttp http = new AgentHttp(agent.port());
                 List<Item> before = items("before-" + name, 0, 2000, "p");
                 assertEquals(Collections.nCopies(2000, "new"), http.claim(RedisTier.NS, before));
-                // Replicated before the fault: WAIT for the replica to acknowledge.
-                assertEquals(":1", primary.command("WAIT", "1", "5000").trim());
+                primary.awaitReplicated(replica, Duration.ofSeconds(10)); // replicated before the fault
 
                 fault.strike();
                 RedisServer.await(Duration.ofSeconds(60), () -> {
