@@ -153,6 +153,8 @@ public final class RedisStore implements ClaimStore, RangeStore, ReleaseFeed {
                                     .toList(),
                             options.transition().cutover(),
                             windows.longestMillis(),
+                            () -> !windows.eventRates().isEmpty()
+                                    || !clocks.all().isEmpty(),
                             clockMillis)
                     : new ShardList(lists.current(), fingerprints, times, ranges);
             this.options = options;

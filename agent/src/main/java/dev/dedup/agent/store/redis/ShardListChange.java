@@ -34,7 +34,8 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Nothing is moved otherwise: the previous list is needed until every claim made before the cut-over has ended,
- * a window after it ({@code previous_droppable} in {@code /v1/stats}).
+ * a window after it, or two once claims carry event times (kept until their namespace's clock is a window past
+ * their end; {@code previous_droppable} in {@code /v1/stats}).
  */
 final class ShardListChange extends ShardList {
 
@@ -50,12 +51,18 @@ final class ShardListChange extends ShardList {
     private final List<String> previousNames;
 
     private final Instant cutover;
-    /** Until when the previous list holds claims or ranges the agent may be asked about. */
-    private final long previousNeededUntil;
+    /** The longest window of any namespace. */
+    private final long longestWindowMillis;
+    /**
+     * Whether claims may carry event times: a namespace is filed in time buckets, or the store keeps an event clock
+     * (this agent claimed an item with {@code ts}).
+     */
+    private final java.util.function.BooleanSupplier eventTimes;
 
     /**
      * {@code longestWindowMillis}: the longest window of any namespace; claims made before the cut-over live in the
-     * previous list for as long after it (one renewed since, in a sliding window, was copied when it was).
+     * previous list for as long after it (one renewed since, in a sliding window, was copied when it was), or twice
+     * as long while {@code eventTimes} says claims carry event times.
      */
     ShardListChange(
             ShardLists lists,
@@ -66,6 +73,7 @@ final class ShardListChange extends ShardList {
             List<String> previousNames,
             Instant cutover,
             long longestWindowMillis,
+            java.util.function.BooleanSupplier eventTimes,
             LongSupplier clockMillis) {
         super(lists.current(), fingerprints, times, ranges);
         this.lists = lists;
@@ -76,7 +84,16 @@ final class ShardListChange extends ShardList {
         this.clockMillis = clockMillis;
         this.previousNames = List.copyOf(previousNames);
         this.cutover = cutover;
-        this.previousNeededUntil = cutover.toEpochMilli() + longestWindowMillis;
+        this.longestWindowMillis = longestWindowMillis;
+        this.eventTimes = eventTimes;
+    }
+
+    /**
+     * Until when the previous list holds claims or ranges the agent may be asked about: a window after the
+     * cut-over, two once claims carry event times.
+     */
+    private long previousNeededUntil() {
+        return cutover.toEpochMilli() + (eventTimes.getAsBoolean() ? 2 : 1) * longestWindowMillis;
     }
 
     @Override
@@ -212,8 +229,9 @@ final class ShardListChange extends ShardList {
         t.put("previous", previousNames);
         t.put("cutover", cutover.toString());
         t.put("cut_over", topology.cutOver());
-        t.put("previous_needed_until", Instant.ofEpochMilli(previousNeededUntil).toString());
-        t.put("previous_droppable", topology.cutOver() && clockMillis.getAsLong() >= previousNeededUntil);
+        long neededUntil = previousNeededUntil();
+        t.put("previous_needed_until", Instant.ofEpochMilli(neededUntil).toString());
+        t.put("previous_droppable", topology.cutOver() && clockMillis.getAsLong() >= neededUntil);
         stats.put("transition", t);
     }
 }

@@ -240,6 +240,13 @@ class RedisShardListChangeIT {
                     shards.get(3).keys().size() > 1,
                     "time buckets of seconds from the cut-over on reach the new shard");
             assertEquals(false, transition(changed).get("previous_droppable"), "event-time claims still live there");
+            clock.advance(RedisTier.WINDOW);
+            assertEquals(
+                    false,
+                    transition(changed).get("previous_droppable"),
+                    "a window on, claims with event times are kept a window more");
+            clock.advance(RedisTier.WINDOW);
+            assertEquals(true, transition(changed).get("previous_droppable"), "two windows on");
         }
     }
 
