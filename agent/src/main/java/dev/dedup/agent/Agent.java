@@ -2,10 +2,10 @@ package dev.dedup.agent;
 
 import dev.dedup.agent.claims.ClaimService;
 import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.ConfigException;
-import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.Durations;
 import dev.dedup.agent.http.BodyBudget;
 import dev.dedup.agent.http.ConnectionCap;
 import dev.dedup.agent.http.Credentials;

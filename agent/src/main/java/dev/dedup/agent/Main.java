@@ -1,9 +1,9 @@
 package dev.dedup.agent;
 
 import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.ConfigException;
-import dev.dedup.agent.config.ConfigLoader;
-import dev.dedup.agent.config.Settings;
+import dev.dedup.agent.config.load.ConfigLoader;
+import dev.dedup.agent.config.load.Settings;
+import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.agent.metrics.BuildInfo;
 import dev.dedup.agent.plan.PlanCommand;
 import dev.dedup.agent.selftest.SelfTest;

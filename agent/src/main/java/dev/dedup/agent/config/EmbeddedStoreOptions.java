@@ -1,5 +1,7 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.Bounds;
+import dev.dedup.agent.config.value.ConfigException;
 import java.nio.file.Path;
 
 /**

@@ -1,5 +1,6 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.ConfigException;
 import java.util.Locale;
 
 /**

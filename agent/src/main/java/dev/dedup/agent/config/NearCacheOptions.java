@@ -1,5 +1,7 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.Bounds;
+
 /**
  * The near-cache in front of Redis.
  *

@@ -1,5 +1,7 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.ConfigException;
+
 /**
  * A port of its own for the operations endpoints ({@code /health/live}, {@code /health/ready}, {@code /metrics},
  * {@code /v1/stats}), which they are served on besides the claim port, so that probes and scrapers can reach

@@ -1,5 +1,6 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.ConfigException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.List;

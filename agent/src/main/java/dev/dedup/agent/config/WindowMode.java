@@ -1,5 +1,6 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.ConfigException;
 import java.util.Locale;
 
 /** How a namespace's window runs: from the claim ({@link #FIXED}) or from the latest repeat ({@link #SLIDING}). */

@@ -1,5 +1,8 @@
 package dev.dedup.agent.config;
 
+import dev.dedup.agent.config.value.Bounds;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.Durations;
 import dev.dedup.wire.Limits;
 import java.time.Duration;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.dedup.agent.http;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.HttpOptions;
-import dev.dedup.agent.config.Tokens;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.Tokens;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;

@@ -1,7 +1,7 @@
 package dev.dedup.agent.http;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.value.ConfigException;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.dedup.agent.plan;
 
-import dev.dedup.agent.config.Durations;
+import dev.dedup.agent.config.value.Durations;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,9 +1,9 @@
 package dev.dedup.agent.plan;
 
-import dev.dedup.agent.config.ConfigException;
-import dev.dedup.agent.config.Durations;
 import dev.dedup.agent.config.RedisOptions;
-import dev.dedup.agent.config.Sizes;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.Durations;
+import dev.dedup.agent.config.value.Sizes;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;

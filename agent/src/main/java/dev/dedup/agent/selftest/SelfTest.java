@@ -2,10 +2,10 @@ package dev.dedup.agent.selftest;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.ConfigException;
-import dev.dedup.agent.config.ConfigLoader;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.load.ConfigLoader;
+import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

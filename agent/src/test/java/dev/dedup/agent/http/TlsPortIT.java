@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.HttpOptions;
 import dev.dedup.agent.config.OpsOptions;
 import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.agent.testing.TestCertificates;
 import dev.dedup.client.DedupClient;
 import dev.dedup.wire.Item;

@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.embedded;
 
-import dev.dedup.agent.config.ConfigException;
+import dev.dedup.agent.config.value.ConfigException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.dedup.agent.config.ConfigException;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.agent.store.ClaimPolicy;
 import java.io.IOException;
 import java.nio.file.Files;

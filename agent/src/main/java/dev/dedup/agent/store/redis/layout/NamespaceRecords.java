@@ -1,6 +1,6 @@
 package dev.dedup.agent.store.redis.layout;
 
-import dev.dedup.agent.config.Durations;
+import dev.dedup.agent.config.value.Durations;
 import dev.dedup.agent.store.ClaimPolicy;
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.IncompatibleDeploymentException;

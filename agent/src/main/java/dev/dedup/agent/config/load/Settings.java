@@ -1,5 +1,16 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.EvictionCheck;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.OpsOptions;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.WindowMode;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.config.value.Durations;
+import dev.dedup.agent.config.value.Sizes;
+import dev.dedup.agent.config.value.Tokens;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,19 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.config.value.Bounds;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.Tokens;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -130,5 +139,25 @@ class SettingBoundsTest {
 
     private static String refusal(Executable attempt) {
         return assertThrows(ConfigException.class, attempt).getMessage();
+    }
+
+    @Test
+    void aDocWritesItsSettingsBounds_andOnlyASettingWithBoundsHasThePlace() {
+        Setting bounded = Setting.of("x", "`1`", Bounds.ints(1, 2), "One of {bounds}.", (d, v) -> {});
+        assertEquals("One of 1 to 2.", bounded.doc());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Setting.of("x", "`1`", Bounds.ints(1, 2), "No place for them.", (d, v) -> {}));
+        assertThrows(IllegalArgumentException.class, () -> Setting.of("x", "`1`", "Where {bounds}?", (d, v) -> {}));
+    }
+
+    @Test
+    void theTokenSettingsDocAndHelpStateTheRuleForATokenAsHttpOptionsChecksIt() {
+        Setting token = Settings.ALL.stream()
+                .filter(s -> s.name().equals("token"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(token.doc().contains(Tokens.RULE), token.doc());
+        assertTrue(Settings.help().contains("at least " + Tokens.MIN_LENGTH + " printable"));
     }
 }

@@ -1,5 +1,16 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.HttpOptions;
+import dev.dedup.agent.config.NearCacheOptions;
+import dev.dedup.agent.config.OpsOptions;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.ShardTransition;
+import dev.dedup.agent.config.WindowMode;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.RawValue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +25,7 @@ final class Draft {
 
     final HttpOptions.Builder httpOptions = HttpOptions.builder();
     Integer opsPort;
-    Setting.Value opsHost;
+    RawValue opsHost;
 
     Path dataDir = EmbeddedStoreOptions.DEFAULT_DATA_DIR;
     long embeddedSlots = EmbeddedStoreOptions.DEFAULT_SLOTS;
@@ -28,8 +39,8 @@ final class Draft {
 
     List<String> redis = List.of();
     final RedisOptions.Builder redisOptions = RedisOptions.builder(List.of());
-    Setting.Value redisPrevious;
-    Setting.Value redisCutover;
+    RawValue redisPrevious;
+    RawValue redisCutover;
 
     long nearCacheSize = NearCacheOptions.DEFAULT_MAX_ENTRIES;
 

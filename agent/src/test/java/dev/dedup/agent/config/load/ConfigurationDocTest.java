@@ -1,10 +1,13 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EmbeddedStoreOptions;
+import dev.dedup.agent.config.value.ConfigException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,9 +1,11 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.value.ConfigException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.EvictionCheck;
+import dev.dedup.agent.config.OpsOptions;
+import dev.dedup.agent.config.RedisOptions;
+import dev.dedup.agent.config.WindowMode;
+import dev.dedup.agent.config.WindowOptions;
+import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.client.DedupClient;
 import java.io.IOException;
 import java.nio.file.Files;

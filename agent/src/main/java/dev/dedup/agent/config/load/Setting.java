@@ -1,6 +1,7 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
-import java.time.Duration;
+import dev.dedup.agent.config.value.Bounds;
+import dev.dedup.agent.config.value.RawValue;
 import java.util.Locale;
 
 /**
@@ -31,13 +32,13 @@ record Setting(
     /** How a plain setting's value enters the options being built. */
     @FunctionalInterface
     interface Apply {
-        void apply(Draft draft, Value value);
+        void apply(Draft draft, RawValue value);
     }
 
     /** How one {@code ns=value} entry of a per-namespace setting enters them. */
     @FunctionalInterface
     interface ApplyToNamespace {
-        void apply(Draft draft, String namespace, Value value);
+        void apply(Draft draft, String namespace, RawValue value);
     }
 
     /** How a value read and checked by the setting's bounds enters the options. */
@@ -172,55 +173,11 @@ record Setting(
         return apply == null && applyToNamespace == null;
     }
 
-    void apply(Draft draft, Value value) {
+    void apply(Draft draft, RawValue value) {
         apply.apply(draft, value);
     }
 
-    void apply(Draft draft, String namespace, Value value) {
+    void apply(Draft draft, String namespace, RawValue value) {
         applyToNamespace.apply(draft, namespace, value);
-    }
-
-    /**
-     * A value as given, with where it was given ({@code --port}, {@code DEDUP_PORT}, {@code port (in
-     * agent.properties)}), which every complaint about it names.
-     */
-    record Value(String origin, String text) {
-
-        int integer() {
-            long n = longValue();
-            if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
-                throw new ConfigException(origin + ": '" + text + "' is out of range");
-            }
-            return (int) n;
-        }
-
-        long longValue() {
-            try {
-                return Long.parseLong(text.replace("_", ""));
-            } catch (NumberFormatException e) {
-                throw new ConfigException(origin + ": '" + text + "' is not a whole number");
-            }
-        }
-
-        boolean bool() {
-            return switch (text.toLowerCase(Locale.ROOT)) {
-                case "true", "yes", "1" -> true;
-                case "false", "no", "0" -> false;
-                default -> throw new ConfigException(origin + ": '" + text + "' is not true or false");
-            };
-        }
-
-        Duration duration() {
-            return Durations.parse(origin, text);
-        }
-
-        long size() {
-            return Sizes.parse(origin, text);
-        }
-
-        /** The text, or null when it is empty (a setting cleared in the environment or a file). */
-        String textOrNull() {
-            return text.isEmpty() ? null : text;
-        }
     }
 }

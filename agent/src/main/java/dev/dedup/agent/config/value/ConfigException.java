@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.value;
 
 /** A setting with a bad value. The message names the setting and the value, on one line. */
 public final class ConfigException extends RuntimeException {

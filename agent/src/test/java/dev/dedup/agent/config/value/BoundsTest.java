@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.value;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -69,15 +69,5 @@ class BoundsTest {
                 ConfigException.class, () -> Bounds.sizes(64, 1L << 30).check("max-body", 2L << 30));
         assertEquals("max-body: 2GiB is not valid; use 64 bytes to 1GiB", e.getMessage());
         assertEquals(64L, Bounds.sizes(64, 1L << 30).check("max-body", 64L));
-    }
-
-    @Test
-    void aDocWritesItsSettingsBounds_andOnlyASettingWithBoundsHasThePlace() {
-        Setting bounded = Setting.of("x", "`1`", Bounds.ints(1, 2), "One of {bounds}.", (d, v) -> {});
-        assertEquals("One of 1 to 2.", bounded.doc());
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> Setting.of("x", "`1`", Bounds.ints(1, 2), "No place for them.", (d, v) -> {}));
-        assertThrows(IllegalArgumentException.class, () -> Setting.of("x", "`1`", "Where {bounds}?", (d, v) -> {}));
     }
 }

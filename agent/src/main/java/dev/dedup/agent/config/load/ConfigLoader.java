@@ -1,5 +1,8 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.load;
 
+import dev.dedup.agent.config.AgentOptions;
+import dev.dedup.agent.config.value.ConfigException;
+import dev.dedup.agent.config.value.RawValue;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +31,7 @@ import java.util.TreeSet;
 public final class ConfigLoader {
 
     /** Each key given, its value and where it was given, the later source replacing the earlier. */
-    private final Map<String, Setting.Value> values = new LinkedHashMap<>();
+    private final Map<String, RawValue> values = new LinkedHashMap<>();
 
     private ConfigLoader() {}
 
@@ -144,7 +147,7 @@ public final class ConfigLoader {
     }
 
     private void put(String key, String value, String origin) {
-        values.put(key, new Setting.Value(origin, value.trim()));
+        values.put(key, new RawValue(origin, value.trim()));
     }
 
     private AgentOptions build() {

@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.value;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

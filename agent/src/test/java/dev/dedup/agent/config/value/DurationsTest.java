@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.value;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.value;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

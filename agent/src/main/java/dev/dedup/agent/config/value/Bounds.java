@@ -1,4 +1,4 @@
-package dev.dedup.agent.config;
+package dev.dedup.agent.config.value;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,9 +8,10 @@ import java.util.function.Function;
 /**
  * The values one setting accepts, declared once beside its default in its options record: a range ({@code 1 to
  * 1000000}, {@code at least 10ms}), a range of powers of two, a range besides an "off" value, or a list of
- * choices. The setting's declaration in {@link Settings} parses a value given by flag, environment or file with
- * it and writes it into {@code --help} and the configuration page; the record checks a value built in code with
- * the same bounds. A value outside them fails with {@code <setting>: <value> is not valid; use <bounds>}.
+ * choices. The setting's declaration in {@link dev.dedup.agent.config.load.Settings} parses a value given by
+ * flag, environment or file with it and writes it into {@code --help} and the configuration page; the record
+ * checks a value built in code with the same bounds. A value outside them fails with
+ * {@code <setting>: <value> is not valid; use <bounds>}.
  *
  * <p>Messages write numbers as the loader reads them ({@code 100000000}, {@code 1GiB}); the page writes them to
  * be read ({@code 100,000,000}, {@code 2^29}, {@code `1GiB`}).
@@ -28,14 +29,14 @@ public final class Bounds<T extends Comparable<? super T>> {
     private final String unit;
 
     /** How values of one type are read from a setting and written in a message or on the page. */
-    private record Kind<T>(Function<Setting.Value, T> parse, Function<T, String> plain, Function<T, String> markdown) {}
+    private record Kind<T>(Function<RawValue, T> parse, Function<T, String> plain, Function<T, String> markdown) {}
 
     private static final Kind<Integer> INTS =
-            new Kind<>(Setting.Value::integer, String::valueOf, n -> readable(n.longValue()));
-    private static final Kind<Long> LONGS = new Kind<>(Setting.Value::longValue, String::valueOf, Bounds::readable);
+            new Kind<>(RawValue::integer, String::valueOf, n -> readable(n.longValue()));
+    private static final Kind<Long> LONGS = new Kind<>(RawValue::longValue, String::valueOf, Bounds::readable);
     private static final Kind<Duration> DURATIONS =
-            new Kind<>(Setting.Value::duration, Durations::format, d -> "`" + Durations.format(d) + "`");
-    private static final Kind<Long> SIZES = new Kind<>(Setting.Value::size, Bounds::bytes, n -> {
+            new Kind<>(RawValue::duration, Durations::format, d -> "`" + Durations.format(d) + "`");
+    private static final Kind<Long> SIZES = new Kind<>(RawValue::size, Bounds::bytes, n -> {
         String bytes = bytes(n);
         return bytes.endsWith(" bytes") ? bytes : "`" + bytes + "`";
     });
@@ -123,7 +124,7 @@ public final class Bounds<T extends Comparable<? super T>> {
     }
 
     /** {@code value} read as the setting's type and checked, naming {@code setting} when it is out of bounds. */
-    T parse(String setting, Setting.Value value) {
+    public T parse(String setting, RawValue value) {
         return check(setting, kind.parse().apply(value));
     }
 
@@ -133,7 +134,7 @@ public final class Bounds<T extends Comparable<? super T>> {
     }
 
     /** The bounds as the configuration page writes them: {@code 1 to 1,000,000}, {@code `1s` to `365d`}. */
-    String markdown() {
+    public String markdown() {
         return text(kind.markdown());
     }
 
