@@ -1,12 +1,12 @@
 package dev.dedup.agent;
 
+import dev.dedup.agent.check.SetupCheck;
 import dev.dedup.agent.config.AgentOptions;
 import dev.dedup.agent.config.load.ConfigLoader;
 import dev.dedup.agent.config.load.Settings;
 import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.agent.metrics.BuildInfo;
 import dev.dedup.agent.plan.PlanCommand;
-import dev.dedup.agent.selftest.SelfTest;
 import dev.dedup.agent.store.IncompatibleDeploymentException;
 import java.util.Arrays;
 import java.util.List;
@@ -18,7 +18,7 @@ import sun.misc.Signal;
 /**
  * {@code java -jar dedup-agent.jar [--setting value ...]}, or {@code java -jar dedup-agent.jar plan ...} to
  * plan the Redis a rate and a window need ({@link PlanCommand}), or {@code java -jar dedup-agent.jar self-test
- * [--setting value ...]} to check an agent of those settings end to end ({@link SelfTest}), or {@code java -jar
+ * [--setting value ...]} to check an agent of those settings end to end ({@link SetupCheck}), or {@code java -jar
  * dedup-agent.jar --version} to print {@code dedup-agent <version>}. Exits 2 with one line naming the setting when
  * the configuration is bad, 1 when the agent cannot start, and 0 after SIGTERM or SIGINT once requests in
  * flight are answered and the store is flushed.
@@ -56,7 +56,7 @@ public final class Main {
             return;
         }
         if (!argList.isEmpty() && argList.get(0).equals("self-test")) {
-            int status = SelfTest.run(argList.subList(1, argList.size()), System.getenv(), System.out, System.err);
+            int status = SetupCheck.run(argList.subList(1, argList.size()), System.getenv(), System.out, System.err);
             System.exit(status);
             return;
         }

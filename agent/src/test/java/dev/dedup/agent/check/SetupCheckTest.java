@@ -1,4 +1,4 @@
-package dev.dedup.agent.selftest;
+package dev.dedup.agent.check;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,13 +10,13 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class SelfTestTest {
+class SetupCheckTest {
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(List<String> args, Map<String, String> env) {
-        return SelfTest.run(
+        return SetupCheck.run(
                 args,
                 env,
                 new PrintStream(out, true, StandardCharsets.UTF_8),
@@ -27,7 +27,7 @@ class SelfTestTest {
     void anAgentOnTheEmbeddedStoreAnswersAsTheContractSays() {
         assertEquals(0, run(List.of("--embedded-slots", "65536"), Map.of()), err.toString(StandardCharsets.UTF_8));
         String said = out.toString(StandardCharsets.UTF_8);
-        assertTrue(said.contains("passed (" + (SelfTest.ROUNDS * 3 + 4) + " requests, store embedded)"), said);
+        assertTrue(said.contains("passed (" + (SetupCheck.ROUNDS * 3 + 4) + " requests, store embedded)"), said);
     }
 
     @Test

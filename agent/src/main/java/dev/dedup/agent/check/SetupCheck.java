@@ -1,4 +1,4 @@
-package dev.dedup.agent.selftest;
+package dev.dedup.agent.check;
 
 import dev.dedup.agent.Agent;
 import dev.dedup.agent.config.AgentOptions;
@@ -39,7 +39,7 @@ import java.util.stream.Stream;
  * <p>The image runs it once at build time under {@code -XX:AOTCacheOutput}: the classes it loads are what the
  * agent's ahead-of-time cache holds, so an agent's start maps them ready-made.
  */
-public final class SelfTest {
+public final class SetupCheck {
 
     /** Rounds of the three claims, so that every path of a claim (store, near-cache, both formats) runs. */
     static final int ROUNDS = 20;
@@ -52,7 +52,7 @@ public final class SelfTest {
     private final String token;
     private int requests;
 
-    private SelfTest(PrintStream out, String base, String token) {
+    private SetupCheck(PrintStream out, String base, String token) {
         this.out = out;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
@@ -89,11 +89,11 @@ public final class SelfTest {
                 return 2;
             }
             try {
-                SelfTest test = new SelfTest(
+                SetupCheck check = new SetupCheck(
                         out, "http://127.0.0.1:" + agent.port(), options.http().token());
-                test.claims();
-                test.operations();
-                out.println("dedup-agent self-test: passed (" + test.requests + " requests, store "
+                check.claims();
+                check.operations();
+                out.println("dedup-agent self-test: passed (" + check.requests + " requests, store "
                         + (requested.redis().enabled() ? "redis" : "embedded") + ")");
                 return 0;
             } catch (Failure e) {
