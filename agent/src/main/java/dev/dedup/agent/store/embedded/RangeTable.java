@@ -2,6 +2,7 @@ package dev.dedup.agent.store.embedded;
 
 import dev.dedup.agent.store.FailureKind;
 import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.embedded.disk.DataDirectory;
 import dev.dedup.codec.RangeRequest;
 import dev.dedup.wire.SequenceRange;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,8 @@
 package dev.dedup.agent.store.embedded;
 
 import dev.dedup.agent.store.StoreUnavailableException;
+import dev.dedup.agent.store.embedded.disk.DataDirectory;
+import dev.dedup.agent.store.embedded.disk.RandomAccessAdvice;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;

@@ -6,7 +6,8 @@
  * dev.dedup.agent.store.embedded.RetentionModel} says how many later ids an id survives.
  *
  * <p>Only {@link dev.dedup.agent.store.embedded.EmbeddedStore} and the model are public; the file
- * format, the slot layout and the replacement rule are moving parts of this package. Nothing here
- * knows about HTTP, the near-cache or Redis.
+ * format, the slot layout and the replacement rule are moving parts of this package. The data
+ * directory's checks, opening its files and the kernel's read-ahead advice live in {@link
+ * dev.dedup.agent.store.embedded.disk}. Nothing here knows about HTTP, the near-cache or Redis.
  */
 package dev.dedup.agent.store.embedded;

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.dedup.agent.config.EmbeddedStoreOptions;
 import dev.dedup.agent.config.value.ConfigException;
 import dev.dedup.agent.store.ClaimPolicy;
+import dev.dedup.agent.store.embedded.disk.DataDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.embedded;
+package dev.dedup.agent.store.embedded.disk;
 
 import dev.dedup.agent.config.value.ConfigException;
 import java.io.IOException;
@@ -37,7 +37,7 @@ import java.util.Set;
  * defaults, and the directory is not checked. On Linux every file system reports a mode and an owner; where it keeps
  * none (vfat, SMB), they are the mount's options, and the rule applies to those.
  */
-final class DataDirectory {
+public final class DataDirectory {
 
     private static final Set<PosixFilePermission> FILE_MODE =
             EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
@@ -53,7 +53,7 @@ final class DataDirectory {
      *                         DirectoryRule}
      * @throws IllegalStateException when it cannot be made or read
      */
-    static void prepare(Path dir) {
+    public static void prepare(Path dir) {
         try {
             if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 Path parent = dir.toAbsolutePath().getParent();
@@ -99,7 +99,7 @@ final class DataDirectory {
      *
      * @throws IllegalStateException naming the file when it is a symbolic link
      */
-    static FileChannel open(Path file, OpenOption... options) throws IOException {
+    public static FileChannel open(Path file, OpenOption... options) throws IOException {
         Set<OpenOption> noFollow = new HashSet<>(List.of(options));
         noFollow.add(LinkOption.NOFOLLOW_LINKS);
         FileChannel channel;
@@ -124,7 +124,7 @@ final class DataDirectory {
      * Creates {@code file} anew, 0600, for writing: whatever has its name is removed first (a link, not what it
      * points at). For a temporary file, which a crash may have left behind.
      */
-    static FileChannel createTemporary(Path file) throws IOException {
+    public static FileChannel createTemporary(Path file) throws IOException {
         Files.deleteIfExists(file);
         return FileChannel.open(
                 file,
@@ -161,7 +161,7 @@ final class DataDirectory {
      * UnixSystem}, which knows them only for a user with a passwd entry: without one (a container's numeric user) it
      * says 0, root, and is not believed.
      */
-    static long[] agentIds() throws IOException {
+    public static long[] agentIds() throws IOException {
         Path status = Path.of("/proc/self/status");
         if (Files.isReadable(status)) {
             long uid = -1;

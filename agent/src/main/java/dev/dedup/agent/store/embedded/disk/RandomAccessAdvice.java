@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.embedded;
+package dev.dedup.agent.store.embedded.disk;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Array;
@@ -19,7 +19,7 @@ import java.util.Optional;
  * at run time, through method handles. On an older Java, or a system without {@code madvise}, {@link #advise} says
  * why it did nothing, and the kernel's read-ahead applies.
  */
-final class RandomAccessAdvice {
+public final class RandomAccessAdvice {
 
     /** {@code MADV_RANDOM} on Linux (every architecture) and the BSDs. */
     private static final int MADV_RANDOM = 1;
@@ -31,7 +31,7 @@ final class RandomAccessAdvice {
      *
      * @return null when the kernel took the advice, else one line saying why not
      */
-    static String advise(MappedByteBuffer mapping) {
+    public static String advise(MappedByteBuffer mapping) {
         Calls calls = Calls.INSTANCE;
         if (calls.unavailable != null) {
             return calls.unavailable;

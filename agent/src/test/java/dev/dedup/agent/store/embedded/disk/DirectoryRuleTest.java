@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.embedded;
+package dev.dedup.agent.store.embedded.disk;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package dev.dedup.agent.store.embedded;
+package dev.dedup.agent.store.embedded.disk;
 
 import java.nio.file.Path;
 
