@@ -8,9 +8,9 @@ import dev.dedup.client.DedupClient;
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
-import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.kafka.DedupConsumerLoop;
@@ -48,7 +48,7 @@ class ConsumerLifecycleIT {
     private static final int PARTITIONS = 3;
 
     @RegisterExtension
-    static final KafkaAndAgent kafka = new KafkaAndAgent("lifecycle");
+    static final Services kafka = Services.kafka("lifecycle").withAgent();
 
     /**
      * A member in its own JVM with {@code addShutdownHook(new Thread(loop::stop))}, sent SIGTERM mid-stream: it exits

@@ -3,18 +3,15 @@ package dev.dedup.examples.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
-import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Members;
-import dev.dedup.examples.testing.Postgres;
+import dev.dedup.examples.testing.PipelineRun;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
-import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Stack.Store;
 import dev.dedup.examples.testing.Traffic;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,11 +20,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -43,22 +37,8 @@ class ConsumerPipelineIT {
     private static final int PARTITIONS = 4;
     private static final Duration PRODUCE_OVER = Duration.ofSeconds(8);
 
-    @TempDir
-    static Path dir;
-
-    static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final Services services = Services.kafka("consumer-pipeline");
 
     /** A processing failure: the loop releases the batch's claims and reads it again; the redelivery is new. */
     @ParameterizedTest
@@ -190,30 +170,20 @@ class ConsumerPipelineIT {
     }
 
     /** One test's pipeline: a topic, a database, the agents, the members; all stopped at the end. */
-    private static final class Run implements AutoCloseable {
-        final String name;
-        final Stack stack;
-        final Traffic traffic;
-        final String topic;
-        final Postgres db;
-        final List<ChildJvm> members = new ArrayList<>();
-        final CompletableFuture<Integer> producing;
-        final long started = System.nanoTime();
-        int records;
+    private static final class Run extends PipelineRun {
         /** The members keep their offsets with the ready JdbcSink, in its table, instead of the example's. */
         boolean jdbcSink;
 
-        Run(String name, Store store) throws Exception {
-            this.name = name + "/" + store.name().toLowerCase();
-            this.stack = Stack.start(store, dir.resolve(name + "-" + store));
-            this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 31L + store.ordinal());
-            this.topic = "consumer-" + name + "-" + store.name().toLowerCase();
-            broker.createTopic(topic, PARTITIONS);
-            this.db = Postgres.createDatabase("pipeline");
-            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
-            Sink.createAuditTable(db);
-            this.producing =
-                    CompletableFuture.supplyAsync(() -> traffic.produce(broker.bootstrap(), topic, PRODUCE_OVER));
+        Run(String scenario, Store store) throws Exception {
+            super(
+                    services.broker(),
+                    services.dir().resolve(scenario + "-" + store.name().toLowerCase()),
+                    scenario + "/" + store.name().toLowerCase(),
+                    store,
+                    Traffic.generate(UNIQUE, PARTITIONS, scenario.hashCode() * 31L + store.ordinal()),
+                    "consumer-" + scenario + "-" + store.name().toLowerCase(),
+                    true,
+                    PRODUCE_OVER);
         }
 
         ChildJvm start(int worker, String... faults) throws Exception {
@@ -221,62 +191,50 @@ class ConsumerPipelineIT {
             List<String> args =
                     new ArrayList<>(List.of(broker.bootstrap(), topic, "group-" + topic, db.url(), "clicks"));
             args.addAll(List.of(faults));
-            ChildJvm m = ChildJvm.start(
-                    "member-" + worker,
-                    dir.resolve(name.replace('/', '-')).resolve("member-" + worker + "-" + members.size() + ".log"),
-                    List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                    ConsumerMember.class.getName(),
-                    args,
-                    Map.of("DEDUP_URL", stack.agentFor(worker).uri().toString()));
-            members.add(m);
-            return m;
+            return startMember("member-" + worker, ConsumerMember.class.getName(), args, stack.agentFor(worker));
         }
 
         void awaitApplied(int applied) throws Exception {
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                try (Connection c = db.connect();
-                        ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM audit")) {
-                    rs.next();
-                    if (rs.getInt(1) >= applied) {
-                        return;
-                    }
-                }
-                Thread.sleep(50);
+            if (!await(
+                    Duration.ofSeconds(60),
+                    Duration.ofMillis(50),
+                    () -> Sink.applied(db).size() >= applied)) {
+                throw new AssertionError(name + ": fewer than " + applied + " applied after 60 s");
             }
-            throw new AssertionError(name + ": fewer than " + applied + " applied after 60 s");
         }
 
         /** Until the offsets in the sink reach the end of every partition. */
         void awaitSinkCaughtUp() throws Exception {
-            records = producing.get();
+            records();
             Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             Map<Integer, Long> seen = new HashMap<>();
-            while (System.nanoTime() < deadline) {
+            boolean caughtUp = await(Duration.ofSeconds(120), Duration.ofMillis(100), () -> {
                 seen.clear();
-                try (Connection c = db.connect();
-                        PreparedStatement s = c.prepareStatement(
-                                jdbcSink
-                                        ? "SELECT kafka_partition, next_offset FROM stream_offsets WHERE topic = ?"
-                                        : "SELECT kafka_partition, next_offset FROM sink_offsets WHERE topic = ?")) {
-                    s.setString(1, topic);
-                    try (ResultSet rs = s.executeQuery()) {
-                        while (rs.next()) {
-                            seen.put(rs.getInt(1), rs.getLong(2));
-                        }
+                seen.putAll(sinkOffsets());
+                return end.entrySet().stream()
+                        .allMatch(e -> seen.getOrDefault(e.getKey().partition(), 0L) >= e.getValue());
+            });
+            if (!caughtUp) {
+                throw new AssertionError(name + ": sink at " + seen + ", topic ends at " + end + "\n" + logs());
+            }
+        }
+
+        /** The next offset per partition that the sink's transactions stored. */
+        private Map<Integer, Long> sinkOffsets() throws Exception {
+            Map<Integer, Long> offsets = new HashMap<>();
+            try (Connection c = db.connect();
+                    PreparedStatement s = c.prepareStatement(
+                            jdbcSink
+                                    ? "SELECT kafka_partition, next_offset FROM stream_offsets WHERE topic = ?"
+                                    : "SELECT kafka_partition, next_offset FROM sink_offsets WHERE topic = ?")) {
+                s.setString(1, topic);
+                try (ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        offsets.put(rs.getInt(1), rs.getLong(2));
                     }
                 }
-                boolean done = end.entrySet().stream()
-                        .allMatch(e -> seen.getOrDefault(e.getKey().partition(), 0L) >= e.getValue());
-                if (done) {
-                    return;
-                }
-                Thread.sleep(100);
             }
-            StringBuilder logs = new StringBuilder();
-            members.forEach(m -> logs.append(m.tail()));
-            throw new AssertionError(name + ": sink at " + seen + ", topic ends at " + end + "\n" + logs);
+            return offsets;
         }
 
         /** Stops the members, compares the sink with the ground truth, reports. */
@@ -285,31 +243,19 @@ class ConsumerPipelineIT {
                 m.terminate(Duration.ofSeconds(15));
             }
             Sink.Check check = Sink.check(db, traffic);
-            Members.Counts counts = Members.counts(members);
+            Members.Counts counts = counts();
             Report.line(String.format(
                     "consumer %-24s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s; %.1f s",
                     name,
-                    records,
+                    records(),
                     traffic.messages().size(),
                     traffic.count(Traffic.Kind.RETRY_COPY),
                     traffic.count(Traffic.Kind.LATE_COPY),
                     check,
                     counts,
-                    (System.nanoTime() - started) / 1e9));
-            assertEquals(0, check.lost(), name + ": " + check);
-            assertEquals(0, check.countedTwice(), name + ": " + check);
-            assertTrue(check.exact(), name + ": " + check);
+                    seconds()));
+            assertExact(check);
             return counts;
-        }
-
-        @Override
-        public void close() throws Exception {
-            producing.cancel(true);
-            for (ChildJvm m : members) {
-                m.close();
-            }
-            stack.close();
-            db.close();
         }
     }
 }

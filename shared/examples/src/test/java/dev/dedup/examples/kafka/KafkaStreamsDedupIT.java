@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.examples.testing.ChildJvm;
-import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.StreamsMember;
 import dev.dedup.examples.testing.Traffic;
 import java.time.Duration;
@@ -30,7 +30,7 @@ class KafkaStreamsDedupIT {
     private static final int PARTITIONS = 3;
 
     @RegisterExtension
-    static final KafkaAndAgent kafka = new KafkaAndAgent("streams");
+    static final Services kafka = Services.kafka("streams").withAgent();
 
     @Test
     void twoApplicationsOfOneNamespace_oneKilledAndRestored_outputEachMessageOnce() throws Exception {

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.examples.testing.ChildJvm;
-import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Members;
+import dev.dedup.examples.testing.PipelineRun;
 import dev.dedup.examples.testing.PythonMember;
 import dev.dedup.examples.testing.PythonSink;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
-import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Stack.Store;
 import dev.dedup.examples.testing.Traffic;
 import java.nio.file.Path;
@@ -18,13 +18,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -42,22 +41,8 @@ class PythonConsumerPipelineIT {
     private static final int PARTITIONS = 4;
     private static final Duration PRODUCE_OVER = Duration.ofSeconds(8);
 
-    @TempDir
-    static Path dir;
-
-    static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final Services services = Services.kafka("python-pipeline");
 
     /**
      * {@code kill -9} between the sink's transaction and the offset commit, then a restart: the member reads the
@@ -102,44 +87,41 @@ class PythonConsumerPipelineIT {
     }
 
     /** One test's pipeline: a topic, a sink, an agent, the members of one Kafka library; all stopped at the end. */
-    private static final class Run implements AutoCloseable {
-        final String name;
+    private static final class Run extends PipelineRun {
         final String client;
-        final Stack stack;
-        final Traffic traffic;
-        final String topic;
         final String group;
-        final Path db;
-        final List<ChildJvm> members = new ArrayList<>();
+        /** The members' SQLite sink. */
+        final Path sinkFile;
+
         final List<ChildJvm> killed = new ArrayList<>();
-        final CompletableFuture<Integer> producing;
-        final long started = System.nanoTime();
-        int records;
 
         Run(String scenario, String client) throws Exception {
-            this.name = scenario + "-" + client;
+            super(
+                    services.broker(),
+                    services.dir().resolve(scenario + "-" + client),
+                    scenario + "-" + client,
+                    Store.EMBEDDED,
+                    Traffic.generate(UNIQUE, PARTITIONS, (scenario + "-" + client).hashCode() * 31L + 7),
+                    "python-" + scenario + "-" + client,
+                    false,
+                    PRODUCE_OVER);
             this.client = client;
-            this.stack = Stack.start(Store.EMBEDDED, dir.resolve(name));
-            this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 31L + 7);
-            this.topic = "python-" + name;
             this.group = "group-" + topic;
-            this.db = dir.resolve(name).resolve("sink.db");
-            broker.createTopic(topic, PARTITIONS);
-            this.producing =
-                    CompletableFuture.supplyAsync(() -> traffic.produce(broker.bootstrap(), topic, PRODUCE_OVER));
+            this.sinkFile = dir.resolve("sink.db");
         }
 
         ChildJvm start(String... faults) throws Exception {
             List<String> args = new ArrayList<>(List.of(
-                    broker.bootstrap(), topic, group, stack.agentFor(0).uri().toString(), db.toString(), "clicks"));
+                    broker.bootstrap(),
+                    topic,
+                    group,
+                    stack.agentFor(0).uri().toString(),
+                    sinkFile.toString(),
+                    "clicks"));
             args.add("client=" + client);
             args.addAll(List.of(faults));
-            ChildJvm m = PythonMember.start(
-                    "python-member-" + members.size(),
-                    dir.resolve(name).resolve("python-member-" + members.size() + ".log"),
-                    args);
-            members.add(m);
-            return m;
+            String member = "python-member-" + members.size();
+            return addMember(PythonMember.start(member, dir.resolve(member + ".log"), args));
         }
 
         void kill9(ChildJvm member) throws InterruptedException {
@@ -149,38 +131,38 @@ class PythonConsumerPipelineIT {
 
         /** Until the group's committed offsets reach the end of every partition (the sink wrote before each commit). */
         void awaitCommitted() throws Exception {
-            records = producing.get();
+            records();
             Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
-            long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-            Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
-            while (System.nanoTime() < deadline) {
-                committed = broker.admin()
+            AtomicReference<Map<TopicPartition, OffsetAndMetadata>> committed = new AtomicReference<>(Map.of());
+            boolean caughtUp = await(Duration.ofSeconds(180), Duration.ofMillis(200), () -> {
+                Map<TopicPartition, OffsetAndMetadata> seen = broker.admin()
                         .listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata()
                         .get(30, TimeUnit.SECONDS);
-                Map<TopicPartition, OffsetAndMetadata> seen = committed;
+                committed.set(seen);
                 if (end.entrySet().stream()
                         .allMatch(e -> seen.get(e.getKey()) != null
                                 && seen.get(e.getKey()).offset() >= e.getValue())) {
-                    return;
+                    return true;
                 }
                 for (ChildJvm m : members) {
                     if (!m.isAlive() && !killed.contains(m)) {
                         throw new AssertionError(name + ": a member exited:\n" + m.tail());
                     }
                 }
-                Thread.sleep(200);
+                return false;
+            });
+            if (!caughtUp) {
+                throw new AssertionError(
+                        name + ": committed " + committed.get() + ", topic ends at " + end + "\n" + logs());
             }
-            StringBuilder logs = new StringBuilder();
-            members.forEach(m -> logs.append(m.tail()));
-            throw new AssertionError(name + ": committed " + committed + ", topic ends at " + end + "\n" + logs);
         }
 
         long lines(String prefix) {
             return PythonMember.lines(members, prefix);
         }
 
-        long lines(java.util.function.Predicate<String> line) {
+        long lines(Predicate<String> line) {
             return members.stream()
                     .flatMap(m -> m.output().lines())
                     .filter(line)
@@ -194,14 +176,13 @@ class PythonConsumerPipelineIT {
                     assertEquals(0, m.terminate(Duration.ofSeconds(20)), name + ": member exit:\n" + m.tail());
                 }
             }
-            Sink.Check check =
-                    PythonSink.check(PythonMember.dump(db, dir.resolve(name).resolve("dump.txt")), traffic);
-            Members.Counts counts = Members.counts(members);
+            Sink.Check check = PythonSink.check(PythonMember.dump(sinkFile, dir.resolve("dump.txt")), traffic);
+            Members.Counts counts = counts();
             Report.line(String.format(
                     "python consumer %-27s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s;"
                             + " skipped by the sink %d, failed %d, processed again after a failure %d (new %d); %.1f s",
                     name,
-                    records,
+                    records(),
                     traffic.messages().size(),
                     traffic.count(Traffic.Kind.RETRY_COPY),
                     traffic.count(Traffic.Kind.LATE_COPY),
@@ -211,20 +192,9 @@ class PythonConsumerPipelineIT {
                     lines("FAILED "),
                     lines("REDELIVERED "),
                     lines(l -> l.startsWith("REDELIVERED ") && l.endsWith(" new")),
-                    (System.nanoTime() - started) / 1e9));
-            assertEquals(0, check.lost(), name + ": " + check);
-            assertEquals(0, check.countedTwice(), name + ": " + check);
-            assertTrue(check.exact(), name + ": " + check);
+                    seconds()));
+            assertExact(check);
             return counts;
-        }
-
-        @Override
-        public void close() throws Exception {
-            producing.cancel(true);
-            for (ChildJvm m : members) {
-                m.close();
-            }
-            stack.close();
         }
     }
 }

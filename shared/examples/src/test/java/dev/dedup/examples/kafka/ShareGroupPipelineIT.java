@@ -6,17 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.ShareGroupRun;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The library's {@link dev.dedup.kafka.DedupShareConsumerLoop} in a share group of 3 members on one topic (Kafka 4.2,
@@ -31,22 +29,8 @@ class ShareGroupPipelineIT {
     private static final int PARTITIONS = 3;
     private static final int MEMBERS = 3;
 
-    @TempDir
-    static Path dir;
-
-    static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final Services services = Services.kafka("share-pipeline");
 
     /** Processing fails on a record's first delivery: the claims are released, the records RELEASEd, and counted. */
     @Test
@@ -120,7 +104,7 @@ class ShareGroupPipelineIT {
             ShareGroupRun.Outcome o = run.finish();
             Report.line(String.format(
                     "share    %-24s the stalled batch held %d records; processed twice: %d",
-                    run.name(), stalledRecords, o.reprocessed()));
+                    run.name, stalledRecords, o.reprocessed()));
             if (renew) {
                 assertEquals(0, o.reprocessed(), "renewed locks: nothing delivered elsewhere");
             } else {
@@ -130,7 +114,7 @@ class ShareGroupPipelineIT {
     }
 
     private static ShareGroupRun run(String name) throws Exception {
-        return new ShareGroupRun(broker, dir, name, UNIQUE, PARTITIONS);
+        return new ShareGroupRun(services.broker(), services.dir(), name, UNIQUE, PARTITIONS);
     }
 
     private static final Pattern PROCESSED = Pattern.compile("PROCESSED (\\d+)");

@@ -7,15 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.ShareGroupRun;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Lock renewal ({@code AcknowledgeType.RENEW}) while other records wait: one member of a share group stalls in a
@@ -36,23 +34,9 @@ class ShareGroupRenewalIT {
     /** When a late member renews for the first time: 1.5 locks into its stall. */
     private static final long LATE_MS = KafkaBroker.RECORD_LOCK.toMillis() * 3 / 2;
 
-    @TempDir
-    static Path dir;
-
-    static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.start(
-                dir.resolve("kafka"), Map.of("group.share.delivery.count.limit", String.valueOf(DELIVERY_LIMIT)));
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final Services services = Services.kafka("share-renewal")
+            .withBrokerSettings(Map.of("group.share.delivery.count.limit", String.valueOf(DELIVERY_LIMIT)));
 
     /**
      * Renewing every second through a 12 s stall (a 4 s lock): the batch stays with its member, and nothing else the
@@ -94,8 +78,8 @@ class ShareGroupRenewalIT {
      */
     @Test
     void renewingAfterAnotherMemberTookTheBatchLosesNothing() throws Exception {
-        try (ShareGroupRun run =
-                new ShareGroupRun(broker, dir, "renew-late-shared", UNIQUE, 2, Duration.ofSeconds(24))) {
+        try (ShareGroupRun run = new ShareGroupRun(
+                services.broker(), services.dir(), "renew-late-shared", UNIQUE, 2, Duration.ofSeconds(24))) {
             for (int i = 1; i < 4; i++) {
                 run.start(i);
             }
@@ -133,7 +117,7 @@ class ShareGroupRenewalIT {
             Report.line(String.format(
                     "share    %-24s SIGTERM after %d renewals (%d refused): the stalled batch of %d records given"
                             + " back; exit %d; retry %d, processed twice %d",
-                    run.name(), renewals, refused, batch, exit, o.counts().retried(), o.reprocessed()));
+                    run.name, renewals, refused, batch, exit, o.counts().retried(), o.reprocessed()));
             assertEquals(143, exit, "SIGTERM: the shutdown hook ends the loop and the JVM\n" + stopped.tail());
             assertFalse(afterStall.contains("STALLED done"), "stopped during the stall\n" + stopped.tail());
             assertTrue(
@@ -163,10 +147,10 @@ class ShareGroupRenewalIT {
         Report.line(String.format(
                 "share    %-24s delivery limit %d; the stalled batch held %d records, %d renewals, %d refused"
                         + " commits during the stall; processed twice: %d",
-                run.name(), DELIVERY_LIMIT, s.records, s.renewals, s.refused, o.reprocessed()));
+                run.name, DELIVERY_LIMIT, s.records, s.renewals, s.refused, o.reprocessed()));
     }
 
     private static ShareGroupRun run(String name, Duration producing) throws Exception {
-        return new ShareGroupRun(broker, dir, name, UNIQUE, PARTITIONS, producing);
+        return new ShareGroupRun(services.broker(), services.dir(), name, UNIQUE, PARTITIONS, producing);
     }
 }

@@ -1,10 +1,11 @@
 package dev.dedup.examples.spark;
 
-import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.KafkaBroker;
+import dev.dedup.examples.testing.PipelineRun;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkJobMain;
 import dev.dedup.examples.testing.Stack;
@@ -15,9 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,43 +33,29 @@ class Spark35PipelineIT {
     static final int UNIQUE = 4_000;
     static final int PARTITIONS = 4;
 
-    @TempDir
-    static Path dir;
-
-    static KafkaBroker broker;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final Services services = Services.kafka("spark35-pipeline");
 
     @ParameterizedTest
     @ValueSource(strings = {"2.12", "2.13"})
     void taskFailingAfterClaimingIsRetriedAndGetsRetryOnSpark35(String scala) throws Exception {
-        long started = System.nanoTime();
         String name = "spark-3.5-scala-" + scala;
-        String topic = "spark35-" + scala.replace('.', '-');
-        Traffic traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode());
-        broker.createTopic(topic, PARTITIONS);
-        traffic.produce(broker.bootstrap(), topic);
-        try (Stack stack = Stack.start(Stack.Store.EMBEDDED, dir.resolve(name));
-                Postgres db = Postgres.createDatabase("pipeline")) {
-            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
-            Sink.createAuditTable(db);
-
+        KafkaBroker broker = services.broker();
+        try (PipelineRun run = new PipelineRun(
+                broker,
+                services.dir().resolve(name),
+                name,
+                Stack.Store.EMBEDDED,
+                Traffic.generate(UNIQUE, PARTITIONS, name.hashCode()),
+                "spark35-" + scala.replace('.', '-'),
+                true,
+                Duration.ZERO)) {
+            String topic = run.topic;
+            Traffic traffic = run.traffic;
+            Postgres db = run.db;
             List<String> args = new ArrayList<>(List.of(
-                    broker.bootstrap(),
-                    topic,
-                    dir.resolve("checkpoint-" + topic).toString(),
-                    db.url()));
-            stack.agents().forEach(a -> args.add(a.uri().toString()));
+                    broker.bootstrap(), topic, run.dir.resolve("checkpoint").toString(), db.url()));
+            run.stack.agents().forEach(a -> args.add(a.uri().toString()));
             args.addAll(List.of("failFirstAttempts", "readAgain"));
             Path log = Path.of("target", name + ".log"); // kept after the run: Spark's own log of the job
             Files.deleteIfExists(log);
@@ -130,7 +115,7 @@ class Spark35PipelineIT {
                     retried,
                     duplicates,
                     result.get("batches"),
-                    (System.nanoTime() - started) / 1e9,
+                    run.seconds(),
                     result.get("cpu")));
         }
     }

@@ -2,9 +2,9 @@ package dev.dedup.examples.spark;
 
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.ChildJvm;
-import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkJobMain;
 import dev.dedup.examples.testing.Traffic;
@@ -50,7 +50,7 @@ class SparkDriverRestartPipelineIT {
     static final String KAFKA_METRICS_NPE = "KafkaMicroBatchStream$.metrics(";
 
     @RegisterExtension
-    static final KafkaAndAgent kafka = new KafkaAndAgent("driver-restart");
+    static final Services kafka = Services.kafka("driver-restart").withAgent();
 
     @TempDir
     Path dir;

@@ -3,19 +3,17 @@ package dev.dedup.examples.spark;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.examples.testing.KafkaBroker;
-import dev.dedup.examples.testing.Postgres;
+import dev.dedup.examples.testing.PipelineRun;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkDiagnostics;
 import dev.dedup.examples.testing.SparkLocal;
-import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Stack.Store;
 import dev.dedup.examples.testing.TaskFailures;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.spark.VerdictCounts;
 import java.net.URI;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -29,11 +27,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -48,27 +43,11 @@ class SparkPipelineIT {
     static final int UNIQUE = 4_000;
     static final int PARTITIONS = 4;
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final Services services = Services.kafka("spark-pipeline");
 
-    static KafkaBroker broker;
-    static SparkSession spark;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        spark = SparkLocal.start("SparkPipelineIT");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (spark != null) {
-            spark.stop();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final SparkLocal spark = new SparkLocal();
 
     /** {@link TaskFailures#failFirstAttemptOfEvenPartitions()}: the retried tasks get retry. */
     @ParameterizedTest
@@ -115,35 +94,19 @@ class SparkPipelineIT {
     }
 
     /** One test's pipeline: a topic holding the traffic, a database, the agents, one streaming query. */
-    static final class Run implements AutoCloseable {
-        final String name;
-        final Stack stack;
-        final Traffic traffic;
-        final String topic;
-        final Postgres db;
-        final long started = System.nanoTime();
+    static final class Run extends PipelineRun {
         SparkDedupJob job;
 
-        Run(String name, Store store) throws Exception {
-            this.name = name + "/" + store.name().toLowerCase();
-            this.traffic = Traffic.generate(UNIQUE, PARTITIONS, name.hashCode() * 17L + store.ordinal());
-            this.topic = "spark-" + name + "-" + store.name().toLowerCase();
-            this.stack = Stack.start(store, dir.resolve(name + "-" + store));
-            Postgres database = null;
-            try { // a failure here (a record the broker did not take) must not leave the agents running
-                broker.createTopic(topic, PARTITIONS);
-                traffic.produce(broker.bootstrap(), topic);
-                database = Postgres.createDatabase("pipeline");
-                new AggregateSink(database.url(), AggregateSink.Audit.NONE).createTables();
-                Sink.createAuditTable(database);
-            } catch (Exception | Error e) {
-                stack.close();
-                if (database != null) {
-                    database.close();
-                }
-                throw e;
-            }
-            this.db = database;
+        Run(String scenario, Store store) throws Exception {
+            super(
+                    services.broker(),
+                    services.dir().resolve(scenario + "-" + store),
+                    scenario + "/" + store.name().toLowerCase(),
+                    store,
+                    Traffic.generate(UNIQUE, PARTITIONS, scenario.hashCode() * 17L + store.ordinal()),
+                    "spark-" + scenario + "-" + store.name().toLowerCase(),
+                    true,
+                    Duration.ZERO);
         }
 
         void run(UnaryOperator<Dataset<Row>> process, Fault fault) throws Exception {
@@ -152,7 +115,7 @@ class SparkPipelineIT {
                     new SparkDedupJob.Options(
                             broker.bootstrap(),
                             topic,
-                            dir.resolve("checkpoint-" + topic).toString(),
+                            dir.resolve("checkpoint").toString(),
                             topic,
                             agents,
                             "clicks",
@@ -161,10 +124,10 @@ class SparkPipelineIT {
                             600,
                             Duration.ofSeconds(60)),
                     new AggregateSink(db.url(), Sink.AUDIT));
-            SparkDiagnostics diagnostics = new SparkDiagnostics(spark, topic);
+            SparkDiagnostics diagnostics = new SparkDiagnostics(spark.session(), topic);
             StreamingQuery q;
             try {
-                q = job.start(spark, diagnostics.observe(process));
+                q = job.start(spark.session(), diagnostics.observe(process));
                 CompletableFuture<Void> injected = CompletableFuture.runAsync(() -> {
                     try {
                         fault.inject();
@@ -224,7 +187,7 @@ class SparkPipelineIT {
                         v.retried(),
                         v.duplicates(),
                         batches.size(),
-                        (System.nanoTime() - started) / 1e9));
+                        seconds()));
             } finally {
                 diagnostics.close();
             }
@@ -269,27 +232,24 @@ class SparkPipelineIT {
         }
 
         void awaitBatch(long batch) throws Exception {
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while (System.nanoTime() < deadline) {
+            boolean written = await(Duration.ofSeconds(120), Duration.ofMillis(20), () -> {
                 try (Connection c = db.connect();
                         ResultSet rs = c.createStatement().executeQuery("SELECT max(last_batch) FROM sink_batches")) {
                     rs.next();
-                    if (rs.getObject(1) != null && rs.getLong(1) >= batch) {
-                        return;
-                    }
+                    return rs.getObject(1) != null && rs.getLong(1) >= batch;
                 }
-                Thread.sleep(20);
+            });
+            if (!written) {
+                throw new AssertionError(name + ": batch " + batch + " not written");
             }
-            throw new AssertionError(name + ": batch " + batch + " not written");
         }
 
         @Override
         public void close() throws Exception {
-            for (StreamingQuery q : spark.streams().active()) {
+            for (StreamingQuery q : spark.session().streams().active()) {
                 q.stop();
             }
-            stack.close();
-            db.close();
+            super.close();
         }
     }
 }

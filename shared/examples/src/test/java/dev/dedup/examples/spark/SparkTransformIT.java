@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.dedup.examples.sink.AggregateSink;
-import dev.dedup.examples.testing.Agent;
-import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkLocal;
 import dev.dedup.examples.testing.Traffic;
@@ -48,16 +47,13 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link DedupTransform} as users call it, on Spark 4 in local mode against a real KRaft broker, the agent jar
@@ -70,42 +66,21 @@ class SparkTransformIT {
 
     static final String HEADER = "message-id";
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final Services services = Services.kafka("transform").withAgent();
 
-    static KafkaBroker broker;
-    static SparkSession spark;
-    static Agent agent;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        agent = Agent.embedded("transform", dir.resolve("agent"));
-        spark = SparkLocal.start("SparkTransformIT");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (spark != null) {
-            spark.stop();
-        }
-        if (agent != null) {
-            agent.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final SparkLocal sparkLocal = new SparkLocal();
 
     private static DedupTransform.Builder dedup(String namespace) {
-        return DedupTransform.builder(namespace).agents(List.of(agent.uri()));
+        return DedupTransform.builder(namespace).agents(List.of(services.agent().uri()));
     }
 
     /** Writes {@code ids} in order, one record each at partition {@code i % partitions}, the id in its header. */
     private static void produce(String topic, int partitions, List<String> ids) throws Exception {
-        broker.createTopic(topic, partitions);
+        services.broker().createTopic(topic, partitions);
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, services.broker().bootstrap());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"); // see Traffic.produce
         List<Future<RecordMetadata>> sent = new ArrayList<>();
@@ -130,9 +105,11 @@ class SparkTransformIT {
     }
 
     private static Dataset<Row> readKafka(String topic, boolean headers) {
-        return spark.read()
+        return sparkLocal
+                .session()
+                .read()
                 .format("kafka")
-                .option("kafka.bootstrap.servers", broker.bootstrap())
+                .option("kafka.bootstrap.servers", services.broker().bootstrap())
                 .option("subscribe", topic)
                 .option("includeHeaders", String.valueOf(headers))
                 .load();
@@ -196,7 +173,7 @@ class SparkTransformIT {
                 RowFactory.create("orders", "shardId-000000000000", "101", RowFactory.create("t-1", 100L), at),
                 RowFactory.create("orders", "shardId-000000000001", "205", RowFactory.create("t-1", 100L), at),
                 RowFactory.create("orders", "shardId-000000000000", "102", RowFactory.create("t-2", 250L), at));
-        Dataset<Row> table = spark.createDataFrame(rows, schema).repartition(2);
+        Dataset<Row> table = sparkLocal.session().createDataFrame(rows, schema).repartition(2);
         DedupTransform t = dedup("kinesis-schema")
                 .id(col("order.txid"))
                 .ownerFromKinesis("stream", "shardId", "sequenceNumber")
@@ -238,7 +215,8 @@ class SparkTransformIT {
                 .eventTime(col("stamped"))
                 .build();
 
-        Dataset<Row> unique = t.claimAndKeep(spark.createDataFrame(rows, schema).coalesce(1));
+        Dataset<Row> unique = t.claimAndKeep(
+                sparkLocal.session().createDataFrame(rows, schema).coalesce(1));
 
         assertEquals(schema, unique.schema(), "the helper columns are not in the result");
         List<Row> values = new ArrayList<>();
@@ -278,7 +256,7 @@ class SparkTransformIT {
             }
         });
         recorder.start();
-        String zone = spark.conf().get("spark.sql.session.timeZone");
+        String zone = sparkLocal.session().conf().get("spark.sql.session.timeZone");
         try {
             URI uri = URI.create("http://127.0.0.1:" + recorder.getAddress().getPort());
             StructType schema = new StructType()
@@ -301,15 +279,16 @@ class SparkTransformIT {
                     1_700_000_123L,
                     Date.valueOf("2026-11-28"),
                     Timestamp.from(written));
-            Dataset<Row> table = spark.createDataFrame(List.of(row), schema).coalesce(1);
+            Dataset<Row> table =
+                    sparkLocal.session().createDataFrame(List.of(row), schema).coalesce(1);
             DedupTransform.Builder b =
                     DedupTransform.builder("event-times").agents(List.of(uri)).id(col("txid"));
 
             assertEquals(1, b.build().claimAndKeep(table).count(), "the Kafka source's timestamp, by default");
             assertEquals(1, b.noEventTime().build().claimAndKeep(table).count(), "none");
-            spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
+            sparkLocal.session().conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
             assertEquals(1, b.eventTime(col("at")).build().claimAndKeep(table).count());
-            spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
+            sparkLocal.session().conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
             assertEquals(1, b.eventTime(col("at")).build().claimAndKeep(table).count());
             assertEquals(
                     1, b.eventTime(col("epoch")).build().claimAndKeep(table).count());
@@ -327,7 +306,7 @@ class SparkTransformIT {
                     () -> b.eventTime(col("day")).build().claimAndKeep(table));
             assertTrue(e.getMessage().startsWith("eventTime: day is a date;"), e.getMessage());
         } finally {
-            spark.conf().set("spark.sql.session.timeZone", zone);
+            sparkLocal.session().conf().set("spark.sql.session.timeZone", zone);
             recorder.stop(0);
         }
     }
@@ -335,8 +314,8 @@ class SparkTransformIT {
     @Test
     void aBatchJob_overTheWholeTopic_leavesTheSinkExact() throws Exception {
         Traffic traffic = Traffic.generate(1_500, 3, 7);
-        broker.createTopic("batch-job", 3);
-        traffic.produce(broker.bootstrap(), "batch-job");
+        services.broker().createTopic("batch-job", 3);
+        traffic.produce(services.broker().bootstrap(), "batch-job");
         DedupTransform t = dedup("batch-job").idFromHeader(HEADER).build();
 
         try (Postgres db = Postgres.createDatabase("transform")) {
@@ -361,14 +340,16 @@ class SparkTransformIT {
     @Test
     void aStreamingDataset_givenToTheFileSinkDirectly_holdsEachMessageOnce() throws Exception {
         Traffic traffic = Traffic.generate(1_000, 2, 11);
-        broker.createTopic("stream-direct", 2);
-        traffic.produce(broker.bootstrap(), "stream-direct");
+        services.broker().createTopic("stream-direct", 2);
+        traffic.produce(services.broker().bootstrap(), "stream-direct");
         DedupTransform t = dedup("stream-direct").idFromHeader(HEADER).build();
-        Path out = dir.resolve("stream-direct-out");
+        Path out = services.dir().resolve("stream-direct-out");
 
-        Dataset<Row> stream = spark.readStream()
+        Dataset<Row> stream = sparkLocal
+                .session()
+                .readStream()
                 .format("kafka")
-                .option("kafka.bootstrap.servers", broker.bootstrap())
+                .option("kafka.bootstrap.servers", services.broker().bootstrap())
                 .option("subscribe", "stream-direct")
                 .option("includeHeaders", "true")
                 .option("startingOffsets", "earliest")
@@ -380,12 +361,14 @@ class SparkTransformIT {
                                 .format("parquet")
                                 .option("path", out.toString()),
                         "checkpointLocation",
-                        dir.resolve("stream-direct-checkpoint").toString())
+                        services.dir().resolve("stream-direct-checkpoint").toString())
                 .trigger(Trigger.AvailableNow())
                 .start();
         assertTrue(q.awaitTermination(120_000), "the query ended");
 
-        List<String> ids = spark.read()
+        List<String> ids = sparkLocal
+                .session()
+                .read()
                 .parquet(out.toString())
                 .select("id")
                 .as(Encoders.STRING())
@@ -404,8 +387,8 @@ class SparkTransformIT {
     void twoQueriesSplittingATopic_shareOneNamespace_whereSparksOwnStateCountsCrossCopiesTwice() throws Exception {
         int partitions = 4;
         Traffic traffic = Traffic.generate(2_000, partitions, 23);
-        broker.createTopic("two-queries", partitions);
-        traffic.produce(broker.bootstrap(), "two-queries");
+        services.broker().createTopic("two-queries", partitions);
+        traffic.produce(services.broker().bootstrap(), "two-queries");
         Set<String> crossing = crossingIds(traffic);
         assertTrue(crossing.size() > 10, "the stream has copies across the two halves: " + crossing.size());
 
@@ -479,9 +462,11 @@ class SparkTransformIT {
     }
 
     private static Dataset<Row> half(String partitions) {
-        return spark.readStream()
+        return sparkLocal
+                .session()
+                .readStream()
                 .format("kafka")
-                .option("kafka.bootstrap.servers", broker.bootstrap())
+                .option("kafka.bootstrap.servers", services.broker().bootstrap())
                 .option("assign", "{\"two-queries\":" + partitions + "}")
                 .option("includeHeaders", "true")
                 .option("startingOffsets", "earliest")
@@ -494,7 +479,7 @@ class SparkTransformIT {
         return SparkDedupJob.option(
                         half(partitions).writeStream().queryName(name),
                         "checkpointLocation",
-                        dir.resolve("checkpoint-" + name).toString())
+                        services.dir().resolve("checkpoint-" + name).toString())
                 .trigger(Trigger.AvailableNow())
                 .foreachBatch(perBatch)
                 .start();
@@ -513,7 +498,7 @@ class SparkTransformIT {
         return SparkDedupJob.option(
                         unique.writeStream().queryName(name),
                         "checkpointLocation",
-                        dir.resolve("checkpoint-" + name).toString())
+                        services.dir().resolve("checkpoint-" + name).toString())
                 .trigger(Trigger.AvailableNow())
                 .foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, id) -> write(batch, name, id, sink))
                 .start();

@@ -6,12 +6,12 @@ import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkLocal;
 import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.examples.testing.Traffic.Kind;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -25,10 +25,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.storage.StorageLevel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The same stream counted twice over: once by {@link SparkDedupJob} through the agent, once by Spark's own
@@ -48,30 +46,15 @@ class SparkWatermarkPipelineIT {
     static final int PARTITIONS = 4;
     static final String DELAY = "1 minute";
 
-    @TempDir
-    static Path dir;
+    @RegisterExtension
+    static final Services services = Services.kafka("spark-watermark");
 
-    static KafkaBroker broker;
-    static SparkSession spark;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
-        spark = SparkLocal.start("SparkWatermarkPipelineIT");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (spark != null) {
-            spark.stop();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final SparkLocal sparkLocal = new SparkLocal();
 
     @Test
-    void agentCountsExactlyWhereDropDuplicatesWithinWatermarkLetsCopiesThroughAndDropsLateOriginals() throws Exception {
+    void agentCountsExactlyWhereDropDuplicatesWithinWatermarkLetsCopiesThroughAndDropsLateOriginals(
+            KafkaBroker broker, SparkSession spark) throws Exception {
         Traffic traffic = Traffic.generate(UNIQUE, PARTITIONS, 42);
         String topic = "watermark";
         broker.createTopic(topic, PARTITIONS);
@@ -79,13 +62,13 @@ class SparkWatermarkPipelineIT {
 
         Sink.Check agent;
         long t0 = System.nanoTime();
-        try (Stack stack = Stack.start(Stack.Store.EMBEDDED, dir.resolve("agent"));
-                Postgres db = database()) {
+        try (Stack stack = Stack.start(Stack.Store.EMBEDDED, services.dir().resolve("agent"));
+                Postgres db = Sink.createDatabase()) {
             SparkDedupJob job = new SparkDedupJob(
                     new SparkDedupJob.Options(
                             broker.bootstrap(),
                             topic,
-                            dir.resolve("checkpoint-agent").toString(),
+                            services.dir().resolve("checkpoint-agent").toString(),
                             "with-agent",
                             List.of(stack.agentFor(0).uri()),
                             "clicks",
@@ -104,7 +87,7 @@ class SparkWatermarkPipelineIT {
         Set<String> lost = new HashSet<>();
         Set<String> twice;
         t0 = System.nanoTime();
-        try (Postgres db = database()) {
+        try (Postgres db = Sink.createDatabase()) {
             AggregateSink sink = new AggregateSink(db.url(), Sink.AUDIT);
             VoidFunction2<Dataset<Row>, Long> perBatch = (batch, batchId) -> {
                 Dataset<Row> kept = batch.selectExpr("id", "split(v, ',') AS f")
@@ -136,7 +119,9 @@ class SparkWatermarkPipelineIT {
                     .dropDuplicatesWithinWatermark("id")
                     .writeStream()
                     .queryName("spark-own")
-                    .option("checkpointLocation", dir.resolve("checkpoint-own").toString())
+                    .option(
+                            "checkpointLocation",
+                            services.dir().resolve("checkpoint-own").toString())
                     .trigger(Trigger.AvailableNow())
                     .foreachBatch(perBatch)
                     .start();
@@ -166,12 +151,5 @@ class SparkWatermarkPipelineIT {
         assertTrue(own.countedTwice() > 0, "Spark lets late copies through: " + own);
         assertTrue(traffic.ids(Kind.LATE_ORIGINAL).containsAll(lost), "only late originals are lost: " + lostKinds);
         assertTrue(traffic.ids(Kind.LATE_COPY).containsAll(twice), "only late copies count twice: " + twiceKinds);
-    }
-
-    private static Postgres database() throws Exception {
-        Postgres db = Postgres.createDatabase("pipeline");
-        new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
-        Sink.createAuditTable(db);
-        return db;
     }
 }

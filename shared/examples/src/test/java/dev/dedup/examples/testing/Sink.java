@@ -43,6 +43,19 @@ public final class Sink {
         }
     }
 
+    /** A database of its own with the {@link AggregateSink}'s tables and the audit tables. */
+    public static Postgres createDatabase() throws SQLException {
+        Postgres db = Postgres.createDatabase("pipeline");
+        try {
+            new AggregateSink(db.url(), AggregateSink.Audit.NONE).createTables();
+            createAuditTable(db);
+            return db;
+        } catch (SQLException | RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
     public static void createAuditTable(Postgres db) throws SQLException {
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {

@@ -8,10 +8,10 @@ import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.sink.Event;
 import dev.dedup.examples.testing.ChildJvm;
 import dev.dedup.examples.testing.ConsumerMember;
-import dev.dedup.examples.testing.KafkaAndAgent;
 import dev.dedup.examples.testing.KafkaBroker;
 import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkMember;
 import dev.dedup.examples.testing.StreamsMember;
@@ -71,7 +71,7 @@ class CrossEngineIT {
     private static final Pattern STATUS = Pattern.compile("[A-Z]{5,}( |$)");
 
     @RegisterExtension
-    static final KafkaAndAgent kafka = new KafkaAndAgent("cross");
+    static final Services kafka = Services.kafka("cross").withAgent();
 
     /**
      * The four topics hold the same copies, each written over {@link #WRITING} from another quarter of the stream on

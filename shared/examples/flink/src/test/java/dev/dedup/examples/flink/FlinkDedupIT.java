@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dedup.client.Claims;
 import dev.dedup.client.DedupClient;
 import dev.dedup.examples.sink.Event;
-import dev.dedup.examples.testing.KafkaAndAgent;
+import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.flink.Claimable;
 import dev.dedup.flink.ClaimableDeserializer;
@@ -53,7 +53,7 @@ class FlinkDedupIT {
     private static final int PARTITIONS = 3;
 
     @RegisterExtension
-    static final KafkaAndAgent kafka = new KafkaAndAgent("flink");
+    static final Services kafka = Services.kafka("flink").withAgent();
 
     @Test
     void jobFailsOnceMidStream_restoresFromItsCheckpoint_outputEachMessageOnce() throws Exception {
