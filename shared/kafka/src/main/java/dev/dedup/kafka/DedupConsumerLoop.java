@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -86,9 +85,7 @@ public final class DedupConsumerLoop<K, V> implements Runnable {
     private final LoopSettings<K, V> settings;
     private final TransactionalSink<K, V> sink;
     private final Listener listener;
-    private volatile boolean running = true;
-    private final CountDownLatch stopping = new CountDownLatch(1);
-    private final LoopEnd end = new LoopEnd();
+    private final LoopControl control = new LoopControl();
 
     private DedupConsumerLoop(
             Consumer<K, V> consumer, LoopSettings<K, V> settings, TransactionalSink<K, V> sink, Listener listener) {
@@ -116,29 +113,15 @@ public final class DedupConsumerLoop<K, V> implements Runnable {
      */
     @Override
     public void run() {
-        end.running();
-        consumer.subscribe(settings.topics, new SeekToStoredOffsets());
-        int batches = 0;
-        try {
-            while (running) {
-                ConsumerRecords<K, V> records = consumer.poll(settings.pollTimeout);
-                if (!records.isEmpty()) {
-                    batches = handle(records, batches);
-                }
-            }
-        } catch (WakeupException stopping) {
-            // stop() was called
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            throw new UncheckedIOException("claiming at the agent failed; nothing was skipped", e);
-        } finally {
-            try {
-                consumer.close(); // commits nothing (the loop commits each batch), leaves the group
-            } finally {
-                end.ended();
-            }
-        }
+        control.run(
+                () -> consumer.subscribe(settings.topics, new SeekToStoredOffsets()),
+                this::poll,
+                consumer::close); // commits nothing (the loop commits each batch), leaves the group
+    }
+
+    private int poll(int batches) throws IOException, InterruptedException {
+        ConsumerRecords<K, V> records = consumer.poll(settings.pollTimeout);
+        return records.isEmpty() ? batches : handle(records, batches);
     }
 
     /** Claims, writes and commits one batch; returns the number of batches written so far. */
@@ -181,7 +164,7 @@ public final class DedupConsumerLoop<K, V> implements Runnable {
                 throw (SinkStoppedException) failed; // the sink cannot go on: the loop ends
             }
             first.forEach(consumer::seek);
-            settings.backOff(stopping);
+            settings.backOff(control.stopping());
             return batches;
         }
         listener.beforeCommit(++batches);
@@ -197,17 +180,9 @@ public final class DedupConsumerLoop<K, V> implements Runnable {
         return batches;
     }
 
-    /**
-     * Commits the batch's offsets. When {@link #stop()} came after the poll, its wakeup is still pending and the commit
-     * throws it; a wakeup is thrown once, so committing again goes through: the batch is committed before the loop
-     * ends.
-     */
+    /** Commits the offsets, once more after a pending wakeup ({@link LoopControl#commit}). */
     private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        try {
-            consumer.commitSync(offsets);
-        } catch (WakeupException stopped) {
-            consumer.commitSync(offsets);
-        }
+        LoopControl.commit(() -> consumer.commitSync(offsets));
     }
 
     /**
@@ -216,7 +191,7 @@ public final class DedupConsumerLoop<K, V> implements Runnable {
      * until then and the partitions go to another member at once rather than after the session timeout.
      */
     public void stop() {
-        stop(LoopEnd.DEFAULT_STOP_TIMEOUT);
+        stop(LoopControl.DEFAULT_STOP_TIMEOUT);
     }
 
     /**
@@ -226,11 +201,7 @@ public final class DedupConsumerLoop<K, V> implements Runnable {
      *     own thread (from the sink or a listener), which cannot wait for itself: the loop then ends after the batch
      */
     public boolean stop(java.time.Duration timeout) {
-        LoopEnd.positive(timeout);
-        running = false;
-        stopping.countDown();
-        consumer.wakeup();
-        return end.await(timeout);
+        return control.stop(timeout, consumer::wakeup);
     }
 
     /** Starts each assigned partition where the sink's output ends, when the sink tells. */

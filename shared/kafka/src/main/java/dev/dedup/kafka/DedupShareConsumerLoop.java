@@ -7,12 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.ShareConsumer;
-import org.apache.kafka.common.errors.WakeupException;
 
 /**
  * A {@code KafkaShareConsumer} loop (share groups, KIP-932, with {@code share.acknowledgement.mode=explicit}) that
@@ -98,9 +96,7 @@ public final class DedupShareConsumerLoop<K, V> implements Runnable {
     private final OwnedSink<K, V> sink;
     private final Listener listener;
     private final Acknowledgements<K, V> acks;
-    private volatile boolean running = true;
-    private final CountDownLatch stopping = new CountDownLatch(1);
-    private final LoopEnd end = new LoopEnd();
+    private final LoopControl control = new LoopControl();
 
     private DedupShareConsumerLoop(
             ShareConsumer<K, V> consumer, LoopSettings<K, V> settings, OwnedSink<K, V> sink, Listener listener) {
@@ -129,26 +125,10 @@ public final class DedupShareConsumerLoop<K, V> implements Runnable {
      */
     @Override
     public void run() {
-        end.running();
-        consumer.subscribe(settings.topics);
-        int batches = 0;
-        try {
-            while (running) {
-                batches = handle(consumer.poll(settings.pollTimeout), batches);
-            }
-        } catch (WakeupException stopping) {
-            // stop() was called
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            throw new UncheckedIOException("claiming at the agent failed; nothing was skipped", e);
-        } finally {
-            try {
-                consumer.close();
-            } finally {
-                end.ended();
-            }
-        }
+        control.run(
+                () -> consumer.subscribe(settings.topics),
+                batches -> handle(consumer.poll(settings.pollTimeout), batches),
+                consumer::close);
     }
 
     /** Claims, writes and acknowledges one poll's records; returns the number of batches written so far. */
@@ -193,7 +173,7 @@ public final class DedupShareConsumerLoop<K, V> implements Runnable {
         } catch (Exception failed) {
             // stop() wakes the consumer up, and a renewal's poll or commit then throws through the sink, which may
             // wrap it: the flag, not the exception, tells a shutdown from a failure.
-            if (!running) {
+            if (!control.running()) {
                 LOG.log(
                         System.Logger.Level.INFO,
                         "the loop was stopped while the sink wrote a batch of " + kept.size()
@@ -212,23 +192,18 @@ public final class DedupShareConsumerLoop<K, V> implements Runnable {
         }
         acks.acknowledge(kept, outcome);
         commit();
-        if (outcome == AcknowledgeType.RELEASE && running) {
-            settings.backOff(stopping);
+        if (outcome == AcknowledgeType.RELEASE && control.running()) {
+            settings.backOff(control.stopping());
         }
         return batches;
     }
 
     /**
-     * Commits the batch's outcome. When {@link #stop()} came after the sink's last call into the consumer, its
-     * wakeup is still pending and the commit throws it; a wakeup is thrown once, so committing again goes through,
-     * whether or not the client had sent the acknowledgements before throwing.
+     * Commits the batch's outcome, once more after a pending wakeup ({@link LoopControl#commit}), whether or not the
+     * client had sent the acknowledgements before throwing.
      */
     private void commit() {
-        try {
-            acks.commit();
-        } catch (WakeupException stopped) {
-            acks.commit();
-        }
+        LoopControl.commit(acks::commit);
     }
 
     /**
@@ -238,7 +213,7 @@ public final class DedupShareConsumerLoop<K, V> implements Runnable {
      * consumer closes, or when its lock runs out.
      */
     public void stop() {
-        stop(LoopEnd.DEFAULT_STOP_TIMEOUT);
+        stop(LoopControl.DEFAULT_STOP_TIMEOUT);
     }
 
     /**
@@ -248,11 +223,7 @@ public final class DedupShareConsumerLoop<K, V> implements Runnable {
      *     own thread (from the sink or a listener), which cannot wait for itself
      */
     public boolean stop(java.time.Duration timeout) {
-        LoopEnd.positive(timeout);
-        running = false;
-        stopping.countDown();
-        consumer.wakeup();
-        return end.await(timeout);
+        return control.stop(timeout, consumer::wakeup);
     }
 
     /**
