@@ -66,8 +66,7 @@ class ConsumerPipelineIT {
             if (run.stack.workers(1) > 1) {
                 run.start(1);
             }
-            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
-            a.kill9();
+            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
             run.start(0);
             run.awaitSinkCaughtUp();
             Members.Counts counts = run.finish();
@@ -86,8 +85,7 @@ class ConsumerPipelineIT {
     void consumerKilledBeforeItsOffsetCommitResumesWhereTheSinksOffsetsEnd(Store store) throws Exception {
         try (Run run = new Run("resume", store)) {
             ChildJvm a = run.start(0, "pauseBeforeCommit=3", "resumeFromSink");
-            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
-            a.kill9();
+            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
             run.start(0, "resumeFromSink");
             run.awaitSinkCaughtUp();
             Members.Counts counts = run.finish();
@@ -106,8 +104,7 @@ class ConsumerPipelineIT {
         try (Run run = new Run("jdbc-kill9", store)) {
             ChildJvm a = run.start(0, "pauseBeforeCommit=3", "jdbcSink");
             run.start(1, "jdbcSink");
-            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
-            a.kill9();
+            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
             run.start(0, "jdbcSink");
             run.awaitSinkCaughtUp();
             Members.Counts counts = run.finish();
@@ -123,9 +120,7 @@ class ConsumerPipelineIT {
             run.start(0);
             run.start(1);
             run.awaitApplied(UNIQUE / 4);
-            run.stack.agentFor(0).kill9();
-            Thread.sleep(1_000);
-            run.stack.agentFor(0).restart();
+            run.stack.restartAgent(0, Duration.ofSeconds(1));
             run.awaitSinkCaughtUp();
             run.finish();
         }
@@ -141,9 +136,7 @@ class ConsumerPipelineIT {
             run.start(0);
             run.start(1);
             run.awaitApplied(UNIQUE / 4);
-            run.stack.shards().get(0).kill();
-            Thread.sleep(1_000);
-            run.stack.shards().get(0).restart();
+            run.stack.restartShard(0, Duration.ofSeconds(1));
             run.awaitSinkCaughtUp();
             run.finish();
         }
@@ -161,8 +154,7 @@ class ConsumerPipelineIT {
         try (Run run = new Run("rebalance", store)) {
             ChildJvm a = run.start(0, "pauseBeforeCommit=3");
             run.start(1);
-            a.awaitLine(l -> l.startsWith("PAUSED"), Duration.ofSeconds(60));
-            a.kill9();
+            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
             run.awaitSinkCaughtUp();
             Members.Counts counts = run.finish();
             assertTrue(counts.retried() > 0, "B re-read A's uncommitted batch as retry: " + counts);

@@ -8,6 +8,7 @@ import dev.dedup.examples.testing.Report;
 import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
 import dev.dedup.examples.testing.SparkDiagnostics;
+import dev.dedup.examples.testing.SparkFixture;
 import dev.dedup.examples.testing.SparkLocal;
 import dev.dedup.examples.testing.Stack.Store;
 import dev.dedup.examples.testing.TaskFailures;
@@ -47,7 +48,7 @@ class SparkPipelineIT {
     static final Services services = Services.kafka("spark-pipeline");
 
     @RegisterExtension
-    static final SparkLocal spark = new SparkLocal();
+    static final SparkFixture spark = new SparkFixture();
 
     /** {@link TaskFailures#failFirstAttemptOfEvenPartitions()}: the retried tasks get retry. */
     @ParameterizedTest
@@ -66,9 +67,7 @@ class SparkPipelineIT {
         try (Run run = new Run("agent-restart", store)) {
             run.run(UnaryOperator.identity(), () -> {
                 run.awaitBatch(2);
-                run.stack.agentFor(0).kill9();
-                Thread.sleep(1_500);
-                run.stack.agentFor(0).restart();
+                run.stack.restartAgent(0, Duration.ofMillis(1500));
             });
         }
     }
@@ -82,9 +81,7 @@ class SparkPipelineIT {
         try (Run run = new Run("redis-restart", store)) {
             run.run(UnaryOperator.identity(), () -> {
                 run.awaitBatch(2);
-                run.stack.shards().get(0).kill();
-                Thread.sleep(1_500);
-                run.stack.shards().get(0).restart();
+                run.stack.restartShard(0, Duration.ofMillis(1500));
             });
         }
     }
@@ -112,17 +109,14 @@ class SparkPipelineIT {
         void run(UnaryOperator<Dataset<Row>> process, Fault fault) throws Exception {
             List<URI> agents = stack.agents().stream().map(a -> a.uri()).toList();
             job = new SparkDedupJob(
-                    new SparkDedupJob.Options(
+                    SparkLocal.jobOptions(
                             broker.bootstrap(),
                             topic,
                             dir.resolve("checkpoint").toString(),
                             topic,
                             agents,
                             "clicks",
-                            "message-id",
-                            250,
-                            600,
-                            Duration.ofSeconds(60)),
+                            600),
                     new AggregateSink(db.url(), Sink.AUDIT));
             SparkDiagnostics diagnostics = new SparkDiagnostics(spark.session(), topic);
             StreamingQuery q;

@@ -11,7 +11,7 @@ import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
 import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
-import dev.dedup.examples.testing.SparkLocal;
+import dev.dedup.examples.testing.SparkFixture;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.spark.DedupTransform;
 import dev.dedup.spark.VerdictCounts;
@@ -70,7 +70,7 @@ class SparkTransformIT {
     static final Services services = Services.kafka("transform").withAgent();
 
     @RegisterExtension
-    static final SparkLocal sparkLocal = new SparkLocal();
+    static final SparkFixture spark = new SparkFixture();
 
     private static DedupTransform.Builder dedup(String namespace) {
         return DedupTransform.builder(namespace).agents(List.of(services.agent().uri()));
@@ -105,8 +105,7 @@ class SparkTransformIT {
     }
 
     private static Dataset<Row> readKafka(String topic, boolean headers) {
-        return sparkLocal
-                .session()
+        return spark.session()
                 .read()
                 .format("kafka")
                 .option("kafka.bootstrap.servers", services.broker().bootstrap())
@@ -173,7 +172,7 @@ class SparkTransformIT {
                 RowFactory.create("orders", "shardId-000000000000", "101", RowFactory.create("t-1", 100L), at),
                 RowFactory.create("orders", "shardId-000000000001", "205", RowFactory.create("t-1", 100L), at),
                 RowFactory.create("orders", "shardId-000000000000", "102", RowFactory.create("t-2", 250L), at));
-        Dataset<Row> table = sparkLocal.session().createDataFrame(rows, schema).repartition(2);
+        Dataset<Row> table = spark.session().createDataFrame(rows, schema).repartition(2);
         DedupTransform t = dedup("kinesis-schema")
                 .id(col("order.txid"))
                 .ownerFromKinesis("stream", "shardId", "sequenceNumber")
@@ -215,8 +214,8 @@ class SparkTransformIT {
                 .eventTime(col("stamped"))
                 .build();
 
-        Dataset<Row> unique = t.claimAndKeep(
-                sparkLocal.session().createDataFrame(rows, schema).coalesce(1));
+        Dataset<Row> unique =
+                t.claimAndKeep(spark.session().createDataFrame(rows, schema).coalesce(1));
 
         assertEquals(schema, unique.schema(), "the helper columns are not in the result");
         List<Row> values = new ArrayList<>();
@@ -256,7 +255,7 @@ class SparkTransformIT {
             }
         });
         recorder.start();
-        String zone = sparkLocal.session().conf().get("spark.sql.session.timeZone");
+        String zone = spark.session().conf().get("spark.sql.session.timeZone");
         try {
             URI uri = URI.create("http://127.0.0.1:" + recorder.getAddress().getPort());
             StructType schema = new StructType()
@@ -280,15 +279,15 @@ class SparkTransformIT {
                     Date.valueOf("2026-11-28"),
                     Timestamp.from(written));
             Dataset<Row> table =
-                    sparkLocal.session().createDataFrame(List.of(row), schema).coalesce(1);
+                    spark.session().createDataFrame(List.of(row), schema).coalesce(1);
             DedupTransform.Builder b =
                     DedupTransform.builder("event-times").agents(List.of(uri)).id(col("txid"));
 
             assertEquals(1, b.build().claimAndKeep(table).count(), "the Kafka source's timestamp, by default");
             assertEquals(1, b.noEventTime().build().claimAndKeep(table).count(), "none");
-            sparkLocal.session().conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
+            spark.session().conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
             assertEquals(1, b.eventTime(col("at")).build().claimAndKeep(table).count());
-            sparkLocal.session().conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
+            spark.session().conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
             assertEquals(1, b.eventTime(col("at")).build().claimAndKeep(table).count());
             assertEquals(
                     1, b.eventTime(col("epoch")).build().claimAndKeep(table).count());
@@ -306,7 +305,7 @@ class SparkTransformIT {
                     () -> b.eventTime(col("day")).build().claimAndKeep(table));
             assertTrue(e.getMessage().startsWith("eventTime: day is a date;"), e.getMessage());
         } finally {
-            sparkLocal.session().conf().set("spark.sql.session.timeZone", zone);
+            spark.session().conf().set("spark.sql.session.timeZone", zone);
             recorder.stop(0);
         }
     }
@@ -345,8 +344,7 @@ class SparkTransformIT {
         DedupTransform t = dedup("stream-direct").idFromHeader(HEADER).build();
         Path out = services.dir().resolve("stream-direct-out");
 
-        Dataset<Row> stream = sparkLocal
-                .session()
+        Dataset<Row> stream = spark.session()
                 .readStream()
                 .format("kafka")
                 .option("kafka.bootstrap.servers", services.broker().bootstrap())
@@ -366,8 +364,7 @@ class SparkTransformIT {
                 .start();
         assertTrue(q.awaitTermination(120_000), "the query ended");
 
-        List<String> ids = sparkLocal
-                .session()
+        List<String> ids = spark.session()
                 .read()
                 .parquet(out.toString())
                 .select("id")
@@ -462,8 +459,7 @@ class SparkTransformIT {
     }
 
     private static Dataset<Row> half(String partitions) {
-        return sparkLocal
-                .session()
+        return spark.session()
                 .readStream()
                 .format("kafka")
                 .option("kafka.bootstrap.servers", services.broker().bootstrap())

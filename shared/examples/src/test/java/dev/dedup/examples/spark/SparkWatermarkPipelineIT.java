@@ -8,11 +8,11 @@ import dev.dedup.examples.testing.Postgres;
 import dev.dedup.examples.testing.Report;
 import dev.dedup.examples.testing.Services;
 import dev.dedup.examples.testing.Sink;
+import dev.dedup.examples.testing.SparkFixture;
 import dev.dedup.examples.testing.SparkLocal;
 import dev.dedup.examples.testing.Stack;
 import dev.dedup.examples.testing.Traffic;
 import dev.dedup.examples.testing.Traffic.Kind;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +50,7 @@ class SparkWatermarkPipelineIT {
     static final Services services = Services.kafka("spark-watermark");
 
     @RegisterExtension
-    static final SparkLocal sparkLocal = new SparkLocal();
+    static final SparkFixture sparkFixture = new SparkFixture();
 
     @Test
     void agentCountsExactlyWhereDropDuplicatesWithinWatermarkLetsCopiesThroughAndDropsLateOriginals(
@@ -65,17 +65,14 @@ class SparkWatermarkPipelineIT {
         try (Stack stack = Stack.start(Stack.Store.EMBEDDED, services.dir().resolve("agent"));
                 Postgres db = Sink.createDatabase()) {
             SparkDedupJob job = new SparkDedupJob(
-                    new SparkDedupJob.Options(
+                    SparkLocal.jobOptions(
                             broker.bootstrap(),
                             topic,
                             services.dir().resolve("checkpoint-agent").toString(),
                             "with-agent",
                             List.of(stack.agentFor(0).uri()),
                             "clicks",
-                            "message-id",
-                            250,
-                            600,
-                            Duration.ofSeconds(60)),
+                            600),
                     new AggregateSink(db.url(), Sink.AUDIT));
             StreamingQuery q = job.start(spark, UnaryOperator.identity());
             assertTrue(q.awaitTermination(180_000), "the query with the agent ended within 180 s");

@@ -46,34 +46,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class ConsumerMember {
 
     public static void main(String[] args) throws Exception {
-        String bootstrap = args[0];
-        String topic = args[1];
-        String group = args[2];
-        String jdbc = args[3];
-        String ns = args[4];
-        int failEvery = 0;
-        int pauseAt = -1;
-        boolean resumeFromSink = false;
-        boolean jdbcSink = false;
-        String kafkaSink = null;
-        int pauseInTransaction = -1;
-        for (int i = 5; i < args.length; i++) {
-            if (args[i].startsWith("fail=")) {
-                failEvery = Integer.parseInt(args[i].substring(5));
-            } else if (args[i].startsWith("pauseBeforeCommit=")) {
-                pauseAt = Integer.parseInt(args[i].substring(18));
-            } else if (args[i].equals("resumeFromSink")) {
-                resumeFromSink = true;
-            } else if (args[i].equals("jdbcSink")) {
-                jdbcSink = true;
-            } else if (args[i].startsWith("kafkaSink=")) {
-                kafkaSink = args[i].substring(10);
-            } else if (args[i].startsWith("pauseInTransaction=")) {
-                pauseInTransaction = Integer.parseInt(args[i].substring(19));
-            } else {
-                throw new IllegalArgumentException(args[i]);
-            }
-        }
+        MemberArgs a = MemberArgs.parse(
+                args,
+                Set.of("fail", "pauseBeforeCommit", "resumeFromSink", "jdbcSink", "kafkaSink", "pauseInTransaction"));
+        String bootstrap = a.bootstrap();
+        String group = a.group();
+        String jdbc = a.jdbc();
+        String ns = a.namespace();
+        boolean resumeFromSink = a.flag("resumeFromSink");
+        String kafkaSink = a.options().get("kafkaSink");
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -95,18 +76,16 @@ public final class ConsumerMember {
             KafkaProducer<String, byte[]> producer =
                     new KafkaProducer<>(pp, new StringSerializer(), new ByteArraySerializer());
             String out = kafkaSink;
-            int pauseIn = pauseInTransaction;
+            int pauseIn = a.integer("pauseInTransaction", -1);
             sink = KafkaTransactionSink.<String, byte[], String, byte[]>builder(producer, consumer)
                     .output(r -> {
                         if (batch[0] == pauseIn && ++inBatch[0] == 2) {
-                            System.out.println("PAUSED in the transaction of batch " + batch[0]);
-                            System.out.flush();
-                            sleepUntilKilled();
+                            Members.pauseUntilKilled("in the transaction of batch " + batch[0]);
                         }
                         return new ProducerRecord<>(out, null, r.key(), r.value(), r.headers());
                     })
                     .build();
-        } else if (jdbcSink) {
+        } else if (a.flag("jdbcSink")) {
             sink = JdbcSink.<String, byte[]>builder(() -> DriverManager.getConnection(jdbc), group)
                     .writer(rows::apply)
                     .build();
@@ -114,8 +93,8 @@ public final class ConsumerMember {
             sink = rows;
         }
         Set<String> failedOnce = new HashSet<>();
-        int fail = failEvery;
-        int pause = pauseAt;
+        int fail = a.integer("fail", 0);
+        int pause = a.integer("pauseBeforeCommit", -1);
         TransactionalSink<String, byte[]> write = (kept, next) -> {
             if (fail > 0) {
                 for (ConsumerRecord<String, byte[]> r : kept) {
@@ -152,51 +131,17 @@ public final class ConsumerMember {
                 };
         DedupConsumerLoop<String, byte[]> loop = DedupConsumerLoop.builder(
                         consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
-                .topics(topic)
+                .topics(a.topic())
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
                 .failureBackoff(Duration.ofMillis(100)) // the tests fail many batches on purpose
                 .sink(target)
-                .listener(new DedupConsumerLoop.Listener() {
-                    @Override
-                    public void claimed(int fresh, int retried, int duplicates) {
-                        batch[0]++;
-                        inBatch[0] = 0;
-                        System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
-                    }
-
-                    @Override
-                    public void released(int released) {
-                        System.out.println("RELEASED " + released);
-                    }
-
-                    @Override
-                    public void beforeCommit(int batch) {
-                        if (batch == pause) {
-                            System.out.println("PAUSED before committing batch " + batch);
-                            System.out.flush();
-                            try {
-                                Thread.sleep(Long.MAX_VALUE); // until kill -9
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
-                    }
-                })
+                .listener(new PrintingListener(pause, () -> {
+                    batch[0]++;
+                    inBatch[0] = 0;
+                }))
                 .build();
-        Thread worker = new Thread(loop, "consumer-loop");
         // as the docs write it: stop() returns once the loop has committed, closed the consumer and left the group
-        Runtime.getRuntime().addShutdownHook(new Thread(loop::stop));
-        System.out.println("STARTED");
-        worker.start();
-        worker.join();
-    }
-
-    private static void sleepUntilKilled() {
-        try {
-            Thread.sleep(Long.MAX_VALUE); // until kill -9
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Members.run(loop, "consumer-loop", loop::stop);
     }
 
     private ConsumerMember() {}

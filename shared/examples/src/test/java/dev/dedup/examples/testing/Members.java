@@ -6,7 +6,8 @@ import java.util.regex.Pattern;
 
 /**
  * The counts consumer members print, one line per batch ({@code VERDICTS new=.. retry=.. duplicate=..},
- * {@code RELEASED n}): summed over every member's log, those of members killed with {@code kill -9} included.
+ * {@code RELEASED n}): printed by the members' listeners, summed over every member's log, those of members killed
+ * with {@code kill -9} included. And how a member in a JVM of its own runs its loop.
  */
 public final class Members {
 
@@ -40,6 +41,36 @@ public final class Members {
             }
         }
         return total;
+    }
+
+    /** Prints {@code PAUSED} and {@code where}, then waits for the test's {@code kill -9}. */
+    public static void pauseUntilKilled(String where) {
+        System.out.println("PAUSED " + where);
+        System.out.flush();
+        try {
+            Thread.sleep(Long.MAX_VALUE); // until kill -9
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs {@code loop} on a thread of its own until it ends; a shutdown hook (SIGTERM, as in a pod) calls {@code
+     * stop} and gives the thread 10 s more to end. Prints {@code STARTED} first.
+     */
+    public static void run(Runnable loop, String thread, Runnable stop) throws InterruptedException {
+        Thread worker = new Thread(loop, thread);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.run();
+            try {
+                worker.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        System.out.println("STARTED");
+        worker.start();
+        worker.join();
     }
 
     private Members() {}

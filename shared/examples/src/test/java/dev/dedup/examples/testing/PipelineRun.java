@@ -108,6 +108,12 @@ public class PipelineRun implements AutoCloseable {
         return member;
     }
 
+    /** Waits up to {@code within} for {@code member} to print {@code PAUSED}, then kills it ({@code kill -9}). */
+    public static void killWhenPaused(ChildJvm member, Duration within) throws InterruptedException {
+        member.awaitLine(l -> l.startsWith("PAUSED"), within);
+        member.kill9();
+    }
+
     /** The verdicts and releases every member printed, those killed included. */
     public Members.Counts counts() {
         return Members.counts(members);

@@ -8,6 +8,7 @@ import dev.dedup.kafka.MessageIds;
 import dev.dedup.kafka.OwnedSink;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -31,43 +32,22 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class ShareMember {
 
     public static void main(String[] args) throws Exception {
-        String bootstrap = args[0];
-        String topic = args[1];
-        String group = args[2];
-        String jdbc = args[3];
-        String ns = args[4];
-        int fail = 0;
-        int pauseAt = -1;
-        int stallAt = -1;
-        long stallMs = 0;
-        boolean renew = false;
-        long renewFrom = 0;
-        for (int i = 5; i < args.length; i++) {
-            String[] kv = args[i].split("=", 2);
-            switch (kv[0]) {
-                case "fail" -> fail = Integer.parseInt(kv[1]);
-                case "pauseBeforeAck" -> pauseAt = Integer.parseInt(kv[1]);
-                case "stallAt" -> stallAt = Integer.parseInt(kv[1]);
-                case "stallMs" -> stallMs = Long.parseLong(kv[1]);
-                case "renew" -> renew = true;
-                case "renewFrom" -> renewFrom = Long.parseLong(kv[1]);
-                default -> throw new IllegalArgumentException(args[i]);
-            }
-        }
+        MemberArgs a =
+                MemberArgs.parse(args, Set.of("fail", "pauseBeforeAck", "stallAt", "stallMs", "renew", "renewFrom"));
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, a.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, a.group());
         p.put("share.acknowledgement.mode", "explicit");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "100");
         KafkaShareConsumer<String, byte[]> consumer =
                 new KafkaShareConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        AggregateSink sink = new AggregateSink(jdbc, Sink.AUDIT);
-        int failEvery = fail;
-        int pause = pauseAt;
-        int stall = stallAt;
-        long stallFor = stallMs;
-        boolean renewing = renew;
-        long firstRenewal = renewFrom;
+        AggregateSink sink = new AggregateSink(a.jdbc(), Sink.AUDIT);
+        int failEvery = a.integer("fail", 0);
+        int pause = a.integer("pauseBeforeAck", -1);
+        int stall = a.integer("stallAt", -1);
+        long stallFor = a.number("stallMs", 0);
+        boolean renewing = a.flag("renew");
+        long firstRenewal = a.number("renewFrom", 0);
         int[] batch = {0};
         OwnedSink<String, byte[]> faulty = (kept, renewal) -> {
             batch[0]++;
@@ -97,58 +77,14 @@ public final class ShareMember {
             System.out.println("PROCESSED " + kept.size());
         };
         DedupShareConsumerLoop<String, byte[]> loop = DedupShareConsumerLoop.builder(
-                        consumer, Claims.fromEnvironment(ns)) // the agent of DEDUP_URL, as a pod gives it
-                .topics(topic)
+                        consumer, Claims.fromEnvironment(a.namespace())) // the agent of DEDUP_URL, as a pod gives it
+                .topics(a.topic())
                 .idFromHeader(MessageIds.DEFAULT_HEADER)
                 .failureBackoff(Duration.ofMillis(100)) // the tests fail many batches on purpose
                 .sink(faulty)
-                .listener(new DedupShareConsumerLoop.Listener() {
-                    @Override
-                    public void claimed(int fresh, int retried, int duplicates) {
-                        System.out.println("VERDICTS new=" + fresh + " retry=" + retried + " duplicate=" + duplicates);
-                    }
-
-                    @Override
-                    public void sinkFailed(Exception failure) {
-                        System.out.println("SINK FAILED " + failure);
-                    }
-
-                    @Override
-                    public void released(int released) {
-                        System.out.println("RELEASED " + released);
-                    }
-
-                    @Override
-                    public void acknowledgementsRefused(int partitions, String reason) {
-                        System.out.println("REFUSED acknowledgements on " + partitions + " partitions: " + reason);
-                    }
-
-                    @Override
-                    public void beforeAcknowledge(int n) {
-                        if (n == pause) {
-                            System.out.println("PAUSED before acknowledging batch " + n);
-                            System.out.flush();
-                            try {
-                                Thread.sleep(Long.MAX_VALUE); // until kill -9
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
-                    }
-                })
+                .listener(new PrintingListener(pause, () -> {}))
                 .build();
-        Thread worker = new Thread(loop, "share-loop");
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            loop.stop();
-            try {
-                worker.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }));
-        System.out.println("STARTED");
-        worker.start();
-        worker.join();
+        Members.run(loop, "share-loop", loop::stop);
     }
 
     private ShareMember() {}

@@ -85,7 +85,18 @@ public final class Sink {
     /** {@code lostIds} receives the ids that were never applied (for the comparison with Spark's own dedup). */
     public static Check check(Postgres db, Traffic traffic, java.util.function.Consumer<Set<String>> lostIds)
             throws SQLException {
-        Map<String, Integer> times = applied(db);
+        return compare(applied(db), traffic, aggregatesExact(db, traffic), lostIds);
+    }
+
+    /**
+     * A sink's {@code times} (per id, how many times its transactions applied it) against the traffic's messages;
+     * {@code lostIds} receives the ids never applied.
+     */
+    public static Check compare(
+            Map<String, Integer> times,
+            Traffic traffic,
+            boolean aggregatesExact,
+            java.util.function.Consumer<Set<String>> lostIds) {
         Set<String> expected = new HashSet<>();
         traffic.messages().forEach(m -> expected.add(m.id()));
         Set<String> lost = new HashSet<>(expected);
@@ -97,7 +108,7 @@ public final class Sink {
                 times.keySet().stream().filter(id -> !expected.contains(id)).count();
         lostIds.accept(lost);
         int applied = times.values().stream().mapToInt(Integer::intValue).sum();
-        return new Check(expected.size(), applied, lost.size(), twice, unknown, aggregatesExact(db, traffic));
+        return new Check(expected.size(), applied, lost.size(), twice, unknown, aggregatesExact);
     }
 
     /** Per id, how many times the sink's transactions applied it (its {@code audit} table). */
@@ -161,6 +172,11 @@ public final class Sink {
                         .put(rs.getTimestamp(2).getTime(), new long[] {rs.getLong(3), rs.getLong(4)});
             }
         }
+        return sameAggregates(expected, actual);
+    }
+
+    /** Whether two sets of aggregates (per app, per minute: events and amount) are the same. */
+    static boolean sameAggregates(Map<String, Map<Long, long[]>> expected, Map<String, Map<Long, long[]>> actual) {
         if (!expected.keySet().equals(actual.keySet())) {
             return false;
         }

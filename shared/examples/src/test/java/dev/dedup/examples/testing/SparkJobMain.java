@@ -100,17 +100,7 @@ public final class SparkJobMain {
                     ? Sink.AUDIT
                     : pausingInTransaction(pauseInSink, () -> verdictsSoFar(running.get()));
             SparkDedupJob job = new SparkDedupJob(
-                    new SparkDedupJob.Options(
-                            bootstrap,
-                            topic,
-                            positional.get(2),
-                            topic,
-                            agents,
-                            "clicks",
-                            "message-id",
-                            250,
-                            1_200,
-                            Duration.ofSeconds(60)),
+                    SparkLocal.jobOptions(bootstrap, topic, positional.get(2), topic, agents, "clicks", 1_200),
                     new AggregateSink(positional.get(3), audit));
             running.set(job);
             UnaryOperator<Dataset<Row>> faults = UnaryOperator.identity();

@@ -1,21 +1,17 @@
 package dev.dedup.examples.testing;
 
+import dev.dedup.examples.spark.SparkDedupJob;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Spark in local mode inside the test JVM: two threads ({@code local[2,4]}: up to 4 attempts per task, so that a task
- * failure is retried as on a cluster), no UI, loopback only, two shuffle partitions. As an extension, one session
- * for a test class, named after it and stopped after its last test, given to tests that take a {@link SparkSession}:
- * {@code @RegisterExtension static final SparkLocal spark = new SparkLocal();}.
+ * failure is retried as on a cluster), no UI, loopback only, two shuffle partitions. Also used by the child JVMs
+ * that run a job on Spark 3.5, whose classpath has no JUnit: the extension for a test class is {@link SparkFixture}.
  */
-public final class SparkLocal implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
-
-    private SparkSession session;
+public final class SparkLocal {
 
     public static SparkSession start(String app) {
         return SparkSession.builder()
@@ -30,29 +26,30 @@ public final class SparkLocal implements BeforeAllCallback, AfterAllCallback, Pa
                 .getOrCreate();
     }
 
-    @Override
-    public void beforeAll(ExtensionContext context) {
-        session = start(context.getRequiredTestClass().getSimpleName());
+    /**
+     * The example job's options as the tests run it: ids in the {@code message-id} header, claims of 250 records, 60 s
+     * of patience; {@code agents} empty for the executor's own agent ({@code DEDUP_URL}).
+     */
+    public static SparkDedupJob.Options jobOptions(
+            String bootstrap,
+            String topic,
+            String checkpoint,
+            String queryName,
+            List<URI> agents,
+            String namespace,
+            long maxOffsetsPerTrigger) {
+        return new SparkDedupJob.Options(
+                bootstrap,
+                topic,
+                checkpoint,
+                queryName,
+                agents,
+                namespace,
+                "message-id",
+                250,
+                maxOffsetsPerTrigger,
+                Duration.ofSeconds(60));
     }
 
-    @Override
-    public void afterAll(ExtensionContext context) {
-        if (session != null) {
-            session.stop();
-        }
-    }
-
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == SparkSession.class;
-    }
-
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        return session;
-    }
-
-    public SparkSession session() {
-        return session;
-    }
+    private SparkLocal() {}
 }

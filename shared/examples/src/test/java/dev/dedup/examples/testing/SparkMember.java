@@ -2,7 +2,6 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.examples.sink.AggregateSink;
 import dev.dedup.examples.spark.SparkDedupJob;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
@@ -37,17 +36,14 @@ public final class SparkMember {
     public static void main(String[] args) throws Exception {
         SparkSession spark = SparkLocal.start("SparkMember");
         SparkDedupJob job = new SparkDedupJob(
-                new SparkDedupJob.Options(
+                SparkLocal.jobOptions(
                         args[0],
                         args[1],
                         args[2],
                         args[1],
-                        List.of(), // the executor's own agent: DEDUP_URL
+                        List.of() /* the executor's own agent: DEDUP_URL */,
                         args[4],
-                        "message-id",
-                        250,
-                        200,
-                        Duration.ofSeconds(60)),
+                        200),
                 new AggregateSink(args[3], Sink.AUDIT));
         spark.streams().addListener(new StreamingQueryListener() {
             @Override

@@ -2,6 +2,7 @@ package dev.dedup.examples.testing;
 
 import dev.dedup.agent.testing.RedisServer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -61,6 +62,20 @@ public final class Stack implements AutoCloseable {
 
     public List<RedisServer> shards() {
         return shards;
+    }
+
+    /** The agent of worker {@code worker} killed ({@code kill -9}), down for {@code down}, then started again. */
+    public void restartAgent(int worker, Duration down) throws Exception {
+        agentFor(worker).kill9();
+        Thread.sleep(down.toMillis());
+        agentFor(worker).restart();
+    }
+
+    /** Redis shard {@code shard} killed, down for {@code down}, then started again with its append-only file. */
+    public void restartShard(int shard, Duration down) throws Exception {
+        shards.get(shard).kill();
+        Thread.sleep(down.toMillis());
+        shards.get(shard).restart();
     }
 
     /** How many workers the test runs: 2 on Redis (two nodes), {@code embedded} on the embedded store's one node. */
