@@ -68,12 +68,7 @@ public final class JsonBatchDecoder {
             String field = p.currentName();
             JsonToken value = p.nextToken();
             switch (field) {
-                case "ns" -> {
-                    if (value != JsonToken.VALUE_STRING) {
-                        throw BatchRejectedException.bad("ns: must be a string, got " + describe(value));
-                    }
-                    ns = Limits.requireNamespace(p.getText());
-                }
+                case "ns" -> ns = Limits.requireNamespace(text(p, value, "ns"));
                 case "items" -> items = items(p, value, maxItems);
                 default -> p.skipChildren();
             }
@@ -152,10 +147,7 @@ public final class JsonBatchDecoder {
     private static byte[] utf8(JsonParser p, JsonToken value, int index, String field, int maxBytes)
             throws IOException {
         String where = "items[" + index + "]." + field;
-        if (value != JsonToken.VALUE_STRING) {
-            throw BatchRejectedException.bad(where + ": must be a string, got " + describe(value));
-        }
-        String text = p.getText();
+        String text = text(p, value, where);
         if (text.isEmpty()) {
             throw BatchRejectedException.bad(where + ": empty");
         }
@@ -176,6 +168,14 @@ public final class JsonBatchDecoder {
         byte[] bytes = new byte[encoded.remaining()];
         encoded.get(bytes);
         return bytes;
+    }
+
+    /** The string value at {@code where}; a value of another type is rejected, naming {@code where}. */
+    static String text(JsonParser p, JsonToken value, String where) throws IOException {
+        if (value != JsonToken.VALUE_STRING) {
+            throw BatchRejectedException.bad(where + ": must be a string, got " + describe(value));
+        }
+        return p.getText();
     }
 
     static String describe(JsonToken t) {

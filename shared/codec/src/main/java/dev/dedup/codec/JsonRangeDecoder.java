@@ -54,20 +54,8 @@ public final class JsonRangeDecoder {
             String field = p.currentName();
             JsonToken value = p.nextToken();
             switch (field) {
-                case "ns" -> {
-                    if (value != JsonToken.VALUE_STRING) {
-                        throw BatchRejectedException.bad(
-                                "ns: must be a string, got " + JsonBatchDecoder.describe(value));
-                    }
-                    ns = Limits.requireNamespace(p.getText());
-                }
-                case "stream" -> {
-                    if (value != JsonToken.VALUE_STRING) {
-                        throw BatchRejectedException.bad(
-                                "stream: must be a string, got " + JsonBatchDecoder.describe(value));
-                    }
-                    stream = Limits.requireStream(p.getText());
-                }
+                case "ns" -> ns = Limits.requireNamespace(JsonBatchDecoder.text(p, value, "ns"));
+                case "stream" -> stream = Limits.requireStream(JsonBatchDecoder.text(p, value, "stream"));
                 case "ranges" -> ranges = ranges(p, value, maxRanges);
                 default -> p.skipChildren();
             }
