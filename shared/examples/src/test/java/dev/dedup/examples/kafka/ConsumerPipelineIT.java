@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -62,14 +63,7 @@ class ConsumerPipelineIT {
     @EnumSource(Store.class)
     void consumerKilledBetweenOutputAndOffsetCommitRestarts(Store store) throws Exception {
         try (Run run = new Run("kill9", store)) {
-            ChildJvm a = run.start(0, "pauseBeforeCommit=3");
-            if (run.stack.workers(1) > 1) {
-                run.start(1);
-            }
-            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
-            run.start(0);
-            run.awaitSinkCaughtUp();
-            Members.Counts counts = run.finish();
+            Members.Counts counts = run.killedBeforeCommit(run.stack.workers(1) > 1, true);
             assertTrue(counts.retried() > 0, "the re-read batch answered retry: " + counts);
         }
     }
@@ -78,17 +72,10 @@ class ConsumerPipelineIT {
      * The same kill, with the sink telling the loop its stored offsets ({@code TransactionalSink.storedOffsets}): the
      * restarted consumer seeks past the batch whose output was written and not committed, so nothing is read again.
      */
-    @ParameterizedTest
-    @EnumSource(
-            value = Store.class,
-            names = {"EMBEDDED"})
-    void consumerKilledBeforeItsOffsetCommitResumesWhereTheSinksOffsetsEnd(Store store) throws Exception {
-        try (Run run = new Run("resume", store)) {
-            ChildJvm a = run.start(0, "pauseBeforeCommit=3", "resumeFromSink");
-            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
-            run.start(0, "resumeFromSink");
-            run.awaitSinkCaughtUp();
-            Members.Counts counts = run.finish();
+    @Test
+    void consumerKilledBeforeItsOffsetCommitResumesWhereTheSinksOffsetsEnd() throws Exception {
+        try (Run run = new Run("resume", Store.EMBEDDED)) {
+            Members.Counts counts = run.killedBeforeCommit(false, true, "resumeFromSink");
             assertEquals(0, counts.retried(), "the written batch was not read again: " + counts);
         }
     }
@@ -102,12 +89,7 @@ class ConsumerPipelineIT {
     @EnumSource(Store.class)
     void readyJdbcSinkConsumerKilledBetweenOutputAndOffsetCommit(Store store) throws Exception {
         try (Run run = new Run("jdbc-kill9", store)) {
-            ChildJvm a = run.start(0, "pauseBeforeCommit=3", "jdbcSink");
-            run.start(1, "jdbcSink");
-            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
-            run.start(0, "jdbcSink");
-            run.awaitSinkCaughtUp();
-            Members.Counts counts = run.finish();
+            Members.Counts counts = run.killedBeforeCommit(true, true, "jdbcSink");
             assertTrue(counts.retried() > 0, "the re-read batch answered retry: " + counts);
         }
     }
@@ -117,28 +99,15 @@ class ConsumerPipelineIT {
     @EnumSource(Store.class)
     void agentKilledAndRestartedMidStream(Store store) throws Exception {
         try (Run run = new Run("agent-restart", store)) {
-            run.start(0);
-            run.start(1);
-            run.awaitApplied(UNIQUE / 4);
-            run.stack.restartAgent(0, Duration.ofSeconds(1));
-            run.awaitSinkCaughtUp();
-            run.finish();
+            run.midStream(() -> run.stack.restartAgent(0, Duration.ofSeconds(1)));
         }
     }
 
     /** A Redis shard killed mid-stream and restarted with its append-only file: 503s meanwhile, then every claim. */
-    @ParameterizedTest
-    @EnumSource(
-            value = Store.class,
-            names = {"REDIS"})
-    void redisShardRestartedWithItsAof(Store store) throws Exception {
-        try (Run run = new Run("redis-restart", store)) {
-            run.start(0);
-            run.start(1);
-            run.awaitApplied(UNIQUE / 4);
-            run.stack.restartShard(0, Duration.ofSeconds(1));
-            run.awaitSinkCaughtUp();
-            run.finish();
+    @Test
+    void redisShardRestartedWithItsAof() throws Exception {
+        try (Run run = new Run("redis-restart", Store.REDIS)) {
+            run.midStream(() -> run.stack.restartShard(0, Duration.ofSeconds(1)));
         }
     }
 
@@ -152,11 +121,7 @@ class ConsumerPipelineIT {
     @EnumSource(Store.class)
     void rebalanceMovesPartitionsToAnotherConsumer(Store store) throws Exception {
         try (Run run = new Run("rebalance", store)) {
-            ChildJvm a = run.start(0, "pauseBeforeCommit=3");
-            run.start(1);
-            PipelineRun.killWhenPaused(a, Duration.ofSeconds(60));
-            run.awaitSinkCaughtUp();
-            Members.Counts counts = run.finish();
+            Members.Counts counts = run.killedBeforeCommit(true, false);
             assertTrue(counts.retried() > 0, "B re-read A's uncommitted batch as retry: " + counts);
         }
     }
@@ -184,6 +149,36 @@ class ConsumerPipelineIT {
                     new ArrayList<>(List.of(broker.bootstrap(), topic, "group-" + topic, db.url(), "clicks"));
             args.addAll(List.of(faults));
             return startMember("member-" + worker, ConsumerMember.class.getName(), args, stack.agentFor(worker));
+        }
+
+        /**
+         * Member 0 killed ({@code kill -9}) after writing its third batch and before committing it, member 1 beside it
+         * if {@code beside}, member 0 started again if {@code restarted}, each with {@code options}; then the sink
+         * caught up and checked. The members' verdicts.
+         */
+        Members.Counts killedBeforeCommit(boolean beside, boolean restarted, String... options) throws Exception {
+            List<String> pausing = new ArrayList<>(List.of(options));
+            pausing.add("pauseBeforeCommit=3");
+            ChildJvm a = start(0, pausing.toArray(String[]::new));
+            if (beside) {
+                start(1, options);
+            }
+            killWhenPaused(a, Duration.ofSeconds(60));
+            if (restarted) {
+                start(0, options);
+            }
+            awaitSinkCaughtUp();
+            return finish();
+        }
+
+        /** Two members; {@code fault} once a quarter of the messages is applied; then the sink caught up and checked. */
+        void midStream(Fault fault) throws Exception {
+            start(0);
+            start(1);
+            awaitApplied(UNIQUE / 4);
+            fault.inject();
+            awaitSinkCaughtUp();
+            finish();
         }
 
         void awaitApplied(int applied) throws Exception {
@@ -237,15 +232,7 @@ class ConsumerPipelineIT {
             Sink.Check check = Sink.check(db, traffic);
             Members.Counts counts = counts();
             Report.line(String.format(
-                    "consumer %-24s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s; %.1f s",
-                    name,
-                    records(),
-                    traffic.messages().size(),
-                    traffic.count(Traffic.Kind.RETRY_COPY),
-                    traffic.count(Traffic.Kind.LATE_COPY),
-                    check,
-                    counts,
-                    seconds()));
+                    "consumer %-24s %s: %s; verdicts: %s; %.1f s", name, written(), check, counts, seconds()));
             assertExact(check);
             return counts;
         }

@@ -37,12 +37,7 @@ class KafkaStreamsDedupIT {
         String east = "streams-east";
         String west = "streams-west";
         String output = "streams-unique";
-        kafka.broker().createTopic(east, PARTITIONS);
-        kafka.broker().createTopic(west, PARTITIONS);
-        kafka.broker().createTopic(output, 1);
-        Traffic traffic = Traffic.generate(1_500, PARTITIONS, 41);
-        traffic.produce(kafka.broker().bootstrap(), east);
-        traffic.produce(kafka.broker().bootstrap(), west);
+        Traffic traffic = sameTrafficOnTwoTopics(Traffic.generate(1_500, PARTITIONS, 41), east, west, output);
 
         try (ChildJvm westApp = app("west", west, output, "state-west");
                 ChildJvm eastFirst = app("east", east, output, "state-east-1")) {
@@ -74,12 +69,7 @@ class KafkaStreamsDedupIT {
         String east = "own-east";
         String west = "own-west";
         String output = "own-unique";
-        kafka.broker().createTopic(east, PARTITIONS);
-        kafka.broker().createTopic(west, PARTITIONS);
-        kafka.broker().createTopic(output, 1);
-        Traffic traffic = Traffic.generate(600, PARTITIONS, 43);
-        traffic.produce(kafka.broker().bootstrap(), east);
-        traffic.produce(kafka.broker().bootstrap(), west);
+        Traffic traffic = sameTrafficOnTwoTopics(Traffic.generate(600, PARTITIONS, 43), east, west, output);
         try (ChildJvm westApp = app("own-west", west, output, "own-state-west", "ownDedup");
                 ChildJvm eastApp = app("own-east", east, output, "own-state-east", "ownDedup")) {
             awaitCaughtUp("dedup-own-east", east);
@@ -93,6 +83,17 @@ class KafkaStreamsDedupIT {
                 + traffic.messages().size() + " messages: " + twice + " written twice, " + seen.size() + " in all");
         assertEquals(traffic.messages().size(), seen.size(), "every message");
         assertEquals(traffic.messages().size(), twice, "each application passes its own first copy of each message");
+    }
+
+    /** Writes {@code traffic} to two new topics, {@code east} and {@code west}, and creates the output topic. */
+    private static Traffic sameTrafficOnTwoTopics(Traffic traffic, String east, String west, String output)
+            throws Exception {
+        kafka.broker().createTopic(east, PARTITIONS);
+        kafka.broker().createTopic(west, PARTITIONS);
+        kafka.broker().createTopic(output, 1);
+        traffic.produce(kafka.broker().bootstrap(), east);
+        traffic.produce(kafka.broker().bootstrap(), west);
+        return traffic;
     }
 
     private static ChildJvm app(String name, String input, String output, String stateDir, String... mode)

@@ -37,10 +37,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PythonConsumerPipelineIT {
 
-    private static final int UNIQUE = 2_500;
-    private static final int PARTITIONS = 4;
-    private static final Duration PRODUCE_OVER = Duration.ofSeconds(8);
-
     @RegisterExtension
     static final Services services = Services.kafka("python-pipeline");
 
@@ -86,7 +82,10 @@ class PythonConsumerPipelineIT {
         }
     }
 
-    /** One test's pipeline: a topic, a sink, an agent, the members of one Kafka library; all stopped at the end. */
+    /**
+     * One test's pipeline: a topic of 2,500 messages and their copies on 4 partitions, written over 8 s, a sink, an
+     * agent, the members of one Kafka library; all stopped at the end.
+     */
     private static final class Run extends PipelineRun {
         final String client;
         final String group;
@@ -101,10 +100,10 @@ class PythonConsumerPipelineIT {
                     services.dir().resolve(scenario + "-" + client),
                     scenario + "-" + client,
                     Store.EMBEDDED,
-                    Traffic.generate(UNIQUE, PARTITIONS, (scenario + "-" + client).hashCode() * 31L + 7),
+                    Traffic.generate(2_500, 4, (scenario + "-" + client).hashCode() * 31L + 7),
                     "python-" + scenario + "-" + client,
                     false,
-                    PRODUCE_OVER);
+                    Duration.ofSeconds(8));
             this.client = client;
             this.group = "group-" + topic;
             this.sinkFile = dir.resolve("sink.db");
@@ -132,7 +131,7 @@ class PythonConsumerPipelineIT {
         /** Until the group's committed offsets reach the end of every partition (the sink wrote before each commit). */
         void awaitCommitted() throws Exception {
             records();
-            Map<TopicPartition, Long> end = broker.endOffsets(topic, PARTITIONS);
+            Map<TopicPartition, Long> end = broker.endOffsets(topic, traffic.partitions());
             AtomicReference<Map<TopicPartition, OffsetAndMetadata>> committed = new AtomicReference<>(Map.of());
             boolean caughtUp = await(Duration.ofSeconds(180), Duration.ofMillis(200), () -> {
                 Map<TopicPartition, OffsetAndMetadata> seen = broker.admin()
@@ -179,13 +178,10 @@ class PythonConsumerPipelineIT {
             Sink.Check check = PythonSink.check(PythonMember.dump(sinkFile, dir.resolve("dump.txt")), traffic);
             Members.Counts counts = counts();
             Report.line(String.format(
-                    "python consumer %-27s records %d (unique %d, retry copies %d, late copies %d): %s; verdicts: %s;"
+                    "python consumer %-27s %s: %s; verdicts: %s;"
                             + " skipped by the sink %d, failed %d, processed again after a failure %d (new %d); %.1f s",
                     name,
-                    records(),
-                    traffic.messages().size(),
-                    traffic.count(Traffic.Kind.RETRY_COPY),
-                    traffic.count(Traffic.Kind.LATE_COPY),
+                    written(),
                     check,
                     counts,
                     lines("SKIPPED "),

@@ -21,6 +21,11 @@ public class PipelineRun implements AutoCloseable {
     /** Small JVMs: several members and the agents share a two-core machine. */
     private static final List<String> MEMBER_JVM = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
+    /** What a test does to a run's processes while it goes on: kill one, restart one. */
+    public interface Fault {
+        void inject() throws Exception;
+    }
+
     /** A check a run waits for. */
     public interface Condition {
         boolean met() throws Exception;
@@ -136,6 +141,16 @@ public class PipelineRun implements AutoCloseable {
             Thread.sleep(every.toMillis());
         }
         return false;
+    }
+
+    /** What the topic holds, for a report: {@code records N (unique N, retry copies N, late copies N)}. */
+    public String written() throws Exception {
+        return String.format(
+                "records %d (unique %d, retry copies %d, late copies %d)",
+                records(),
+                traffic.messages().size(),
+                traffic.count(Traffic.Kind.RETRY_COPY),
+                traffic.count(Traffic.Kind.LATE_COPY));
     }
 
     /** Seconds since the run started. */
