@@ -22,6 +22,11 @@ import java.util.Map;
  */
 final class JsonReader {
 
+    /** The letters of JSON's one-letter escapes and the characters they stand for; the hex escape apart. */
+    private static final String ESCAPED = "\"\\/bfnrt";
+
+    private static final String UNESCAPED = "\"\\/\b\f\n\r\t";
+
     /** The deepest nesting read; deeper bodies are refused rather than risking the stack. */
     static final int MAX_DEPTH = 64;
 
@@ -156,33 +161,14 @@ final class JsonReader {
                 continue;
             }
             int escape = pos + 1 < text.length() ? text.charAt(pos + 1) : -1;
-            switch (escape) {
-                case '"':
-                case '\\':
-                case '/':
-                    sb.append((char) escape);
-                    break;
-                case 'b':
-                    sb.append('\b');
-                    break;
-                case 'f':
-                    sb.append('\f');
-                    break;
-                case 'n':
-                    sb.append('\n');
-                    break;
-                case 'r':
-                    sb.append('\r');
-                    break;
-                case 't':
-                    sb.append('\t');
-                    break;
-                case 'u':
-                    sb.append(hex4(pos + 2));
-                    pos += 4;
-                    break;
-                default:
-                    throw malformed("bad escape in a string");
+            int named = ESCAPED.indexOf(escape);
+            if (named >= 0) {
+                sb.append(UNESCAPED.charAt(named));
+            } else if (escape == 'u') {
+                sb.append(hex4(pos + 2));
+                pos += 4;
+            } else {
+                throw malformed("bad escape in a string");
             }
             pos += 2;
         }

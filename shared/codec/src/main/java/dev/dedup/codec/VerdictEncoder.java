@@ -2,6 +2,7 @@ package dev.dedup.codec;
 
 import dev.dedup.wire.Verdict;
 import java.nio.charset.StandardCharsets;
+import java.util.function.IntFunction;
 
 /** Writes claim and release answers in the contract's JSON and binary forms. */
 public final class VerdictEncoder {
@@ -20,26 +21,30 @@ public final class VerdictEncoder {
 
     /** {@code {"verdicts":["new",...]}} from verdict codes (0 new, 1 retry, 2 duplicate). */
     public static byte[] claimsJson(byte[] codes) {
-        Out out = new Out(VERDICTS_OPEN.length + codes.length * 12 + 2);
-        out.put(VERDICTS_OPEN);
-        for (int i = 0; i < codes.length; i++) {
-            if (i > 0) {
-                out.put((byte) ',');
-            }
-            out.put(JSON_VERDICTS[Verdict.ofCode(codes[i]).ordinal()]);
-        }
-        return out.put((byte) ']').put((byte) '}').toArray();
+        return jsonArray(
+                VERDICTS_OPEN,
+                codes,
+                12,
+                code -> JSON_VERDICTS[Verdict.ofCode((byte) code).ordinal()]);
     }
 
     /** {@code {"released":[true,...]}} from release results (1 released, 0 not held by that owner). */
     public static byte[] releasesJson(byte[] released) {
-        Out out = new Out(RELEASED_OPEN.length + released.length * 6 + 2);
-        out.put(RELEASED_OPEN);
-        for (int i = 0; i < released.length; i++) {
+        return jsonArray(RELEASED_OPEN, released, 6, result -> result != 0 ? TRUE : FALSE);
+    }
+
+    /**
+     * {@code open}, each value's token (at most {@code tokenBytes} bytes, its comma included), then the closing
+     * bracket and brace.
+     */
+    private static byte[] jsonArray(byte[] open, byte[] values, int tokenBytes, IntFunction<byte[]> token) {
+        Out out = new Out(open.length + values.length * tokenBytes + 2);
+        out.put(open);
+        for (int i = 0; i < values.length; i++) {
             if (i > 0) {
                 out.put((byte) ',');
             }
-            out.put(released[i] != 0 ? TRUE : FALSE);
+            out.put(token.apply(values[i]));
         }
         return out.put((byte) ']').put((byte) '}').toArray();
     }

@@ -86,33 +86,23 @@ public final class BatchEncoder {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The characters a JSON string escapes with a letter, and those letters; other controls take a hex escape. */
+    private static final String NAMED = "\"\\\n\r\t";
+
+    private static final String NAMES = "\"\\nrt";
+
     /** Appends {@code s} as a JSON string literal. */
     public static void quote(StringBuilder sb, String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            switch (c) {
-                case '"':
-                    sb.append("\\\"");
-                    break;
-                case '\\':
-                    sb.append("\\\\");
-                    break;
-                case '\n':
-                    sb.append("\\n");
-                    break;
-                case '\r':
-                    sb.append("\\r");
-                    break;
-                case '\t':
-                    sb.append("\\t");
-                    break;
-                default:
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
+            int named = NAMED.indexOf(c);
+            if (named >= 0) {
+                sb.append('\\').append(NAMES.charAt(named));
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
             }
         }
         sb.append('"');
