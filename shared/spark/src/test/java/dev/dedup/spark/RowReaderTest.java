@@ -46,6 +46,15 @@ class RowReaderTest {
                 eventTimeIndex);
     }
 
+    /**
+     * A reader of rows whose owner is in columns 0 to 2 ({@code ownerColumns} naming them) and whose id is column 3
+     * ({@code idColumn}); the event time in column {@code eventTimeIndex}, or none for -1.
+     */
+    private static RowReader columnReader(
+            String idColumn, RowReader.OwnerKind kind, int eventTimeIndex, String... ownerColumns) {
+        return new RowReader(null, "column " + idColumn, 3, kind, new int[] {0, 1, 2}, ownerColumns, eventTimeIndex);
+    }
+
     @Test
     void aKafkaRow_isClaimedByTheLastHeaderOfItsName_ownedAsOwnersWritesIt() {
         Row r = kafkaRow(
@@ -82,14 +91,7 @@ class RowReaderTest {
     void anIdColumn_andAnEventSecondColumn_areRead() {
         // the caller's columns, then the transform's: id, event second
         Row r = RowFactory.create("clicks", 2, 40L, "txn-9", 1_700_000_001L);
-        RowReader reader = new RowReader(
-                null,
-                "column txid",
-                3,
-                RowReader.OwnerKind.KAFKA,
-                new int[] {0, 1, 2},
-                new String[] {"t", "p", "o"},
-                4);
+        RowReader reader = columnReader("txid", RowReader.OwnerKind.KAFKA, 4, "t", "p", "o");
 
         Item item = reader.item(r);
 
@@ -98,14 +100,7 @@ class RowReaderTest {
 
     @Test
     void aNullIdOrOwnerPart_failsNamingTheColumn() {
-        RowReader reader = new RowReader(
-                null,
-                "column txid",
-                3,
-                RowReader.OwnerKind.KAFKA,
-                new int[] {0, 1, 2},
-                new String[] {"t", "p", "o"},
-                -1);
+        RowReader reader = columnReader("txid", RowReader.OwnerKind.KAFKA, -1, "t", "p", "o");
 
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class, () -> reader.item(RowFactory.create("clicks", 2, 40L, null)));
@@ -123,14 +118,7 @@ class RowReaderTest {
     void aKinesisRow_isOwnedByStreamShardAndSequence() {
         Row r = RowFactory.create(
                 "orders", "shardId-000000000003", "49590338271490256608559692538361571095921575989136588898", "m");
-        RowReader reader = new RowReader(
-                null,
-                "column id",
-                3,
-                RowReader.OwnerKind.KINESIS,
-                new int[] {0, 1, 2},
-                new String[] {"stream", "shardId", "sequenceNumber"},
-                -1);
+        RowReader reader = columnReader("id", RowReader.OwnerKind.KINESIS, -1, "stream", "shardId", "sequenceNumber");
 
         assertEquals(
                 Owners.kinesis(

@@ -34,23 +34,21 @@ class KafkaStreamsDedupIT {
 
     @Test
     void twoApplicationsOfOneNamespace_oneKilledAndRestored_outputEachMessageOnce() throws Exception {
-        String east = "streams-east";
-        String west = "streams-west";
-        String output = "streams-unique";
-        Traffic traffic = sameTrafficOnTwoTopics(Traffic.generate(1_500, PARTITIONS, 41), east, west, output);
+        Topics topics = new Topics("streams-east", "streams-west", "streams-unique");
+        Traffic traffic = topics.write(Traffic.generate(1_500, PARTITIONS, 41));
 
-        try (ChildJvm westApp = app("west", west, output, "state-west");
-                ChildJvm eastFirst = app("east", east, output, "state-east-1")) {
+        try (ChildJvm westApp = app("west", topics.west(), topics.output(), "state-west");
+                ChildJvm eastFirst = app("east", topics.east(), topics.output(), "state-east-1")) {
             eastFirst.awaitLine(l -> l.startsWith("FLUSHED"), Duration.ofSeconds(90));
             eastFirst.kill9();
-            try (ChildJvm eastAgain = app("east", east, output, "state-east-2")) {
-                awaitCaughtUp("dedup-east", east);
-                awaitCaughtUp("dedup-west", west);
+            try (ChildJvm eastAgain = app("east", topics.east(), topics.output(), "state-east-2")) {
+                awaitCaughtUp("dedup-east", topics.east());
+                awaitCaughtUp("dedup-west", topics.west());
                 assertTrue(eastAgain.output().contains("FLUSHED"), eastAgain.tail());
             }
         }
 
-        Map<String, Integer> seen = kafka.broker().committedMessageIds(output);
+        Map<String, Integer> seen = kafka.broker().committedMessageIds(topics.output());
         Set<String> expected = traffic.messages().stream().map(m -> m.id()).collect(Collectors.toSet());
         assertEquals(expected, new HashSet<>(seen.keySet()), "every message, none unknown");
         Map<String, Integer> twice = seen.entrySet().stream()
@@ -66,18 +64,16 @@ class KafkaStreamsDedupIT {
      */
     @Test
     void kafkaStreamsOwnDedup_perApplication_passesEachMessageOncePerApplication() throws Exception {
-        String east = "own-east";
-        String west = "own-west";
-        String output = "own-unique";
-        Traffic traffic = sameTrafficOnTwoTopics(Traffic.generate(600, PARTITIONS, 43), east, west, output);
-        try (ChildJvm westApp = app("own-west", west, output, "own-state-west", "ownDedup");
-                ChildJvm eastApp = app("own-east", east, output, "own-state-east", "ownDedup")) {
-            awaitCaughtUp("dedup-own-east", east);
-            awaitCaughtUp("dedup-own-west", west);
+        Topics topics = new Topics("own-east", "own-west", "own-unique");
+        Traffic traffic = topics.write(Traffic.generate(600, PARTITIONS, 43));
+        try (ChildJvm westApp = app("own-west", topics.west(), topics.output(), "own-state-west", "ownDedup");
+                ChildJvm eastApp = app("own-east", topics.east(), topics.output(), "own-state-east", "ownDedup")) {
+            awaitCaughtUp("dedup-own-east", topics.east());
+            awaitCaughtUp("dedup-own-west", topics.west());
             awaitNoLag("dedup-own-east"); // the repartition topic too
             awaitNoLag("dedup-own-west");
         }
-        Map<String, Integer> seen = kafka.broker().committedMessageIds(output);
+        Map<String, Integer> seen = kafka.broker().committedMessageIds(topics.output());
         long twice = seen.values().stream().filter(n -> n == 2).count();
         System.out.println("[streams] Kafka Streams' own dedup, two applications over the same "
                 + traffic.messages().size() + " messages: " + twice + " written twice, " + seen.size() + " in all");
@@ -85,15 +81,17 @@ class KafkaStreamsDedupIT {
         assertEquals(traffic.messages().size(), twice, "each application passes its own first copy of each message");
     }
 
-    /** Writes {@code traffic} to two new topics, {@code east} and {@code west}, and creates the output topic. */
-    private static Traffic sameTrafficOnTwoTopics(Traffic traffic, String east, String west, String output)
-            throws Exception {
-        kafka.broker().createTopic(east, PARTITIONS);
-        kafka.broker().createTopic(west, PARTITIONS);
-        kafka.broker().createTopic(output, 1);
-        traffic.produce(kafka.broker().bootstrap(), east);
-        traffic.produce(kafka.broker().bootstrap(), west);
-        return traffic;
+    /** A test's topics: two inputs that hold the same traffic, one output. */
+    private record Topics(String east, String west, String output) {
+        /** Creates the topics and writes {@code traffic} to both inputs. */
+        Traffic write(Traffic traffic) throws Exception {
+            kafka.broker().createTopic(east, PARTITIONS);
+            kafka.broker().createTopic(west, PARTITIONS);
+            kafka.broker().createTopic(output, 1);
+            traffic.produce(kafka.broker().bootstrap(), east);
+            traffic.produce(kafka.broker().bootstrap(), west);
+            return traffic;
+        }
     }
 
     private static ChildJvm app(String name, String input, String output, String stateDir, String... mode)

@@ -39,14 +39,28 @@ public final class Services implements BeforeAllCallback, AfterAllCallback, Para
         return new Services(name, false, Map.of());
     }
 
+    /** The folder of this class's processes: their logs, state directories, checkpoints. */
+    public Path dir() {
+        return dir;
+    }
+
     /** The same, with an agent on the embedded store. */
     public Services withAgent() {
         return new Services(name, true, brokerSettings);
     }
 
+    /** The agent, if asked for. */
+    public Agent agent() {
+        return agent;
+    }
+
     /** The same, the broker started with {@code settings} over {@link KafkaBroker}'s. */
     public Services withBrokerSettings(Map<String, String> settings) {
         return new Services(name, withAgent, Map.copyOf(settings));
+    }
+
+    public KafkaBroker broker() {
+        return broker;
     }
 
     @Override
@@ -86,18 +100,5 @@ public final class Services implements BeforeAllCallback, AfterAllCallback, Para
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
         return type == KafkaBroker.class ? broker : agent;
-    }
-
-    public KafkaBroker broker() {
-        return broker;
-    }
-
-    public Agent agent() {
-        return agent;
-    }
-
-    /** The folder of this class's processes: their logs, state directories, checkpoints. */
-    public Path dir() {
-        return dir;
     }
 }
