@@ -249,15 +249,7 @@ public final class DedupClient {
         } catch (BatchRejectedException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-                .timeout(timeout)
-                .header("Content-Type", MediaTypes.JSON)
-                .header("Accept", MediaTypes.JSON)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        if (authorization != null) {
-            b.header("Authorization", authorization);
-        }
-        return b.build();
+        return post(uri, MediaTypes.JSON, MediaTypes.JSON, body);
     }
 
     private HttpRequest request(URI uri, String ns, List<Item> items) {
@@ -270,10 +262,15 @@ public final class DedupClient {
             }
         }
         byte[] body = BatchEncoder.binary(ns == null ? "" : ns, items);
+        return post(uri, MediaTypes.BATCH, MediaTypes.VERDICTS, body);
+    }
+
+    /** A POST of {@code body} with its type, the answer's type it accepts, the timeout and the token if any. */
+    private HttpRequest post(URI uri, String contentType, String accept, byte[] body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri)
                 .timeout(timeout)
-                .header("Content-Type", MediaTypes.BATCH)
-                .header("Accept", MediaTypes.VERDICTS)
+                .header("Content-Type", contentType)
+                .header("Accept", accept)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (authorization != null) {
             b.header("Authorization", authorization);

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -98,11 +97,8 @@ class JdbcSinkIT {
         }
 
         long count(String where) throws SQLException {
-            try (Connection c = connect();
-                    Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT count(*) FROM applied" + where)) {
-                rs.next();
-                return rs.getLong(1);
+            try (Connection c = connect()) {
+                return Postgres.number(c, "SELECT count(*) FROM applied" + where);
             }
         }
 
@@ -199,11 +195,8 @@ class JdbcSinkIT {
     }
 
     private static long distinctOffsets(Db db) throws SQLException {
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(DISTINCT off) FROM applied")) {
-            rs.next();
-            return rs.getLong(1);
+        try (Connection c = db.connect()) {
+            return Postgres.number(c, "SELECT count(DISTINCT off) FROM applied");
         }
     }
 }

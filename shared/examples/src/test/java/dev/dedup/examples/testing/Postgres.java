@@ -2,6 +2,7 @@ package dev.dedup.examples.testing;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
@@ -40,6 +41,15 @@ public final class Postgres implements AutoCloseable {
 
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(url());
+    }
+
+    /** The number {@code query} answers (its first column, first row) on {@code c}, of any JDBC database. */
+    public static long number(Connection c, String query) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     @Override

@@ -197,11 +197,8 @@ public final class Sink {
 
     /** The sum of {@code sink_owners.attempts - 1}: records a share group processed again after their output was written. */
     public static long reprocessedOwners(Postgres db) throws SQLException {
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT coalesce(sum(attempts - 1), 0) FROM sink_owners")) {
-            rs.next();
-            return rs.getLong(1);
+        try (Connection c = db.connect()) {
+            return Postgres.number(c, "SELECT coalesce(sum(attempts - 1), 0) FROM sink_owners");
         }
     }
 
