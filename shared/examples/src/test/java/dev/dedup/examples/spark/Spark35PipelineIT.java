@@ -30,9 +30,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class Spark35PipelineIT {
 
-    static final int UNIQUE = 4_000;
-    static final int PARTITIONS = 4;
-
     @RegisterExtension
     static final Services services = Services.kafka("spark35-pipeline");
 
@@ -46,7 +43,7 @@ class Spark35PipelineIT {
                 services.dir().resolve(name),
                 name,
                 Stack.Store.EMBEDDED,
-                Traffic.generate(UNIQUE, PARTITIONS, name.hashCode()),
+                Traffic.generate(SparkPipelineIT.UNIQUE, SparkPipelineIT.PARTITIONS, name.hashCode()),
                 "spark35-" + scala.replace('.', '-'),
                 true,
                 Duration.ZERO)) {
@@ -77,7 +74,7 @@ class Spark35PipelineIT {
                 problems.add("ran on Scala " + result.get("scala") + ", not " + scala);
             }
             long held = SparkJobMain.readToTheEnd(
-                    broker, topic, PARTITIONS, traffic.copies().size(), result, problems);
+                    broker, topic, traffic.partitions(), traffic.copies().size(), result, problems);
             long fresh = Long.parseLong(result.getOrDefault("new", "0"));
             long retried = Long.parseLong(result.getOrDefault("retry", "0"));
             long duplicates = Long.parseLong(result.getOrDefault("duplicate", "0"));
@@ -99,17 +96,15 @@ class Spark35PipelineIT {
             }
             if (!problems.isEmpty()) {
                 String explained = String.join("; ", problems) + "\nsink writes: " + Sink.writes(db) + "\n" + output;
-                Report.line(name + " FAILED: " + String.join("; ", problems));
-                throw new AssertionError(name + ": " + explained);
+                throw run.failed(String.join("; ", problems), explained);
             }
             Report.line(String.format(
-                    "spark    %-24s Spark %s, Scala %s; records %d (unique %d): %s; verdicts: new %d, retry %d,"
-                            + " duplicate %d; %s batches; %.1f s (the job's JVM: %s CPU)",
+                    "spark    %-24s Spark %s, Scala %s; %s: %s; verdicts: new %d, retry %d, duplicate %d;"
+                            + " %s batches; %.1f s (the job's JVM: %s CPU)",
                     name,
                     result.get("spark"),
                     result.get("scala"),
-                    traffic.copies().size(),
-                    traffic.messages().size(),
+                    run.copies(),
                     check,
                     fresh,
                     retried,

@@ -161,21 +161,11 @@ class SparkPipelineIT {
                     String explained = String.join("; ", problems) + "\n" + diagnostics.describe(batches)
                             + "sink writes: " + Sink.writes(db) + "\n" + whereLost(lost, batches, diagnostics)
                             + "lost by kind " + Sink.byKind(traffic, lost);
-                    Report.line(name + " FAILED: " + explained);
-                    throw new AssertionError(name + ": " + explained);
+                    throw failed(explained, explained);
                 }
                 Report.line(String.format(
-                        "spark    %-24s records %d (unique %d): %s; verdicts: new %d, retry %d, duplicate %d;"
-                                + " %d batches; %.1f s",
-                        name,
-                        traffic.copies().size(),
-                        traffic.messages().size(),
-                        check,
-                        v.fresh(),
-                        v.retried(),
-                        v.duplicates(),
-                        batches.size(),
-                        seconds()));
+                        "spark    %-24s %s: %s; verdicts: new %d, retry %d, duplicate %d; %d batches; %.1f s",
+                        name, copies(), check, v.fresh(), v.retried(), v.duplicates(), batches.size(), seconds()));
             } finally {
                 diagnostics.close();
             }

@@ -153,6 +153,19 @@ public class PipelineRun implements AutoCloseable {
                 traffic.count(Traffic.Kind.LATE_COPY));
     }
 
+    /** What the traffic holds, for a report: {@code records N (unique N)}. */
+    public String copies() {
+        return String.format(
+                "records %d (unique %d)",
+                traffic.copies().size(), traffic.messages().size());
+    }
+
+    /** Reports that the run failed ({@code reported}) and fails the test with {@code explained}. */
+    public AssertionError failed(String reported, String explained) {
+        Report.line(name + " FAILED: " + reported);
+        return new AssertionError(name + ": " + explained);
+    }
+
     /** Seconds since the run started. */
     public double seconds() {
         return (System.nanoTime() - started) / 1e9;

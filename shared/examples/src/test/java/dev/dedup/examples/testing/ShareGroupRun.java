@@ -107,16 +107,8 @@ public final class ShareGroupRun extends PipelineRun {
                 .filter(l -> l.startsWith("REFUSED"))
                 .count();
         Report.line(String.format(
-                "share    %-24s records %d (unique %d): %s; verdicts: %s; processed twice %d; refused acks %d;"
-                        + " %.1f s",
-                name,
-                traffic.copies().size(),
-                traffic.messages().size(),
-                check,
-                counts,
-                reprocessed,
-                refused,
-                seconds()));
+                "share    %-24s %s: %s; verdicts: %s; processed twice %d; refused acks %d; %.1f s",
+                name, copies(), check, counts, reprocessed, refused, seconds()));
         assertExact(check);
         return new Outcome(check, counts, reprocessed);
     }
