@@ -175,13 +175,7 @@ public final class DedupClient {
     /** {@link #claim} without blocking; the future fails with the exceptions {@code claim} throws. */
     public CompletableFuture<List<Verdict>> claimAsync(String ns, List<Item> items) {
         int n = items.size();
-        return sendAsync(request(claims, ns, items)).thenApply(response -> {
-            try {
-                return Responses.verdicts(response, n);
-            } catch (DedupException e) {
-                throw new CompletionException(e);
-            }
-        });
+        return sendAsync(request(claims, ns, items), response -> Responses.verdicts(response, n));
     }
 
     /**
@@ -200,13 +194,7 @@ public final class DedupClient {
     /** {@link #release} without blocking; the future fails with the exceptions {@code release} throws. */
     public CompletableFuture<boolean[]> releaseAsync(String ns, List<Item> items) {
         int n = items.size();
-        return sendAsync(request(releases, ns, items)).thenApply(response -> {
-            try {
-                return Responses.released(response, n);
-            } catch (DedupException e) {
-                throw new CompletionException(e);
-            }
-        });
+        return sendAsync(request(releases, ns, items), response -> Responses.released(response, n));
     }
 
     /**
@@ -289,8 +277,20 @@ public final class DedupClient {
         }
     }
 
-    private CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    /** How an answer is read: its value, or the agent's error. */
+    private interface Answer<T> {
+        T read(HttpResponse<byte[]> response) throws DedupException;
+    }
+
+    /** Sends {@code request} without blocking; the future holds what {@code answer} reads, or fails with its error. */
+    private <T> CompletableFuture<T> sendAsync(HttpRequest request, Answer<T> answer) {
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).thenApply(response -> {
+            try {
+                return answer.read(response);
+            } catch (DedupException e) {
+                throw new CompletionException(e);
+            }
+        });
     }
 
     /** Settings of a {@link DedupClient}; each is checked when set, naming the setting and the value. */
