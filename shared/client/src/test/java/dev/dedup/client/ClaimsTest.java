@@ -81,12 +81,17 @@ class ClaimsTest {
         server.stop(0);
     }
 
+    /** Claims in namespace {@code ns} at the test's agent, waiting on {@code clock}. */
+    private Claims claims(Duration patience, FakeClock clock) {
+        return new Claims(DedupClient.create(base), "ns", patience, clock);
+    }
+
     @Test
     void claim_sendsTheSameItemsAgainWhileTheAgentAnswers503_backingOff() throws Exception {
         statuses.addAll(List.of(503, 503, 503));
         FakeClock clock = new FakeClock();
 
-        List<Verdict> verdicts = new Claims(DedupClient.create(base), "ns", Duration.ofSeconds(60), clock).claim(TWO);
+        List<Verdict> verdicts = claims(Duration.ofSeconds(60), clock).claim(TWO);
 
         assertEquals(List.of(Verdict.NEW, Verdict.DUPLICATE), verdicts);
         assertEquals(4, calls);
@@ -101,8 +106,7 @@ class ClaimsTest {
         FakeClock clock = new FakeClock();
 
         DedupException e = assertThrows(
-                DedupException.class,
-                () -> new Claims(DedupClient.create(base), "ns", Duration.ofSeconds(3), clock).claim(TWO));
+                DedupException.class, () -> claims(Duration.ofSeconds(3), clock).claim(TWO));
 
         assertEquals(503, e.status());
         assertEquals(Duration.ofSeconds(3).toNanos(), clock.now, "waited the patience out, not past it");
@@ -115,7 +119,7 @@ class ClaimsTest {
         retryAfter = "2";
         FakeClock clock = new FakeClock();
 
-        List<Verdict> verdicts = new Claims(DedupClient.create(base), "ns", Duration.ofSeconds(60), clock).claim(TWO);
+        List<Verdict> verdicts = claims(Duration.ofSeconds(60), clock).claim(TWO);
 
         assertEquals(List.of(Verdict.NEW, Verdict.DUPLICATE), verdicts);
         assertEquals(List.of(2_000L, 2_000L), clock.pauses);
@@ -128,7 +132,7 @@ class ClaimsTest {
 
         DedupException e = assertThrows(
                 DedupException.class,
-                () -> new Claims(DedupClient.create(base), "ns", Duration.ofSeconds(60), clock).claim(TWO));
+                () -> claims(Duration.ofSeconds(60), clock).claim(TWO));
 
         assertEquals(401, e.status());
         assertEquals(1, calls);

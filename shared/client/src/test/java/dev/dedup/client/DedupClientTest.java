@@ -110,6 +110,15 @@ class DedupClientTest {
         }
     }
 
+    private DedupClient client() {
+        return DedupClient.create(base);
+    }
+
+    /** What a claim of three items throws on the answer the test set. */
+    private DedupException claimFails() {
+        return assertThrows(DedupException.class, () -> client().claim("t", THREE));
+    }
+
     @Test
     void claim_postsTheBinaryBatch_andDecodesOneVerdictPerItem() throws IOException {
         answer = Answer.bytes(0, 1, 2);
@@ -185,8 +194,7 @@ class DedupClientTest {
     void badRequest_becomesADedupExceptionWithCodeAndMessage() {
         answer = Answer.error(400, "{\"error\": \"bad_request\", \"message\": \"items[3].id: empty\"}", null);
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
 
         assertEquals(400, e.status());
         assertEquals("bad_request", e.error());
@@ -204,8 +212,7 @@ class DedupClientTest {
                         + " \"extra\": {\"nested\": [1, 2]}}",
                 null);
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).release("t", THREE));
+        DedupException e = assertThrows(DedupException.class, () -> client().release("t", THREE));
 
         assertEquals(413, e.status());
         assertEquals("too_large", e.error());
@@ -216,8 +223,7 @@ class DedupClientTest {
     void unavailable_carriesRetryAfter_andIsNotARejection() {
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"store timed out\"}", "2");
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
 
         assertEquals(503, e.status());
         assertEquals("unavailable", e.error());
@@ -243,8 +249,7 @@ class DedupClientTest {
                 DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now().plusSeconds(60));
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"x\"}", inAMinute);
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
 
         long seconds = e.retryAfterSeconds().orElseThrow();
         assertTrue(seconds > 50 && seconds <= 60, "seconds: " + seconds);
@@ -253,8 +258,7 @@ class DedupClientTest {
     @Test
     void unreadableRetryAfter_isIgnored() {
         answer = Answer.error(503, "{\"error\": \"unavailable\", \"message\": \"x\"}", "soon");
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
         assertEquals(OptionalLong.empty(), e.retryAfterSeconds());
     }
 
@@ -262,8 +266,7 @@ class DedupClientTest {
     void errorWithoutTheAgentsJson_keepsTheStatusAndTheText() {
         answer = new Answer(502, "text/html", "<html>Bad Gateway</html>\n".getBytes(StandardCharsets.UTF_8), null, 0);
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
 
         assertEquals(502, e.status());
         assertEquals("http_502", e.error());
@@ -274,8 +277,7 @@ class DedupClientTest {
     void errorWithAnEmptyBody_namesTheStatus() {
         answer = new Answer(500, "application/json", new byte[0], null, 0);
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
 
         assertEquals("http_500", e.error());
         assertEquals("500 http_500", e.getMessage());
@@ -285,8 +287,7 @@ class DedupClientTest {
     void wrongNumberOfVerdicts_isAnInvalidResponse() {
         answer = Answer.bytes(0, 1);
 
-        DedupException e = assertThrows(
-                DedupException.class, () -> DedupClient.create(base).claim("t", THREE));
+        DedupException e = claimFails();
 
         assertEquals(200, e.status());
         assertEquals(DedupException.INVALID_RESPONSE, e.error());
